@@ -1,0 +1,192 @@
+/**
+ * Choosing the TensorFlow.js compute backend. Libraries never load a backend; the app (and
+ * tests, and benchmarks) call {@link select} once at start-up.
+ *
+ * Order for `auto`: `tensorflow` through `@tensorflow/tfjs-node-gpu` (CUDA), then through
+ * `@tensorflow/tfjs-node` (CPU, oneDNN), then `wasm` (always installable), then `cpu` (pure JS).
+ * A backend asked for by name that cannot be had is an error, never a silent fallback.
+ *
+ * @since 0.1.0
+ */
+import * as tf from '@tensorflow/tfjs'
+import * as TE from 'fp-ts/lib/TaskEither.js'
+import { createRequire } from 'node:module'
+
+/**
+ * Names accepted by `--backend` / `MTRL_BACKEND`.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type Name = 'auto' | 'tensorflow' | 'wasm' | 'cpu'
+
+/** @category models @since 0.1.0 */
+export const names: ReadonlyArray<Name> = ['auto', 'tensorflow', 'wasm', 'cpu']
+
+/**
+ * The backend in use, and what provides it.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Selected {
+  readonly name: 'tensorflow' | 'wasm' | 'cpu'
+  /** The npm package that provides it. */
+  readonly via: string
+  /** Compute threads it uses (wasm under Node is single-threaded). */
+  readonly threads: number
+}
+
+/**
+ * Whether each accelerated provider can be loaded here.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Availability {
+  readonly '@tensorflow/tfjs-node-gpu': Probe
+  readonly '@tensorflow/tfjs-node': Probe
+  readonly '@tensorflow/tfjs-backend-wasm': Probe
+}
+/** @category models @since 0.1.0 */
+export type Probe = { readonly installed: true; readonly version: string } | { readonly installed: false; readonly reason: string }
+
+/**
+ * Backend errors.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type BackendError =
+  | { readonly _tag: 'UnknownBackend'; readonly name: string }
+  | { readonly _tag: 'Unavailable'; readonly name: string; readonly reason: string }
+
+/** @category destructors @since 0.1.0 */
+export const message = (error: BackendError): string => {
+  switch (error._tag) {
+    case 'UnknownBackend':
+      return `unknown backend "${error.name}": expected one of ${names.join(', ')}`
+    case 'Unavailable':
+      return `backend "${error.name}" is not available: ${error.reason}`
+  }
+}
+
+const requireHere = createRequire(import.meta.url)
+
+const firstLine = (e: unknown): string => (e instanceof Error ? e.message : String(e)).split('\n')[0] ?? ''
+
+const probeModule = (pkg: string, load: boolean): Probe => {
+  try {
+    const version = (requireHere(`${pkg}/package.json`) as { version: string }).version
+    if (load) requireHere(pkg)
+    return { installed: true, version }
+  } catch (e) {
+    return { installed: false, reason: firstLine(e) }
+  }
+}
+
+/**
+ * Probes the providers without switching backends (loading a tfjs-node binding registers the
+ * `tensorflow` backend but does not select it).
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const availability = (): Availability => ({
+  '@tensorflow/tfjs-node-gpu': probeModule('@tensorflow/tfjs-node-gpu', true),
+  '@tensorflow/tfjs-node': probeModule('@tensorflow/tfjs-node', true),
+  '@tensorflow/tfjs-backend-wasm': probeModule('@tensorflow/tfjs-backend-wasm', false)
+})
+
+let wasmLoaded = false
+const loadWasm = async (): Promise<void> => {
+  if (wasmLoaded) return
+  await import('@tensorflow/tfjs-backend-wasm')
+  wasmLoaded = true
+}
+
+const activate = async (name: Selected['name']): Promise<void> => {
+  const ok = await tf.setBackend(name)
+  if (!ok) throw new Error(`tf.setBackend("${name}") returned false`)
+  await tf.ready()
+}
+
+const tryTensorflow = async (): Promise<Selected | string> => {
+  const reasons: string[] = []
+  for (const pkg of ['@tensorflow/tfjs-node-gpu', '@tensorflow/tfjs-node']) {
+    try {
+      requireHere(pkg)
+      await activate('tensorflow')
+      return { name: 'tensorflow', via: pkg, threads: tensorflowThreads() }
+    } catch (e) {
+      reasons.push(`${pkg}: ${firstLine(e)}`)
+    }
+  }
+  return `${reasons.join('; ')} (build it with scripts/setup-tfjs-node.sh, see README)`
+}
+
+const tensorflowThreads = (): number => {
+  const fromEnv = Number(process.env['TF_NUM_INTRAOP_THREADS'])
+  return Number.isFinite(fromEnv) && fromEnv > 0 ? fromEnv : (globalThis.navigator?.hardwareConcurrency ?? 1)
+}
+
+const tryWasm = async (): Promise<Selected | string> => {
+  try {
+    await loadWasm()
+    await activate('wasm')
+    return { name: 'wasm', via: '@tensorflow/tfjs-backend-wasm', threads: 1 }
+  } catch (e) {
+    return firstLine(e)
+  }
+}
+
+const tryCpu = async (): Promise<Selected | string> => {
+  try {
+    await activate('cpu')
+    return { name: 'cpu', via: '@tensorflow/tfjs (backend-cpu)', threads: 1 }
+  } catch (e) {
+    return firstLine(e)
+  }
+}
+
+/**
+ * Parses a backend name (from a flag or `MTRL_BACKEND`).
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const parseName = (raw: string): Name | BackendError =>
+  (names as ReadonlyArray<string>).includes(raw) ? (raw as Name) : { _tag: 'UnknownBackend', name: raw }
+
+/**
+ * Selects and activates a backend. `auto` takes the first that works in the documented order.
+ * Also turns on TensorFlow.js production mode (no debug banners).
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const select =
+  (name: Name): TE.TaskEither<BackendError, Selected> =>
+  async () => {
+    tf.enableProdMode()
+    const attempts: Array<[Selected['name'], () => Promise<Selected | string>]> =
+      name === 'auto'
+        ? [['tensorflow', tryTensorflow], ['wasm', tryWasm], ['cpu', tryCpu]]
+        : [[name, name === 'tensorflow' ? tryTensorflow : name === 'wasm' ? tryWasm : tryCpu]]
+    const reasons: string[] = []
+    for (const [candidate, attempt] of attempts) {
+      const result = await attempt()
+      if (typeof result !== 'string') return { _tag: 'Right', right: result }
+      reasons.push(`${candidate}: ${result}`)
+    }
+    return { _tag: 'Left', left: { _tag: 'Unavailable', name, reason: reasons.join('; ') } }
+  }
+
+/**
+ * The backend name asked for by the environment (`MTRL_BACKEND`), `auto` when unset.
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const fromEnvironment = (env: NodeJS.ProcessEnv = process.env): Name | BackendError =>
+  parseName(env['MTRL_BACKEND'] ?? 'auto')

@@ -1,0 +1,44 @@
+import * as tf from '@tensorflow/tfjs'
+import * as E from 'fp-ts/lib/Either.js'
+import { describe, expect, it } from 'vitest'
+import * as _ from '../src/Backend.js'
+
+describe('Backend', () => {
+  it('selects cpu by name', async () => {
+    const result = await _.select('cpu')()
+    expect(result).toEqual(E.right({ name: 'cpu', via: expect.any(String), threads: 1 }))
+    expect(tf.getBackend()).toBe('cpu')
+  })
+
+  it('selects wasm by name and computes on it', async () => {
+    const result = await _.select('wasm')()
+    expect(E.isRight(result) && result.right.name).toBe('wasm')
+    expect(tf.getBackend()).toBe('wasm')
+    const y = tf.tidy(() => tf.matMul(tf.tensor2d([[1, 2]]), tf.tensor2d([[3], [4]])))
+    expect(Array.from(y.dataSync())).toEqual([11])
+    y.dispose()
+  })
+
+  it('auto takes an available backend', async () => {
+    const result = await _.select('auto')()
+    expect(E.isRight(result)).toBe(true)
+    if (E.isRight(result)) expect(tf.getBackend()).toBe(result.right.name)
+  })
+
+  it('a forced unavailable tensorflow backend is an error, not a fallback', async () => {
+    const available = _.availability()
+    const hasNode = available['@tensorflow/tfjs-node'].installed || available['@tensorflow/tfjs-node-gpu'].installed
+    const result = await _.select('tensorflow')()
+    if (hasNode) {
+      expect(E.isRight(result)).toBe(true)
+    } else {
+      expect(E.isLeft(result) && _.message(result.left)).toMatch(/not available/)
+    }
+  })
+
+  it('rejects unknown names', () => {
+    expect(_.parseName('gpu')).toEqual({ _tag: 'UnknownBackend', name: 'gpu' })
+    expect(_.parseName('wasm')).toBe('wasm')
+    expect(_.fromEnvironment({})).toBe('auto')
+  })
+})

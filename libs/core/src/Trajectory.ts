@@ -1,0 +1,224 @@
+/**
+ * What one episode was, token for token: the exact sequence the policy saw, cut into segments
+ * with provenance (prompt, observation, action), plus what happened at each turn.
+ *
+ * Loss is taken on action tokens only; prompt and observation tokens are context. A trajectory
+ * is never re-rendered or re-tokenized between turns, so the training tokens are the sampled ones.
+ *
+ * @since 0.1.0
+ */
+import * as E from 'fp-ts/lib/Either.js'
+import * as t from 'io-ts'
+
+const isIntArray = (u: unknown): u is ReadonlyArray<number> =>
+  Array.isArray(u) && u.every((x) => typeof x === 'number' && Number.isInteger(x) && x >= -2147483648 && x <= 2147483647)
+const isNumberArray = (u: unknown): u is ReadonlyArray<number> =>
+  Array.isArray(u) && u.every((x) => typeof x === 'number' && !Number.isNaN(x))
+
+/**
+ * `Int32Array` <-> JSON array of integers.
+ *
+ * @category codecs
+ * @since 0.1.0
+ */
+export const Int32ArrayFromArray = new t.Type<Int32Array, ReadonlyArray<number>, unknown>(
+  'Int32ArrayFromArray',
+  (u): u is Int32Array => u instanceof Int32Array,
+  (u, c) => (u instanceof Int32Array ? t.success(u) : isIntArray(u) ? t.success(Int32Array.from(u)) : t.failure(u, c, 'an array of int32')),
+  (a) => Array.from(a)
+)
+
+/**
+ * `Float32Array` <-> JSON array of numbers.
+ *
+ * @category codecs
+ * @since 0.1.0
+ */
+export const Float32ArrayFromArray = new t.Type<Float32Array, ReadonlyArray<number>, unknown>(
+  'Float32ArrayFromArray',
+  (u): u is Float32Array => u instanceof Float32Array,
+  (u, c) => (u instanceof Float32Array ? t.success(u) : isNumberArray(u) ? t.success(Float32Array.from(u)) : t.failure(u, c, 'an array of numbers')),
+  (a) => Array.from(a)
+)
+
+/**
+ * Where a segment's tokens came from.
+ *
+ * @category codecs
+ * @since 0.1.0
+ */
+export const SegmentKind = t.keyof({ prompt: null, observation: null, action: null })
+/** @category models @since 0.1.0 */
+export type SegmentKind = t.TypeOf<typeof SegmentKind>
+
+/**
+ * A run of tokens of one provenance. `logprobs` (action segments only) are the sampler's
+ * log-probabilities of each token, one per token.
+ *
+ * @category codecs
+ * @since 0.1.0
+ */
+export const Segment = t.intersection([
+  t.type({ kind: SegmentKind, turn: t.number, tokens: Int32ArrayFromArray }),
+  t.partial({ logprobs: Float32ArrayFromArray })
+])
+/** @category models @since 0.1.0 */
+export type Segment = t.TypeOf<typeof Segment>
+
+/**
+ * What happened at one turn, as the environment reported it.
+ *
+ * - `action`: the action text sent to the environment (after parsing the reply);
+ * - `reward`: the environment's reward for the step (e.g. score delta);
+ * - `valid`: the environment understood and could perform the action;
+ * - `parsed`: the policy's reply had the required action format;
+ * - `score` / `maxScore`: the running score after the step.
+ *
+ * @category codecs
+ * @since 0.1.0
+ */
+export const Turn = t.type({
+  action: t.string,
+  reward: t.number,
+  valid: t.boolean,
+  parsed: t.boolean,
+  score: t.number,
+  maxScore: t.number
+})
+/** @category models @since 0.1.0 */
+export type Turn = t.TypeOf<typeof Turn>
+
+/**
+ * One episode.
+ *
+ * - `groupId`: episodes of the same task instance (same env, same seed) share it; group-relative
+ *   estimators compare within a group;
+ * - `turns[k]` and `turnRewards[k]` describe turn k (`turnRewards` is the environment's reward);
+ * - `truncated`: the episode ended by the turn or context budget, not by winning or losing.
+ *
+ * @category codecs
+ * @since 0.1.0
+ */
+export const Trajectory = t.type({
+  env: t.string,
+  seed: t.number,
+  groupId: t.string,
+  segments: t.readonlyArray(Segment),
+  turns: t.readonlyArray(Turn),
+  turnRewards: t.readonlyArray(t.number),
+  won: t.boolean,
+  truncated: t.boolean
+})
+/** @category models @since 0.1.0 */
+export type Trajectory = t.TypeOf<typeof Trajectory>
+
+/**
+ * Number of tokens over all segments.
+ *
+ * @category destructors
+ * @since 0.1.0
+ */
+export const length = (trajectory: Trajectory): number =>
+  trajectory.segments.reduce((n, segment) => n + segment.tokens.length, 0)
+
+/**
+ * The whole token sequence, concatenated.
+ *
+ * @category destructors
+ * @since 0.1.0
+ */
+export const tokens = (trajectory: Trajectory): Int32Array => {
+  const out = new Int32Array(length(trajectory))
+  let offset = 0
+  for (const segment of trajectory.segments) {
+    out.set(segment.tokens, offset)
+    offset += segment.tokens.length
+  }
+  return out
+}
+
+/**
+ * Float mask over `tokens(trajectory)`: 1 on action tokens (the ones that receive loss).
+ *
+ * @category destructors
+ * @since 0.1.0
+ */
+export const actionMask = (trajectory: Trajectory): Float32Array => {
+  const out = new Float32Array(length(trajectory))
+  let offset = 0
+  for (const segment of trajectory.segments) {
+    if (segment.kind === 'action') out.fill(1, offset, offset + segment.tokens.length)
+    offset += segment.tokens.length
+  }
+  return out
+}
+
+/**
+ * Turn index of every token (prompt tokens get -1).
+ *
+ * @category destructors
+ * @since 0.1.0
+ */
+export const turnIndex = (trajectory: Trajectory): Int32Array => {
+  const out = new Int32Array(length(trajectory))
+  let offset = 0
+  for (const segment of trajectory.segments) {
+    out.fill(segment.kind === 'prompt' ? -1 : segment.turn, offset, offset + segment.tokens.length)
+    offset += segment.tokens.length
+  }
+  return out
+}
+
+/**
+ * Places one value per turn on the last action token of that turn (0 elsewhere): where the
+ * paper puts a turn's reward (the `<eos>` of the action).
+ *
+ * @param perTurn length = number of turns
+ * @returns length = `length(trajectory)`
+ * @category destructors
+ * @since 0.1.0
+ */
+export const placeOnLastActionToken =
+  (perTurn: ReadonlyArray<number>) =>
+  (trajectory: Trajectory): Float32Array => {
+    const out = new Float32Array(length(trajectory))
+    let offset = 0
+    const lastOfTurn = new Map<number, number>()
+    for (const segment of trajectory.segments) {
+      if (segment.kind === 'action' && segment.tokens.length > 0) lastOfTurn.set(segment.turn, offset + segment.tokens.length - 1)
+      offset += segment.tokens.length
+    }
+    perTurn.forEach((value, turn) => {
+      const at = lastOfTurn.get(turn)
+      if (at === undefined) {
+        if (value !== 0) throw new Error(`placeOnLastActionToken: turn ${turn} has a reward but no action tokens`)
+        return
+      }
+      out[at] = (out[at] ?? 0) + value
+    })
+    return out
+  }
+
+/**
+ * Checks the invariants a trajectory must hold: one turn record and one reward per turn,
+ * action log-probs of the right length, turn indices in order.
+ *
+ * @category destructors
+ * @since 0.1.0
+ */
+export const validate = (trajectory: Trajectory): E.Either<string, Trajectory> => {
+  if (trajectory.turns.length !== trajectory.turnRewards.length)
+    return E.left(`turns (${trajectory.turns.length}) and turnRewards (${trajectory.turnRewards.length}) differ in length`)
+  let lastTurn = -1
+  for (const [i, segment] of trajectory.segments.entries()) {
+    if (segment.logprobs !== undefined && segment.logprobs.length !== segment.tokens.length)
+      return E.left(`segments.${i}: ${segment.logprobs.length} logprobs for ${segment.tokens.length} tokens`)
+    if (segment.kind !== 'prompt') {
+      if (segment.turn < lastTurn) return E.left(`segments.${i}: turn ${segment.turn} after turn ${lastTurn}`)
+      lastTurn = segment.turn
+    }
+    if (segment.kind === 'action' && segment.turn >= trajectory.turns.length)
+      return E.left(`segments.${i}: action of turn ${segment.turn} but only ${trajectory.turns.length} turns`)
+  }
+  return E.right(trajectory)
+}

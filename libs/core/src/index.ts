@@ -1,0 +1,11 @@
+/**
+ * @mtrl/core: the contracts every mtrl package codes against. No tensors here.
+ *
+ * @since 0.1.0
+ */
+export * as Decode from './Decode.js'
+export * as Env from './Env.js'
+export * as EnvError from './EnvError.js'
+export * as RewardFn from './RewardFn.js'
+export * as Rng from './Rng.js'
+export * as Trajectory from './Trajectory.js'

@@ -1,0 +1,65 @@
+import * as E from 'fp-ts/lib/Either.js'
+import { describe, expect, it } from 'vitest'
+import { Decode } from '../src/index.js'
+import * as _ from '../src/Trajectory.js'
+
+const turn = (action: string, reward: number): _.Turn => ({ action, reward, valid: true, parsed: true, score: 0, maxScore: 1 })
+
+const example: _.Trajectory = {
+  env: 'test',
+  seed: 1,
+  groupId: 'g',
+  segments: [
+    { kind: 'prompt', turn: 0, tokens: Int32Array.from([1, 2, 3]) },
+    { kind: 'action', turn: 0, tokens: Int32Array.from([4, 5]), logprobs: Float32Array.from([-0.5, -0.25]) },
+    { kind: 'observation', turn: 0, tokens: Int32Array.from([6]) },
+    { kind: 'action', turn: 1, tokens: Int32Array.from([7, 8, 9]), logprobs: Float32Array.from([-1, -1, -1]) }
+  ],
+  turns: [turn('a', 0), turn('b', 1)],
+  turnRewards: [0, 1],
+  won: true,
+  truncated: false
+}
+
+describe('Trajectory', () => {
+  it('flattens tokens in order', () => {
+    expect(Array.from(_.tokens(example))).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9])
+  })
+
+  it('masks exactly the action tokens', () => {
+    expect(Array.from(_.actionMask(example))).toEqual([0, 0, 0, 1, 1, 0, 1, 1, 1])
+  })
+
+  it('gives the turn of each token, -1 for the prompt', () => {
+    expect(Array.from(_.turnIndex(example))).toEqual([-1, -1, -1, 0, 0, 0, 1, 1, 1])
+  })
+
+  it('places turn values on the last action token of each turn', () => {
+    expect(Array.from(_.placeOnLastActionToken([0.5, 2])(example))).toEqual([0, 0, 0, 0, 0.5, 0, 0, 0, 2])
+  })
+
+  it('round-trips through JSON with its codec', () => {
+    const json = JSON.parse(JSON.stringify(_.Trajectory.encode(example)))
+    const back = Decode.decode('trajectory', _.Trajectory)(json)
+    expect(E.isRight(back)).toBe(true)
+    if (E.isRight(back)) {
+      expect(back.right.segments[3]?.tokens).toEqual(example.segments[3]?.tokens)
+      expect(back.right.segments[1]?.logprobs).toEqual(example.segments[1]?.logprobs)
+      expect(_.Trajectory.encode(back.right)).toEqual(_.Trajectory.encode(example))
+    }
+  })
+
+  it('rejects non-integer tokens with the field path', () => {
+    const json = JSON.parse(JSON.stringify(_.Trajectory.encode(example)))
+    json.segments[2].tokens = [1.5]
+    const back = Decode.decode('trajectory', _.Trajectory)(json)
+    expect(E.isLeft(back) && Decode.formatError(back.left)).toContain('segments.2.tokens')
+  })
+
+  it('validates invariants', () => {
+    expect(E.isRight(_.validate(example))).toBe(true)
+    expect(E.isLeft(_.validate({ ...example, turnRewards: [1] }))).toBe(true)
+    const badLogprobs = { ...example, segments: [{ kind: 'action' as const, turn: 0, tokens: Int32Array.from([1]), logprobs: Float32Array.from([]) }] }
+    expect(E.isLeft(_.validate(badLogprobs))).toBe(true)
+  })
+})

@@ -1,0 +1,8 @@
+/**
+ * @mtrl/testing (private): helpers for tests only. Never imported from a lib's src/.
+ *
+ * @since 0.1.0
+ */
+export * as Arbitraries from './Arbitraries.js'
+export { expectNoLeak } from './Leak.js'
+export * as TestBackend from './TestBackend.js'
