@@ -2,12 +2,15 @@
  * Shared vitest settings for every project: resolve sibling libs to their sources (the
  * "@mtrl/source" export condition) and write a JSON report that tools/test.mjs sums up.
  */
-import { basename, resolve } from 'node:path'
-import { defineConfig, type UserConfig } from 'vitest/config'
+import { existsSync } from 'node:fs'
+import { basename, dirname, join } from 'node:path'
+import { defineConfig, type ViteUserConfig } from 'vitest/config'
+
+const workspaceRoot = (dir: string): string => (existsSync(join(dir, 'nx.json')) || dirname(dir) === dir ? dir : workspaceRoot(dirname(dir)))
 
 const conditions = ['@mtrl/source', 'module', 'node', 'development|production']
 
-export const projectConfig = (dir: string, overrides: UserConfig['test'] = {}): UserConfig =>
+export const projectConfig = (dir: string, overrides: ViteUserConfig['test'] = {}): ViteUserConfig =>
   defineConfig({
     resolve: { conditions },
     ssr: { resolve: { conditions, externalConditions: ['@mtrl/source'] } },
@@ -17,7 +20,7 @@ export const projectConfig = (dir: string, overrides: UserConfig['test'] = {}): 
       hookTimeout: 60_000,
       pool: 'forks',
       reporters: ['default', 'json'],
-      outputFile: { json: resolve(dir, '../../tmp/test-results', `${basename(dir)}.json`) },
+      outputFile: { json: join(workspaceRoot(dir), 'tmp', 'test-results', `${basename(dir)}.json`) },
       ...overrides
     }
   })

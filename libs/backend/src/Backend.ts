@@ -10,7 +10,10 @@
  */
 import * as tf from '@tensorflow/tfjs'
 import * as TE from 'fp-ts/lib/TaskEither.js'
+import { existsSync, readdirSync } from 'node:fs'
+import { availableParallelism } from 'node:os'
 import { createRequire } from 'node:module'
+import { dirname, join } from 'node:path'
 
 /**
  * Names accepted by `--backend` / `MTRL_BACKEND`.
@@ -75,14 +78,34 @@ const requireHere = createRequire(import.meta.url)
 
 const firstLine = (e: unknown): string => (e instanceof Error ? e.message : String(e)).split('\n')[0] ?? ''
 
+/** The native binding of a tfjs-node package: its install script builds or downloads it. */
+const hasNativeBinding = (pkgDir: string): boolean => {
+  const lib = join(pkgDir, 'lib')
+  if (!existsSync(lib)) return false
+  return readdirSync(lib).some((d) => d.startsWith('napi-v') && existsSync(join(lib, d, 'tfjs_binding.node')))
+}
+
+const loaded = new Map<string, Probe>()
+
+/** Probes a provider once; tfjs-node packages are loaded only when their binding exists. */
 const probeModule = (pkg: string, load: boolean): Probe => {
+  const cached = loaded.get(pkg)
+  if (cached !== undefined) return cached
+  let probe: Probe
   try {
-    const version = (requireHere(`${pkg}/package.json`) as { version: string }).version
-    if (load) requireHere(pkg)
-    return { installed: true, version }
+    const manifest = requireHere.resolve(`${pkg}/package.json`)
+    const version = (requireHere(manifest) as { version: string }).version
+    if (load && !hasNativeBinding(dirname(manifest))) {
+      probe = { installed: false, reason: `${version} is installed but its native binding is not built` }
+    } else {
+      if (load) requireHere(pkg)
+      probe = { installed: true, version }
+    }
   } catch (e) {
-    return { installed: false, reason: firstLine(e) }
+    probe = { installed: false, reason: firstLine(e) }
   }
+  loaded.set(pkg, probe)
+  return probe
 }
 
 /**
@@ -114,20 +137,24 @@ const activate = async (name: Selected['name']): Promise<void> => {
 const tryTensorflow = async (): Promise<Selected | string> => {
   const reasons: string[] = []
   for (const pkg of ['@tensorflow/tfjs-node-gpu', '@tensorflow/tfjs-node']) {
+    const probe = probeModule(pkg, true)
+    if (!probe.installed) {
+      reasons.push(`${pkg}: ${probe.reason}`)
+      continue
+    }
     try {
-      requireHere(pkg)
       await activate('tensorflow')
       return { name: 'tensorflow', via: pkg, threads: tensorflowThreads() }
     } catch (e) {
       reasons.push(`${pkg}: ${firstLine(e)}`)
     }
   }
-  return `${reasons.join('; ')} (build it with scripts/setup-tfjs-node.sh, see README)`
+  return `${reasons.join('; ')} (to build it: npm run setup:tensorflow, see README)`
 }
 
 const tensorflowThreads = (): number => {
   const fromEnv = Number(process.env['TF_NUM_INTRAOP_THREADS'])
-  return Number.isFinite(fromEnv) && fromEnv > 0 ? fromEnv : (globalThis.navigator?.hardwareConcurrency ?? 1)
+  return Number.isFinite(fromEnv) && fromEnv > 0 ? fromEnv : availableParallelism()
 }
 
 const tryWasm = async (): Promise<Selected | string> => {

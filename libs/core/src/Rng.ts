@@ -60,7 +60,7 @@ const seedState = (seed: number, salt: number): RngState => {
     x = (x + GOLDEN) | 0
     words.push(mix32(x))
   }
-  if (words.every((w) => w === 0)) words[0] = 1
+  if (!words.some((w) => w !== 0)) words[0] = 1
   return [words[0]!, words[1]!, words[2]!, words[3]!]
 }
 

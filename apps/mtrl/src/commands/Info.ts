@@ -1,0 +1,58 @@
+/**
+ * `mtrl info`: versions, the chosen backend, and which accelerated backends are installed.
+ */
+import { Backend } from '@mtrl/backend'
+import * as tf from '@tensorflow/tfjs'
+import { createRequire } from 'node:module'
+import { backendFlag, parseFlags, type Command } from '../Command.js'
+import { startBackend } from '../Runtime.js'
+
+const require = createRequire(import.meta.url)
+const versionOf = (pkg: string): string => {
+  try {
+    return (require(`${pkg}/package.json`) as { version: string }).version
+  } catch {
+    return 'not installed'
+  }
+}
+
+export const info: Command = {
+  name: 'info',
+  summary: 'versions, compute backend, installed accelerators',
+  help: `mtrl info [--backend auto|tensorflow|wasm|cpu] [--json]
+
+Prints the versions of mtrl and its engine, the compute backend that would be used (and
+activates it, so an unavailable forced backend fails here), and whether each accelerated
+backend is installed.
+
+Examples:
+  mtrl info
+  mtrl info --backend cpu
+  MTRL_BACKEND=wasm mtrl info --json`,
+  run: async (argv) => {
+    const { values } = parseFlags(argv, { ...backendFlag, json: { type: 'boolean' } })
+    const availability = Backend.availability()
+    const selected = await startBackend(values.backend, true)
+    const report = {
+      mtrl: versionOf('mtrl'),
+      node: process.version,
+      platform: `${process.platform}-${process.arch}`,
+      tfjs: tf.version.tfjs,
+      backend: selected,
+      accelerators: availability
+    }
+    if (values.json === true) {
+      process.stdout.write(`${JSON.stringify(report, null, 2)}\n`)
+      return 0
+    }
+    const line = (k: string, v: string) => process.stdout.write(`${k.padEnd(28)} ${v}\n`)
+    line('mtrl', report.mtrl)
+    line('node', `${report.node} (${report.platform})`)
+    line('@tensorflow/tfjs', report.tfjs)
+    line('backend', `${selected.name} via ${selected.via}`)
+    line('threads', String(selected.threads))
+    for (const [pkg, probe] of Object.entries(availability))
+      line(pkg, probe.installed ? `available (${probe.version})` : `not available: ${probe.reason}`)
+    return 0
+  }
+}

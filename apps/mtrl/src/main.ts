@@ -1,0 +1,67 @@
+/**
+ * The mtrl command line: one verb per pipeline, each a thin composition of the @mtrl libraries.
+ */
+import { BackendUnavailable } from './Runtime.js'
+import { UsageError, type Command } from './Command.js'
+import { info } from './commands/Info.js'
+import { smoke } from './commands/Smoke.js'
+import { start } from './commands/Start.js'
+
+const commands: ReadonlyArray<Command> = [start, info, smoke]
+
+const usage = (): string =>
+  `mtrl: multi-turn agentic reinforcement learning for language-model agents
+
+Usage: mtrl <command> [flags]      (mtrl <command> --help for details and examples)
+
+Commands:
+${commands.map((c) => `  ${c.name.padEnd(14)} ${c.summary}`).join('\n')}
+
+Backend: --backend auto|tensorflow|wasm|cpu or MTRL_BACKEND (auto: tensorflow, then wasm, then cpu).
+`
+
+const main = async (argv: ReadonlyArray<string>): Promise<number> => {
+  const [name, ...rest] = argv
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    process.stdout.write(usage())
+    return name === undefined ? 2 : 0
+  }
+  const command = commands.find((c) => c.name === name)
+  if (command === undefined) {
+    process.stderr.write(`mtrl: unknown command "${name}"\n\n${usage()}`)
+    return 2
+  }
+  if (rest.includes('--help') || rest.includes('-h')) {
+    process.stdout.write(`${command.help}\n`)
+    return 0
+  }
+  try {
+    return await command.run(rest)
+  } catch (e) {
+    if (e instanceof UsageError) {
+      process.stderr.write(`mtrl ${command.name}: ${e.message}\n(see: mtrl ${command.name} --help)\n`)
+      return 2
+    }
+    if (e instanceof BackendUnavailable) {
+      process.stderr.write(`mtrl ${command.name}: ${e.message}\n`)
+      return 3
+    }
+    throw e
+  }
+}
+
+// A closed pipe (`mtrl info | head`) ends the command quietly.
+process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+  if (e.code === 'EPIPE') process.exit(0)
+  throw e
+})
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code
+  },
+  (e: unknown) => {
+    process.stderr.write(`mtrl: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`)
+    process.exitCode = 1
+  }
+)

@@ -1,0 +1,81 @@
+#!/usr/bin/env node
+// `npm test`: every project's vitest suite, typecheck and lint (through Nx, two at a time),
+// then the package check (build, publint, pack, install elsewhere, import + require).
+// Ends with one line `N passed, N failed`; exits non-zero when anything failed.
+import { spawnSync } from 'node:child_process'
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+
+const root = resolve(import.meta.dirname, '..')
+const results = join(root, 'tmp', 'test-results')
+const nx = join(root, 'node_modules/nx/dist/bin/nx.js')
+const env = { ...process.env, NX_DAEMON: 'false', NX_NO_CLOUD: 'true', FORCE_COLOR: '0' }
+rmSync(results, { recursive: true, force: true })
+mkdirSync(results, { recursive: true })
+
+let passed = 0
+let failed = 0
+const failures = []
+
+const projectsWith = (target) => {
+  const out = spawnSync(process.execPath, [nx, 'show', 'projects', '--with-target', target, '--json'], { cwd: root, env, encoding: 'utf8' })
+  return JSON.parse(out.stdout || '[]').filter((name) => !name.startsWith('lint-fixture'))
+}
+
+const runTargets = (targets, projects) => {
+  const args = [nx, 'run-many', '-t', ...targets, `--projects=${projects.join(',')}`, '--parallel=2', '--skip-nx-cache', '--output-style=static', '--nx-bail=false']
+  const out = spawnSync(process.execPath, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8', maxBuffer: 256 << 20 })
+  const text = `${out.stdout}${out.stderr}`
+  process.stdout.write(text)
+  const failedSection = text.split(/Failed tasks:/)[1] ?? ''
+  return new Set([...failedSection.matchAll(/^\s*- (\S+)$/gm)].map((m) => m[1]))
+}
+
+// 1. Test suites.
+const testProjects = projectsWith('test')
+const failedTests = runTargets(['test'], testProjects)
+for (const project of testProjects) {
+  const report = join(results, `${project}.json`)
+  if (!existsSync(report)) {
+    // No report: the suite crashed before it could write one.
+    failed += 1
+    failures.push(`${project}: test suite crashed (no report)`)
+    continue
+  }
+  const json = JSON.parse(readFileSync(report, 'utf8'))
+  passed += json.numPassedTests
+  failed += json.numFailedTests
+  if (json.numFailedTests > 0) failures.push(`${project}: ${json.numFailedTests} failed test(s)`)
+  if (json.numFailedTests === 0 && failedTests.has(`${project}:test`)) {
+    failed += 1
+    failures.push(`${project}: test run failed (suite error)`)
+  }
+}
+
+// 2. Typecheck and lint, one check per project and target.
+const checkProjects = [...new Set([...projectsWith('typecheck'), ...projectsWith('lint')])]
+const failedChecks = runTargets(['typecheck', 'lint'], checkProjects)
+for (const target of ['typecheck', 'lint'])
+  for (const project of projectsWith(target)) {
+    if (failedChecks.has(`${project}:${target}`)) {
+      failed += 1
+      failures.push(`${project}:${target}`)
+    } else passed += 1
+  }
+
+// 3. Packages installable on their own.
+spawnSync(process.execPath, [join(root, 'tools/pack-check.mjs')], { cwd: root, env, stdio: 'inherit' })
+const pack = join(results, 'pack-check.json')
+if (existsSync(pack)) {
+  const json = JSON.parse(readFileSync(pack, 'utf8'))
+  passed += json.passed
+  failed += json.failed
+  for (const r of json.results) if (!r.ok) failures.push(`pack-check: ${r.name}`)
+} else {
+  failed += 1
+  failures.push('pack-check: no report')
+}
+
+if (failures.length > 0) process.stdout.write(`\nFailures:\n${failures.map((f) => `  - ${f}`).join('\n')}\n`)
+process.stdout.write(`\n${passed} passed, ${failed} failed\n`)
+process.exit(failed === 0 ? 0 : 1)
