@@ -1,0 +1,165 @@
+/**
+ * Batched multi-turn rollouts: N environments in lockstep, one `generate` call per turn for all
+ * episodes still running, token-in-token-out trajectories.
+ *
+ * Slot `i` runs environment `envs[i]` on the seed of group `floor(i / groupSize)`: the
+ * `groupSize` episodes of a group share env and seed, hence `groupId = "<env>:<seed>"`, which is
+ * what group-relative estimators (GRPO, RLOO) compare within.
+ *
+ * Per turn, in `full` memory, the observation tokens are appended to the slot's KV cache once
+ * and the sampled action tokens (stop token included) are kept with their sampler log-probs; the
+ * trajectory is the exact sequence the policy saw. When the next observation (plus room for a
+ * reply) would not fit the context, the episode ends with `truncated: true`, so estimators
+ * bootstrap from the value rather than read it as a loss.
+ *
+ * @since 0.1.0
+ */
+import type { Env, EnvError, Rng, Trajectory } from '@mtrl/core'
+import * as E from 'fp-ts/lib/Either.js'
+import type * as TE from 'fp-ts/lib/TaskEither.js'
+import * as t from 'io-ts'
+import { ActionFormat } from './ActionFormat.js'
+import type { Generator } from './Generator.js'
+import { Memory, full as fullMemory } from './Memory.js'
+import type { RolloutMetrics } from './RolloutMetrics.js'
+import { drive, seedOf as internalSeedOf } from './internal/drive.js'
+
+/**
+ * Rollout options.
+ *
+ * - `maxTurns`: turn budget of an episode (the exploration budget);
+ * - `maxNewTokens`: reply budget of one turn (a reply that hits it is a format error);
+ * - `temperature`, `topK`, `topP`: sampling (the paper uses temperature 0.7);
+ * - `actionFormat`: `plain` or `tagged` (see {@link ActionFormat});
+ * - `memory`: `full` or `window(K)` (see {@link Memory});
+ * - `systemPrompt`: the system message (the action-format instruction is appended);
+ * - `defaultAction`: when set, an unparseable reply, or (with `checkAdmissible`) an action not in
+ *   the environment's admissible list, is replaced by this action and counted invalid (Verlog);
+ * - `turnsPerSlot`: fixed-turn batching: every slot plays exactly this many turns, starting new
+ *   episodes across boundaries; the episode cut at the edge is `truncated` (bootstrapped).
+ *
+ * @category codecs
+ * @since 0.1.0
+ */
+export const Options = t.intersection([
+  t.type({
+    maxTurns: t.number,
+    maxNewTokens: t.number,
+    temperature: t.number,
+    actionFormat: ActionFormat,
+    memory: Memory,
+    systemPrompt: t.string
+  }),
+  t.partial({
+    topK: t.number,
+    topP: t.number,
+    defaultAction: t.string,
+    checkAdmissible: t.boolean,
+    turnsPerSlot: t.number
+  })
+])
+/** @category models @since 0.1.0 */
+export type Options = t.TypeOf<typeof Options>
+
+/** @category constructors @since 0.1.0 */
+export const defaultOptions: Options = {
+  maxTurns: 12,
+  maxNewTokens: 32,
+  temperature: 0.7,
+  actionFormat: 'plain',
+  memory: fullMemory,
+  systemPrompt: 'You are an agent in a text environment.'
+}
+
+/**
+ * What to run: one environment per slot, one seed per group.
+ * `envs.length` must equal `seeds.length * groupSize`.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Input {
+  readonly envs: ReadonlyArray<Env.Env>
+  readonly seeds: ReadonlyArray<number>
+  readonly groupSize: number
+  readonly rng: Rng.Rng
+}
+
+/**
+ * One finished episode.
+ *
+ * - `trajectory`: turns, rewards and outcome; in `full` memory also the exact token sequence;
+ *   in `window` memory its `segments` are empty (the tokens are in `samples`);
+ * - `samples`: the training sequences: `[trajectory]` in `full` memory, one per turn (in turn
+ *   order, each with its own prompt and local turn index 0) in `window` memory;
+ * - `slot`: the slot that played it; `index`: its position among that slot's episodes.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Episode {
+  readonly trajectory: Trajectory.Trajectory
+  readonly samples: ReadonlyArray<Trajectory.Trajectory>
+  readonly slot: number
+  readonly index: number
+}
+
+/**
+ * @category models
+ * @since 0.1.0
+ */
+export interface Result {
+  readonly episodes: ReadonlyArray<Episode>
+  readonly metrics: RolloutMetrics
+}
+
+/**
+ * The group id of an episode: same env and seed, same group.
+ *
+ * @category destructors
+ * @since 0.1.0
+ */
+export const groupId = (env: string, seed: number): string => `${env}:${seed}`
+
+/**
+ * The seed of the `index`-th episode a slot of group `group` plays (index > 0 only happens with
+ * fixed-turn batching); slots of one group play the same seeds in the same order.
+ *
+ * @category destructors
+ * @since 0.1.0
+ */
+export const seedOf: (seeds: ReadonlyArray<number>, group: number, index: number) => number = internalSeedOf
+
+/**
+ * Runs every slot to the end of its episode (or its fixed turn budget) and returns the episodes
+ * in slot order (then episode order) with the rollout metrics. Environment failures end the
+ * rollout with the environment's error. The session's slots are reset as episodes start.
+ *
+ * @example
+ * import { Rng } from '@mtrl/core'
+ * import { Rollout } from '@mtrl/rollout'
+ * declare const generator: import('@mtrl/rollout').Generator.Generator
+ * declare const envs: ReadonlyArray<import('@mtrl/core').Env.Env>
+ * const task = Rollout.run(Rollout.defaultOptions)(generator)({ envs, seeds: [1, 2], groupSize: envs.length / 2, rng: Rng.make(0) })
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const run =
+  (options: Options) =>
+  (generator: Generator) =>
+  (input: Input): TE.TaskEither<EnvError.EnvError, Result> =>
+  async () => {
+    if (input.envs.length !== input.seeds.length * input.groupSize)
+      throw new Error(`Rollout.run: ${input.envs.length} envs for ${input.seeds.length} seeds x groupSize ${input.groupSize}`)
+    if (generator.session.slots < input.envs.length)
+      throw new Error(`Rollout.run: the sampler session has ${generator.session.slots} slots for ${input.envs.length} envs`)
+    if (options.maxNewTokens < 1 || options.maxTurns < 1) throw new Error('Rollout.run: maxNewTokens and maxTurns must be >= 1')
+    try {
+      return E.right(await drive(options, generator, input))
+    } catch (e) {
+      if (typeof e === 'object' && e !== null && (e as { _tag?: unknown })._tag === 'RolloutEnvFailure')
+        return E.left((e as { error: EnvError.EnvError }).error)
+      throw e
+    }
+  }

@@ -1,0 +1,225 @@
+/**
+ * The lockstep loop behind `Rollout.run`.
+ */
+import type { Env, EnvError, Trajectory } from '@mtrl/core'
+import * as E from 'fp-ts/lib/Either.js'
+import * as ActionFormat from '../ActionFormat.js'
+import type { Generator } from '../Generator.js'
+import * as Memory from '../Memory.js'
+import type { Episode, Input, Options, Result } from '../Rollout.js'
+import * as RolloutMetrics from '../RolloutMetrics.js'
+
+interface Open {
+  readonly slot: number
+  readonly index: number
+  readonly env: Env.Env
+  readonly seed: number
+  readonly groupId: string
+  readonly goal: string
+  readonly segments: Trajectory.Segment[]
+  readonly turns: Trajectory.Turn[]
+  readonly rewards: number[]
+  readonly samples: Trajectory.Trajectory[]
+  readonly past: Memory.PastTurn[]
+  current: string
+  admissible: ReadonlyArray<string> | undefined
+  lastReasoning: string | undefined
+  lastAction: string | undefined
+}
+
+const failure = (error: EnvError.EnvError): never => {
+  throw { _tag: 'RolloutEnvFailure', error }
+}
+
+const unwrap = async <A>(task: () => Promise<E.Either<EnvError.EnvError, A>>): Promise<A> => {
+  const result = await task()
+  return E.isLeft(result) ? failure(result.left) : result.right
+}
+
+const now = (): number => performance.now() / 1000
+
+export const drive = async (options: Options, generator: Generator, input: Input): Promise<Result> => {
+  const { session, template, tokenizer, contextLength } = generator
+  const parse = ActionFormat.parse(options.actionFormat)
+  const system = [options.systemPrompt, ActionFormat.instruction(options.actionFormat)].filter((s) => s.length > 0).join(' ')
+  const stop = new Set(template.stopTokens)
+  const windowed = options.memory._tag === 'window'
+  const windowTurns = options.memory._tag === 'window' ? options.memory.turns : 0
+  const slots = input.envs.length
+  const slotTurns = new Array<number>(slots).fill(0)
+  const finished: Episode[] = []
+  let generatedTokens = 0
+  let contextTokens = 0
+  let cutOff = 0
+  let hackingPairs = 0
+  let pairs = 0
+  const start = now()
+
+  const fits = (slot: number, extra: number): boolean => session.length(slot) + extra + options.maxNewTokens <= contextLength
+
+  const finish = (open: Open, won: boolean, truncated: boolean): void => {
+    const trajectory: Trajectory.Trajectory = {
+      env: open.env.spec.name,
+      seed: open.seed,
+      groupId: open.groupId,
+      segments: windowed ? [] : open.segments,
+      turns: open.turns,
+      turnRewards: open.rewards,
+      won,
+      truncated
+    }
+    finished.push({ trajectory, samples: windowed ? open.samples : [trajectory], slot: open.slot, index: open.index })
+  }
+
+  // Starts the next episode of a slot; undefined when the slot is done.
+  const begin = async (slot: number, index: number): Promise<Open | undefined> => {
+    const env = input.envs[slot]!
+    const group = Math.floor(slot / input.groupSize)
+    const seed = seedOf(input.seeds, group, index)
+    const observation = await unwrap(env.reset(seed))
+    const open: Open = {
+      slot, index, env, seed,
+      groupId: `${env.spec.name}:${seed}`,
+      goal: observation.goal,
+      segments: [], turns: [], rewards: [], samples: [], past: [],
+      current: observation.text,
+      admissible: observation.info.admissibleActions,
+      lastReasoning: undefined,
+      lastAction: undefined
+    }
+    if (!windowed) {
+      session.reset(slot)
+      const prompt = template.prompt(system, `${observation.goal}\n${observation.text}`)
+      if (prompt.length + options.maxNewTokens > contextLength) {
+        finish(open, false, true)
+        return undefined
+      }
+      open.segments.push({ kind: 'prompt', turn: 0, tokens: prompt })
+      pending.push([slot, prompt])
+    }
+    return open
+  }
+
+  const pending: Array<[number, Int32Array]> = []
+  const flush = (): void => {
+    if (pending.length === 0) return
+    session.append(pending.map(([slot]) => slot), pending.map(([, tokens]) => tokens))
+    for (const [, tokens] of pending) contextTokens += tokens.length
+    pending.length = 0
+  }
+
+  const open = new Map<number, Open>()
+  const started = await Promise.all(input.envs.map((_, slot) => begin(slot, 0)))
+  started.forEach((episode, slot) => episode !== undefined && open.set(slot, episode))
+
+  while (open.size > 0) {
+    // Windowed memory: a fresh prompt per turn.
+    if (windowed) {
+      for (const [slot, episode] of [...open]) {
+        const prompt = template.prompt(system, Memory.renderWindow(episode.goal, episode.past, episode.current, windowTurns))
+        session.reset(slot)
+        if (prompt.length + options.maxNewTokens > contextLength) {
+          open.delete(slot)
+          finish(episode, false, true)
+          continue
+        }
+        episode.segments.length = 0
+        episode.segments.push({ kind: 'prompt', turn: 0, tokens: prompt })
+        pending.push([slot, prompt])
+      }
+    }
+    flush()
+    const active = [...open.keys()]
+    if (active.length === 0) break
+    const generations = session.generate(active, {
+      maxNewTokens: options.maxNewTokens,
+      temperature: options.temperature,
+      ...(options.topK === undefined ? {} : { topK: options.topK }),
+      ...(options.topP === undefined ? {} : { topP: options.topP }),
+      stopTokens: template.stopTokens,
+      rng: input.rng
+    })
+    const sent = active.map((slot, i) => {
+      const episode = open.get(slot)!
+      const generation = generations[i]!
+      generatedTokens += generation.tokens.length
+      const last = generation.tokens[generation.tokens.length - 1]
+      const body = generation.stopped && last !== undefined && stop.has(last) ? generation.tokens.subarray(0, generation.tokens.length - 1) : generation.tokens
+      if (!generation.stopped) cutOff++
+      const reply = parse(tokenizer.decode(body))
+      const parsed = reply.parsed && generation.stopped
+      const admissible = options.checkAdmissible !== true || episode.admissible === undefined || episode.admissible.includes(reply.action)
+      const replace = options.defaultAction !== undefined && (!parsed || !admissible)
+      const action = replace ? options.defaultAction! : reply.action
+      if (episode.lastReasoning !== undefined && options.actionFormat === 'tagged') {
+        pairs++
+        if (reply.reasoning.length > 0 && reply.reasoning === episode.lastReasoning && reply.action !== episode.lastAction) hackingPairs++
+      }
+      episode.lastReasoning = reply.reasoning
+      episode.lastAction = reply.action
+      const turn = episode.turns.length
+      episode.segments.push({ kind: 'action', turn: windowed ? 0 : turn, tokens: generation.tokens, logprobs: generation.logprobs })
+      return { slot, episode, action, parsed, replaced: replace }
+    })
+    const results = await Promise.all(sent.map(({ episode, action }) => unwrap(episode.env.step(action))))
+    for (const [i, { slot, episode, action, parsed, replaced }] of sent.entries()) {
+      const result = results[i]!
+      const turn: Trajectory.Turn = {
+        action,
+        reward: result.reward,
+        valid: result.info.valid && !replaced,
+        parsed,
+        score: result.info.score,
+        maxScore: result.info.maxScore
+      }
+      episode.turns.push(turn)
+      episode.rewards.push(result.reward)
+      episode.admissible = result.info.admissibleActions
+      slotTurns[slot] = slotTurns[slot]! + 1
+      const budget = options.turnsPerSlot !== undefined && slotTurns[slot]! >= options.turnsPerSlot
+      if (windowed) {
+        const terminal = result.done
+        episode.samples.push({
+          env: episode.env.spec.name, seed: episode.seed, groupId: episode.groupId,
+          segments: episode.segments.slice(), turns: [turn], turnRewards: [result.reward],
+          won: terminal && result.won, truncated: !terminal
+        })
+        episode.past.push({ observation: episode.current, action })
+        episode.current = result.observation
+      }
+      let ended = true
+      if (result.done) finish(episode, result.won, false)
+      else if (episode.turns.length >= options.maxTurns || budget) finish(episode, false, true)
+      else if (!windowed) {
+        const observation = template.observation(result.observation)
+        if (!fits(slot, observation.length)) finish(episode, false, true)
+        else {
+          episode.segments.push({ kind: 'observation', turn: episode.turns.length - 1, tokens: observation })
+          pending.push([slot, observation])
+          ended = false
+        }
+      } else ended = false
+      if (ended) {
+        open.delete(slot)
+        if (options.turnsPerSlot !== undefined && !budget && episode.turns.length > 0) {
+          const next = await begin(slot, episode.index + 1)
+          if (next !== undefined) open.set(slot, next)
+        }
+      }
+    }
+  }
+  flush()
+  const seconds = now() - start
+  finished.sort((a, b) => a.slot - b.slot || a.index - b.index)
+  const metrics = RolloutMetrics.summarize(
+    finished.map((e) => e.trajectory),
+    { generatedTokens, contextTokens, cutOff, hackingPairs, pairs, seconds }
+  )
+  return { episodes: finished, metrics }
+}
+
+export const seedOf = (seeds: ReadonlyArray<number>, group: number, index: number): number => {
+  const base = seeds[group]
+  if (base === undefined) throw new RangeError(`Rollout: no seed for group ${group}`)
+  return index === 0 ? base : (base + index * 1_000_003) % 2147483647
+}

@@ -1,0 +1,13 @@
+/**
+ * @mtrl/trainer-rl: multi-turn RL for language-model agents: PPO, GRPO, RLOO, REINFORCE++
+ * losses, loss aggregation, KL to a reference, critic, one-iteration `iterate`, checkpoints.
+ *
+ * @since 0.1.0
+ */
+export * as Aggregation from './Aggregation.js'
+export * as Groups from './Groups.js'
+export * as Kl from './Kl.js'
+export * as KlController from './KlController.js'
+export * as PolicyGradient from './PolicyGradient.js'
+export * as Ppo from './Ppo.js'
+export * as ValueLoss from './ValueLoss.js'

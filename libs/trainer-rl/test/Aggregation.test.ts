@@ -1,0 +1,55 @@
+import { expectNoLeak, TestBackend } from '@mtrl/testing'
+import * as tf from '@tensorflow/tfjs'
+import { beforeAll, describe, expect, it } from 'vitest'
+import * as _ from '../src/Aggregation.js'
+
+beforeAll(() => TestBackend.use('cpu'))
+
+const loss = [
+  [1, 2, 3, 4],
+  [10, 0, 0, 0],
+  [5, 5, 5, 5]
+]
+const mask = [
+  [1, 1, 1, 0],
+  [1, 0, 0, 0],
+  [0, 0, 0, 0]
+]
+
+const run = (mode: _.Mode, scale?: number): number => {
+  const l = tf.tensor2d(loss)
+  const m = tf.tensor2d(mask)
+  const out = _.aggregate(mode, scale)(l, m)
+  const value = out.dataSync()[0]!
+  tf.dispose([l, m, out])
+  return value
+}
+
+describe('Aggregation', () => {
+  it('token-mean averages over all unmasked tokens', async () => {
+    await expectNoLeak(() => expect(run('token-mean')).toBeCloseTo((1 + 2 + 3 + 10) / 4))
+  })
+  it('seq-mean-token-sum averages row sums over rows that have tokens', async () => {
+    await expectNoLeak(() => expect(run('seq-mean-token-sum')).toBeCloseTo((6 + 10) / 2))
+  })
+  it('seq-mean-token-mean averages row means over rows that have tokens', async () => {
+    await expectNoLeak(() => expect(run('seq-mean-token-mean')).toBeCloseTo((2 + 10) / 2))
+  })
+  it('seq-mean-token-sum-norm divides the sum by the padded length (or the given scale)', async () => {
+    await expectNoLeak(() => {
+      expect(run('seq-mean-token-sum-norm')).toBeCloseTo(16 / 4)
+      expect(run('seq-mean-token-sum-norm', 8)).toBeCloseTo(2)
+    })
+  })
+  it('an all-masked batch aggregates to 0', async () => {
+    await expectNoLeak(() => {
+      for (const mode of Object.keys(_.Mode.keys) as _.Mode[]) {
+        const l = tf.ones([2, 3])
+        const m = tf.zeros([2, 3])
+        const out = _.aggregate(mode)(l, m)
+        expect(out.dataSync()[0]).toBe(0)
+        tf.dispose([l, m, out])
+      }
+    })
+  })
+})
