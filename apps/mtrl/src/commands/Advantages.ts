@@ -1,0 +1,36 @@
+/**
+ * `mtrl advantages`: the JSON front door of @mtrl/advantages, for debugging and for checking
+ * numbers against other frameworks.
+ */
+import { Estimator, JsonEstimate } from '@mtrl/advantages'
+import * as E from 'fp-ts/lib/Either.js'
+import { parseFlags, UsageError, type Command } from '../Command.js'
+import { readJson } from '../Input.js'
+
+export const advantages: Command = {
+  name: 'advantages',
+  summary: 'compute advantages and returns from JSON (check against other frameworks)',
+  help: `mtrl advantages --estimator NAME [--input FILE.json | -]
+
+Estimators: ${Estimator.names.join(', ')}.
+Input fields: tokenRewards and responseMask ([batch][time]), optional values, turnIndex,
+groupIds, options (gamma, lambda, whiten for the GAE family; normalizeByStd, epsilon for GRPO;
+omitted options take the defaults). Outcome estimators read each row's score as the sum of its
+token rewards. Prints { "advantages": [[...]], "returns": [[...]] }.
+
+Examples:
+  mtrl advantages --estimator gae --input batch.json
+  echo '{"tokenRewards":[[0,1]],"responseMask":[[1,1]],"options":{"whiten":false}}' | mtrl advantages --estimator gae`,
+  run: async (argv) => {
+    const { values } = parseFlags(argv, { estimator: { type: 'string' }, input: { type: 'string' } })
+    if (values.estimator === undefined) throw new UsageError(`--estimator is required (one of ${Estimator.names.join(', ')})`)
+    const json = await readJson(values.input ?? '-')
+    const result = JsonEstimate.run(values.estimator)(json)
+    if (E.isLeft(result)) {
+      process.stderr.write(`mtrl advantages: ${result.left}\n`)
+      return 2
+    }
+    process.stdout.write(`${JSON.stringify(result.right)}\n`)
+    return 0
+  }
+}
