@@ -1,0 +1,58 @@
+/**
+ * The admissible commands of a state, as ALFWorld lists them: every command that is possible
+ * and could matter (examining visible clutter is possible but not listed, as in ALFWorld).
+ */
+import * as Command from '../Command.js'
+import type { State } from '../Game.js'
+import { objectKind } from './catalog.js'
+
+const appliance: Readonly<Record<string, 'Heat' | 'Cool' | 'Clean'>> = { microwave: 'Heat', fridge: 'Cool', sinkbasin: 'Clean' }
+
+/**
+ * Admissible commands, parsed (in a fixed order: go to, open/close, take, move, transform,
+ * slice, use, examine, look, inventory).
+ *
+ * @category destructors
+ * @since 0.1.0
+ */
+export const admissibleCommands = (state: State): ReadonlyArray<Command.Command> => {
+  const { scene } = state.game
+  const out: Command.Command[] = []
+  for (let r = 0; r < scene.receptacles.length; r++) if (r !== state.at) out.push({ _tag: 'GoTo', receptacle: r })
+  const at = state.at
+  if (at >= 0) {
+    const rec = scene.receptacles[at]!
+    if (rec.openable) out.push(state.opened[at] === true ? { _tag: 'Close', receptacle: at } : { _tag: 'Open', receptacle: at })
+    const open = state.opened[at] === true
+    const held = state.holding
+    const heldKind = held >= 0 ? objectKind(scene.objects[held]!.type) : undefined
+    if (open) {
+      for (let i = 0; i < scene.objects.length; i++) {
+        if (state.objectAt[i] !== at) continue
+        const kind = objectKind(scene.objects[i]!.type)
+        if (held < 0 && kind.pickupable) out.push({ _tag: 'Take', object: i, receptacle: at })
+        if (heldKind?.slicer === true && kind.sliceable && (state.flags[i]! & 8) === 0) out.push({ _tag: 'Slice', object: i, tool: held })
+        if (kind.lamp) out.push({ _tag: 'Use', object: i })
+      }
+      if (held >= 0) out.push({ _tag: 'Move', object: held, receptacle: at })
+    }
+    const transform = appliance[rec.type]
+    if (heldKind !== undefined && transform !== undefined) {
+      const able = transform === 'Heat' ? heldKind.heatable : transform === 'Cool' ? heldKind.coolable : heldKind.cleanable
+      if (able) out.push({ _tag: transform, object: held, receptacle: at })
+    }
+    out.push({ _tag: 'ExamineReceptacle', receptacle: at })
+  }
+  if (state.holding >= 0) out.push({ _tag: 'ExamineObject', object: state.holding })
+  out.push({ _tag: 'Look' }, { _tag: 'Inventory' })
+  return out
+}
+
+/**
+ * Admissible commands as text, sorted (ALFWorld's `admissible_commands`).
+ *
+ * @category destructors
+ * @since 0.1.0
+ */
+export const admissible = (state: State): ReadonlyArray<string> =>
+  admissibleCommands(state).map(Command.render(state.game.scene)).sort()
