@@ -1,0 +1,96 @@
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import * as _ from '../src/Grpo.js'
+import type { TokenBatch } from '../src/TokenBatch.js'
+import { tokenBatch } from './arbitraries.js'
+
+/** Per-row value of a `[batch, time]` output: the value on the row's first action token (0 if none). */
+const perRow = (x: Float32Array, input: TokenBatch): number[] =>
+  Array.from({ length: input.batch }, (_, b) => {
+    for (let i = b * input.time; i < (b + 1) * input.time; i++) if (input.responseMask[i] === 1) return x[i]!
+    return 0
+  })
+
+/** Adds `c` to each row's outcome (on its last action token). */
+const shift = (input: TokenBatch, c: number): TokenBatch => {
+  const tokenRewards = Float32Array.from(input.tokenRewards)
+  for (let b = 0; b < input.batch; b++) tokenRewards[b * input.time + input.time - 1]! += c
+  return { ...input, tokenRewards }
+}
+
+const sumsByGroup = (values: number[], groupIds: ReadonlyArray<string>): number[] => {
+  const sums = new Map<string, number>()
+  values.forEach((v, b) => sums.set(groupIds[b]!, (sums.get(groupIds[b]!) ?? 0) + v))
+  return [...sums.values()]
+}
+
+describe('Grpo', () => {
+  it('normalises by the sample std: hand-worked example', () => {
+    // group a: R = [1, 0, 0] (row 0 earns 0.5 + 0.5 over two action tokens; the obs token is skipped)
+    //   mean = 1/3; sample var = ((2/3)^2 + 2*(1/3)^2) / 2 = 1/3; std = 0.57735
+    //   A = [ (2/3)/0.57735, (-1/3)/0.57735, same ] = [1.1547, -0.57735, -0.57735]
+    //   (the population std 0.4714 would give 1.4142)
+    // group b: one row -> 0
+    const out = _.estimate(_.defaultOptions)({
+      batch: 4,
+      time: 3,
+      tokenRewards: Float32Array.of(0.5, 0, 0.5, 0, 0, 0, 0, 0, 0, 0, 0, 7),
+      responseMask: Float32Array.of(1, 0, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1),
+      groupIds: ['a', 'a', 'a', 'b']
+    })
+    const a = Array.from(out.advantages)
+    expect(a[0]).toBeCloseTo(1.1547, 4)
+    expect(a[1]).toBe(0)
+    expect(a[2]).toBeCloseTo(1.1547, 4)
+    expect(a.slice(3, 6).every((x) => Math.abs(x + 0.57735) < 1e-4)).toBe(true)
+    expect(a[6]).toBeCloseTo(-0.57735, 4)
+    expect(a[7]).toBeCloseTo(-0.57735, 4)
+    expect(a[8]).toBe(0)
+    expect(a.slice(9)).toEqual([0, 0, 0])
+    expect(Array.from(out.returns.slice(9))).toEqual([7, 7, 7])
+  })
+
+  it('without std normalisation is Dr. GRPO: R - mean', () => {
+    const out = _.estimate({ normalizeByStd: false, epsilon: 1e-6 })({
+      batch: 3,
+      time: 1,
+      tokenRewards: Float32Array.of(3, 1, 2),
+      responseMask: Float32Array.of(1, 1, 1),
+      groupIds: ['g', 'g', 'g']
+    })
+    expect(Array.from(out.advantages)).toEqual([1, -1, 0])
+  })
+
+  it('advantages sum to zero in every group', () => {
+    fc.assert(
+      fc.property(tokenBatch({ actionInEveryRow: true }), fc.boolean(), (input, normalizeByStd) => {
+        const out = _.estimate({ normalizeByStd, epsilon: 1e-6 })(input)
+        return sumsByGroup(perRow(out.advantages, input), input.groupIds!).every((s) => Math.abs(s) < 1e-3)
+      })
+    )
+  })
+
+  it('is unchanged by a constant reward shift', () => {
+    fc.assert(
+      fc.property(tokenBatch({ actionInEveryRow: true }), fc.integer({ min: -10, max: 10 }), fc.boolean(), (input, c, normalizeByStd) => {
+        const options = { normalizeByStd, epsilon: 1e-6 }
+        const a = perRow(_.estimate(options)(input).advantages, input)
+        const b = perRow(_.estimate(options)(shift(input, c)).advantages, input)
+        // float32 rewards round the shifted sums by ~1e-6: skip groups whose spread is below that scale
+        const outcomes = Array.from({ length: input.batch }, (_, row) => input.tokenRewards.subarray(row * input.time, (row + 1) * input.time).reduce((x, y) => x + y, 0))
+        a.forEach((x, row) => {
+          const group = outcomes.filter((__, j) => input.groupIds![j] === input.groupIds![row])
+          const spread = Math.max(...group) - Math.min(...group)
+          if (group.length === 1 || spread > 1e-2) expect(b[row]).toBeCloseTo(x, 3)
+        })
+      })
+    )
+  })
+
+  it('rejects group bookkeeping that does not match the batch', () => {
+    const input = { batch: 2, time: 1, tokenRewards: Float32Array.of(1, 0), responseMask: Float32Array.of(1, 1) }
+    expect(() => _.estimate(_.defaultOptions)(input)).toThrow(/groupIds is required/)
+    expect(() => _.estimate(_.defaultOptions)({ ...input, groupIds: ['a'] })).toThrow(/groupIds: expected 2 entries \(one per row, batch 2\), got 1/)
+    expect(() => _.estimate(_.defaultOptions)({ ...input, groupIds: ['a', ''] })).toThrow(/groupIds\[1\]/)
+  })
+})
