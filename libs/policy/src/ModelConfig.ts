@@ -1,0 +1,107 @@
+/**
+ * The architecture of a decoder-only transformer: sizes, positional scheme, norm, activation.
+ * One codec covers the small models trained from scratch (learned positions, LayerNorm, GELU,
+ * like GPT-2) and the Llama family (RoPE, RMSNorm, SwiGLU, grouped-query attention, Qwen2's
+ * q/k/v biases and tied embeddings).
+ *
+ * @since 0.1.0
+ */
+import * as t from 'io-ts'
+
+/**
+ * A decoder-only transformer configuration. Saved as `config.json` in checkpoints.
+ *
+ * - `kvHeads` divides `heads` (grouped-query attention when smaller);
+ * - `ffn`: hidden width of the MLP (per branch for SwiGLU);
+ * - `maxLen`: longest sequence (the learned position table's size);
+ * - `ropeTheta`: RoPE base (ignored with learned positions).
+ *
+ * @category codecs
+ * @since 0.1.0
+ */
+export const ModelConfig = t.type({
+  vocab: t.number,
+  dModel: t.number,
+  layers: t.number,
+  heads: t.number,
+  kvHeads: t.number,
+  ffn: t.number,
+  maxLen: t.number,
+  positional: t.keyof({ rope: null, learned: null }),
+  norm: t.keyof({ rmsnorm: null, layernorm: null }),
+  activation: t.keyof({ swiglu: null, gelu: null }),
+  tiedEmbeddings: t.boolean,
+  ropeTheta: t.number,
+  normEps: t.number,
+  qkvBias: t.boolean
+})
+/** @category models @since 0.1.0 */
+export type ModelConfig = t.TypeOf<typeof ModelConfig>
+
+/**
+ * A Llama-style configuration for `vocab` tokens, with defaults for everything else.
+ *
+ * @example
+ * import { ModelConfig } from '@mtrl/policy'
+ * const config = ModelConfig.make({ vocab: 512, dModel: 128, layers: 2, heads: 4 })
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const make = (
+  sizes: Pick<ModelConfig, 'vocab' | 'dModel' | 'layers' | 'heads'> & Partial<ModelConfig>
+): ModelConfig =>
+  validate({
+    kvHeads: sizes.heads,
+    ffn: 4 * sizes.dModel,
+    maxLen: 512,
+    positional: 'rope',
+    norm: 'rmsnorm',
+    activation: 'swiglu',
+    tiedEmbeddings: false,
+    ropeTheta: 10000,
+    normEps: 1e-5,
+    qkvBias: false,
+    ...sizes
+  })
+
+/**
+ * Head width: `dModel / heads`.
+ *
+ * @category destructors
+ * @since 0.1.0
+ */
+export const headDim = (config: ModelConfig): number => config.dModel / config.heads
+
+/**
+ * Checks the invariants the codec cannot express; throws on a broken one (a programmer error).
+ *
+ * @category destructors
+ * @since 0.1.0
+ */
+export const validate = (config: ModelConfig): ModelConfig => {
+  const positive = ['vocab', 'dModel', 'layers', 'heads', 'kvHeads', 'ffn', 'maxLen'] as const
+  for (const key of positive)
+    if (!Number.isInteger(config[key]) || config[key] <= 0) throw new Error(`ModelConfig.${key} must be a positive integer, got ${config[key]}`)
+  if (config.dModel % config.heads !== 0) throw new Error(`ModelConfig: dModel ${config.dModel} is not divisible by heads ${config.heads}`)
+  if (config.heads % config.kvHeads !== 0) throw new Error(`ModelConfig: heads ${config.heads} is not divisible by kvHeads ${config.kvHeads}`)
+  if (config.positional === 'rope' && headDim(config) % 2 !== 0) throw new Error('ModelConfig: RoPE needs an even head width')
+  return config
+}
+
+/**
+ * Number of parameters of the language model (without value head or LoRA).
+ *
+ * @category destructors
+ * @since 0.1.0
+ */
+export const parameterCount = (config: ModelConfig): number => {
+  const { vocab, dModel: d, ffn, layers } = config
+  const kv = config.kvHeads * headDim(config)
+  const normParams = config.norm === 'layernorm' ? 2 * d : d
+  const attention = d * d * 2 + 2 * d * kv + (config.qkvBias ? d + 2 * kv : 0)
+  const mlp = (config.activation === 'swiglu' ? 3 : 2) * d * ffn
+  const perLayer = attention + mlp + 2 * normParams
+  const embeddings = vocab * d * (config.tiedEmbeddings ? 1 : 2) + (config.positional === 'learned' ? config.maxLen * d : 0)
+  return layers * perLayer + embeddings + normParams
+}

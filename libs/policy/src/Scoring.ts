@@ -1,0 +1,81 @@
+/**
+ * Differentiable log-probabilities and entropies of given token sequences, in one forward
+ * pass: what PPO/GRPO ratios, KL penalties and SFT losses are built from. Call inside
+ * `optimizer.minimize` / `tf.variableGrads`.
+ *
+ * `logprobs[b, t] = log softmax(logits[b, t-1] / temperature)[ids[b, t]]`, 0 at t = 0;
+ * `entropy[b, t] = -sum_v p_v log p_v` of that same distribution, 0 at t = 0. Pass the sampling
+ * temperature to reproduce the sampler's log-probs (without top-k / top-p truncation).
+ *
+ * @since 0.1.0
+ */
+import * as tf from '@tensorflow/tfjs'
+import * as transformer from './internal/transformer.js'
+import { weightOf, type Policy } from './Policy.js'
+
+/**
+ * @category models
+ * @since 0.1.0
+ */
+export interface Options {
+  /** Compute entropies (default true); when false `entropy` is all zeros and costs nothing. */
+  readonly entropy?: boolean
+}
+
+/**
+ * Per-token log-probs and entropies.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface TokenScores {
+  /** [B, T]: log p(ids[t] | ids[<t]); 0 at t = 0. */
+  readonly logprobs: tf.Tensor2D
+  /** [B, T]: entropy of the distribution that predicted ids[t]; 0 at t = 0. */
+  readonly entropy: tf.Tensor2D
+}
+
+/**
+ * Scores a right-padded batch. Right padding needs no attention mask (causal attention never
+ * looks ahead); select loss positions with a mask. The caller owns both tensors; `ids` is not
+ * disposed.
+ *
+ * @example
+ * import * as tf from '@tensorflow/tfjs'
+ * import { ModelConfig, Policy, Scoring } from '@mtrl/policy'
+ * const policy = Policy.make(ModelConfig.make({ vocab: 64, dModel: 32, layers: 1, heads: 2 }), 0)
+ * const ids = tf.tensor2d([[1, 5, 7, 0]], [1, 4], 'int32')
+ * const { logprobs, entropy } = Scoring.tokenLogprobs(policy)(ids)
+ *
+ * @param ids int32 [B, T], right-padded
+ * @param temperature > 0, default 1
+ * @category destructors
+ * @since 0.1.0
+ */
+export const tokenLogprobs =
+  (policy: Policy, options: Options = {}) =>
+  (ids: tf.Tensor2D, temperature = 1): TokenScores => {
+    if (!(temperature > 0)) throw new Error(`Scoring.tokenLogprobs: temperature must be > 0, got ${temperature}`)
+    const [B, T] = ids.shape
+    const V = policy.config.vocab
+    const scores = tf.tidy(() => {
+      const w = weightOf(policy)
+      if (T < 2) return { logprobs: tf.zeros([B, T]) as tf.Tensor2D, entropy: tf.zeros([B, T]) as tf.Tensor2D }
+      const hidden = tf.reshape(transformer.trunk(policy.config, w, ids), [B, T, policy.config.dModel])
+      // positions 0..T-2 predict ids 1..T-1
+      const h = tf.reshape(tf.slice(hidden, [0, 0, 0], [B, T - 1, policy.config.dModel]), [B * (T - 1), policy.config.dModel]) as tf.Tensor2D
+      let z: tf.Tensor2D = transformer.logits(policy.config, w, h)
+      if (temperature !== 1) z = tf.div(z, temperature)
+      const logp = tf.logSoftmax(z)
+      const targets = tf.reshape(tf.slice(ids, [0, 1], [B, T - 1]), [-1]) as tf.Tensor1D
+      const picked = tf.sum(tf.mul(logp, tf.oneHot(targets, V)), -1)
+      const pad = tf.zeros([B, 1])
+      const logprobs = tf.concat([pad, tf.reshape(picked, [B, T - 1])], 1) as tf.Tensor2D
+      const entropy =
+        options.entropy === false
+          ? (tf.zeros([B, T]) as tf.Tensor2D)
+          : (tf.concat([pad, tf.reshape(tf.neg(tf.sum(tf.mul(tf.exp(logp), logp), -1)), [B, T - 1])], 1) as tf.Tensor2D)
+      return { logprobs, entropy }
+    })
+    return scores
+  }

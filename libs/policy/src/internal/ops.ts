@@ -1,0 +1,146 @@
+/**
+ * Tensor building blocks written for the wasm backend (see ARCHITECTURE.md, "Compute
+ * backends"): a matMul whose gradient transposes explicitly, an embedding lookup whose
+ * gradient is a one-hot product (no UnsortedSegmentSum), norms, activations, RoPE by reversal.
+ */
+import * as tf from '@tensorflow/tfjs'
+
+/** Swaps the last two axes. */
+export const swapLast = (x: tf.Tensor): tf.Tensor => {
+  const perm = [...Array(x.rank).keys()]
+  perm[x.rank - 1] = x.rank - 2
+  perm[x.rank - 2] = x.rank - 1
+  return tf.transpose(x, perm)
+}
+
+/**
+ * `a @ b` (same batch dims), whose gradient uses explicit transposes: wasm's BatchMatMul with
+ * transpose flags is about 10x slower than a transpose followed by a plain product.
+ */
+const mmGrad = (...args: Array<tf.Tensor | tf.GradSaveFunc>): { value: tf.Tensor; gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => tf.Tensor[] } => {
+  const [a, b, save] = args as [tf.Tensor, tf.Tensor, tf.GradSaveFunc]
+  save([a, b])
+  return {
+    value: tf.matMul(a as tf.Tensor2D, b as tf.Tensor2D),
+    gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => {
+      const [sa, sb] = saved as [tf.Tensor, tf.Tensor]
+      return [tf.matMul(dy as tf.Tensor2D, swapLast(sb) as tf.Tensor2D), tf.matMul(swapLast(sa) as tf.Tensor2D, dy as tf.Tensor2D)]
+    }
+  }
+}
+export const mm = tf.customGrad(mmGrad) as unknown as <T extends tf.Tensor>(a: T, b: tf.Tensor) => T
+
+/** `x @ w^T` for a Hugging Face weight `w` of shape [out, in]; `x` is [N, in]. */
+export const linear = (x: tf.Tensor2D, w: tf.Tensor2D): tf.Tensor2D => mm(x, tf.transpose(w))
+
+/**
+ * Rows `ids` of `table` ([V, D] -> [N, D]). Forward is a gather; the gradient is
+ * `onehot(ids)^T @ dy`, built as an equality against a range (no gather gradient needed).
+ */
+export const embed = (table: tf.Tensor2D, ids: tf.Tensor1D): tf.Tensor2D => {
+  const lookup = tf.customGrad((...args: Array<tf.Tensor | tf.GradSaveFunc>) => {
+    const e = args[0] as tf.Tensor
+    return {
+    value: tf.gather(e, ids),
+    gradFunc: (dy: tf.Tensor) => {
+      const vocab = e.shape[0] ?? 0
+      const oneHotT = tf.cast(tf.equal(tf.reshape(tf.range(0, vocab, 1, 'int32'), [vocab, 1]), tf.reshape(ids, [1, -1])), 'float32')
+      return tf.matMul(oneHotT as tf.Tensor2D, dy as tf.Tensor2D)
+    }
+  }
+  }) as unknown as (e: tf.Tensor) => tf.Tensor2D
+  return lookup(table)
+}
+
+/** RMSNorm over the last axis: `x / sqrt(mean(x^2) + eps) * w`. */
+export const rmsNorm = (x: tf.Tensor, w: tf.Tensor, eps: number): tf.Tensor =>
+  tf.mul(tf.mul(x, tf.rsqrt(tf.add(tf.mean(tf.square(x), -1, true), eps))), w)
+
+/** LayerNorm over the last axis (population variance, as PyTorch). */
+export const layerNorm = (x: tf.Tensor, w: tf.Tensor, b: tf.Tensor, eps: number): tf.Tensor => {
+  const centered = tf.sub(x, tf.mean(x, -1, true))
+  const variance = tf.mean(tf.square(centered), -1, true)
+  return tf.add(tf.mul(tf.mul(centered, tf.rsqrt(tf.add(variance, eps))), w), b)
+}
+
+/** SiLU(g) * u. */
+export const swiglu = (g: tf.Tensor, u: tf.Tensor): tf.Tensor => tf.mul(tf.mul(g, tf.sigmoid(g)), u)
+
+const GELU_C = Math.sqrt(2 / Math.PI)
+/** GELU, tanh approximation (GPT-2's `gelu_new`). */
+export const gelu = (x: tf.Tensor): tf.Tensor =>
+  tf.mul(tf.mul(x, 0.5), tf.add(tf.tanh(tf.mul(tf.add(x, tf.mul(tf.pow(x, 3), 0.044715)), GELU_C)), 1))
+
+/**
+ * Rotary embedding in Hugging Face's rotate-half convention on `x` [..., heads, headDim]:
+ * `x * cos + reverse_halves(x) * sinSigned`, where `sinSigned` carries the minus sign of the
+ * first half. `cos`/`sinSigned` broadcast against `x`.
+ */
+export const rope = (x: tf.Tensor, cos: tf.Tensor, sinSigned: tf.Tensor): tf.Tensor => {
+  const shape = x.shape
+  const headDim = shape[shape.length - 1] ?? 0
+  const halves = tf.reshape(x, [-1, 2, headDim / 2])
+  const rotated = tf.reshape(tf.reverse(halves, 1), shape)
+  return tf.add(tf.mul(x, cos), tf.mul(rotated, sinSigned))
+}
+
+const ropeCache = new Map<string, { readonly cos: Float32Array; readonly sin: Float32Array }>()
+
+/**
+ * Per-position RoPE rows for `maxLen` positions and `heads` heads: `cos`/`sin` are
+ * [maxLen, heads * headDim] (sin with the first half negated). Cached per shape.
+ */
+export const ropeTable = (maxLen: number, heads: number, headDim: number, theta: number): { readonly cos: Float32Array; readonly sin: Float32Array } => {
+  const key = `${maxLen}|${heads}|${headDim}|${theta}`
+  const hit = ropeCache.get(key)
+  if (hit !== undefined) return hit
+  const half = headDim / 2
+  const invFreq = new Float32Array(half)
+  for (let j = 0; j < half; j++) invFreq[j] = 1 / Math.pow(theta, (2 * j) / headDim)
+  const width = heads * headDim
+  const cos = new Float32Array(maxLen * width)
+  const sin = new Float32Array(maxLen * width)
+  for (let p = 0; p < maxLen; p++) {
+    for (let i = 0; i < headDim; i++) {
+      const angle = Math.fround(p * invFreq[i % half]!)
+      const c = Math.cos(angle)
+      const s = i < half ? -Math.sin(angle) : Math.sin(angle)
+      for (let h = 0; h < heads; h++) {
+        cos[p * width + h * headDim + i] = c
+        sin[p * width + h * headDim + i] = s
+      }
+    }
+  }
+  const table = { cos, sin }
+  ropeCache.set(key, table)
+  return table
+}
+
+/** Rows `positions` of a [maxLen, width] table, as one Float32Array [positions.length, width]. */
+export const rows = (table: Float32Array, width: number, positions: ArrayLike<number>): Float32Array => {
+  const out = new Float32Array(positions.length * width)
+  for (let r = 0; r < positions.length; r++) {
+    const p = positions[r]!
+    out.set(table.subarray(p * width, (p + 1) * width), r * width)
+  }
+  return out
+}
+
+/** Repeats each of the kvHeads heads (axis 1 of [B, kvHeads, X, Y]) `groups` times. */
+export const repeatKv = (x: tf.Tensor4D, groups: number): tf.Tensor4D => {
+  if (groups === 1) return x
+  const [b, kv, p, q] = x.shape
+  return tf.reshape(tf.tile(tf.reshape(x, [b * kv, 1, p * q]), [1, groups, 1]), [b, kv * groups, p, q])
+}
+
+const maskCache = new Map<number, Float32Array>()
+/** Additive causal mask [T, T]: 0 on and below the diagonal, -1e9 above. */
+export const causalMask = (T: number): tf.Tensor2D => {
+  let data = maskCache.get(T)
+  if (data === undefined) {
+    data = new Float32Array(T * T)
+    for (let i = 0; i < T; i++) for (let j = i + 1; j < T; j++) data[i * T + j] = -1e9
+    maskCache.set(T, data)
+  }
+  return tf.tensor2d(data, [T, T])
+}
