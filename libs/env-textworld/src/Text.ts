@@ -11,13 +11,15 @@
 import { Rng as R } from '@mtrl/core'
 import { CARRIED, CLOSED, DIRECTIONS, LOCKED, OPEN, PLAYER, POS, status, type Game, type State } from './Game.js'
 
+const massNouns: ReadonlySet<string> = new Set(['milk', 'bread', 'cheese'])
+
 /**
- * `a` or `an` for a name.
+ * `a`, `an` or `some` for a name.
  *
  * @category utils
  * @since 0.1.0
  */
-export const article = (name: string): string => (/^[aeiou]/i.test(name) ? 'an' : 'a')
+export const article = (name: string): string => (massNouns.has(name) ? 'some' : /^[aeiou]/i.test(name) ? 'an' : 'a')
 
 /** `an apple` */
 const withArticle = (name: string): string => `${article(name)} ${name}`

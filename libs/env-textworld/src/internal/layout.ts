@@ -3,6 +3,7 @@
  * cell (TextWorld's `make_map` lays rooms out the same way). Exits are north/south/east/west.
  */
 import type { Rng } from '@mtrl/core'
+type Random = Rng.Rng
 
 export interface Layout {
   readonly xy: ReadonlyArray<readonly [number, number]>
@@ -18,7 +19,7 @@ const DY = [-1, 1, 0, 0] as const
 /** The direction opposite to `d`. */
 export const opposite = (d: number): number => d ^ 1
 
-export const grow = (rng: Rng, rooms: number): Layout => {
+export const grow = (rng: Random, rooms: number): Layout => {
   const side = Math.ceil(Math.sqrt(rooms + 1))
   const cell = new Int32Array(side * side).fill(-1)
   const xy: Array<readonly [number, number]> = []
