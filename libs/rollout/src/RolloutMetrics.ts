@@ -53,6 +53,23 @@ export interface Counters {
   readonly seconds: number
 }
 
+/**
+ * Action hacking in one episode's replies (tagged format): over consecutive pairs of turns, how
+ * many kept the same non-empty reasoning but changed the action, and how many pairs there were.
+ *
+ * @category destructors
+ * @since 0.1.0
+ */
+export const actionHacking = (replies: ReadonlyArray<{ readonly reasoning: string; readonly action: string }>): { readonly hacked: number; readonly pairs: number } => {
+  let hacked = 0
+  for (let k = 1; k < replies.length; k++) {
+    const a = replies[k - 1]!
+    const b = replies[k]!
+    if (b.reasoning.length > 0 && b.reasoning === a.reasoning && b.action !== a.action) hacked++
+  }
+  return { hacked, pairs: Math.max(0, replies.length - 1) }
+}
+
 const ratio = (a: number, b: number): number => (b === 0 ? 0 : a / b)
 
 /**

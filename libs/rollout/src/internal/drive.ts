@@ -5,6 +5,7 @@ import type { Env, EnvError, Trajectory } from '@mtrl/core'
 import * as E from 'fp-ts/lib/Either.js'
 import * as ActionFormat from '../ActionFormat.js'
 import type { Generator } from '../Generator.js'
+import * as Layout from '../Layout.js'
 import * as Memory from '../Memory.js'
 import type { Episode, Input, Options, Result } from '../Rollout.js'
 import * as RolloutMetrics from '../RolloutMetrics.js'
@@ -23,8 +24,7 @@ interface Open {
   readonly past: Memory.PastTurn[]
   current: string
   admissible: ReadonlyArray<string> | undefined
-  lastReasoning: string | undefined
-  lastAction: string | undefined
+  readonly replies: Array<{ readonly reasoning: string; readonly action: string }>
 }
 
 const failure = (error: EnvError.EnvError): never => {
@@ -41,7 +41,7 @@ const now = (): number => performance.now() / 1000
 export const drive = async (options: Options, generator: Generator, input: Input): Promise<Result> => {
   const { session, template, tokenizer, contextLength } = generator
   const parse = ActionFormat.parse(options.actionFormat)
-  const system = [options.systemPrompt, ActionFormat.instruction(options.actionFormat)].filter((s) => s.length > 0).join(' ')
+  const system = Layout.system(options.systemPrompt, options.actionFormat)
   const stop = new Set(template.stopTokens)
   const windowed = options.memory._tag === 'window'
   const windowTurns = options.memory._tag === 'window' ? options.memory.turns : 0
@@ -58,6 +58,11 @@ export const drive = async (options: Options, generator: Generator, input: Input
   const fits = (slot: number, extra: number): boolean => session.length(slot) + extra + options.maxNewTokens <= contextLength
 
   const finish = (open: Open, won: boolean, truncated: boolean): void => {
+    if (options.actionFormat === 'tagged') {
+      const h = RolloutMetrics.actionHacking(open.replies)
+      hackingPairs += h.hacked
+      pairs += h.pairs
+    }
     const trajectory: Trajectory.Trajectory = {
       env: open.env.spec.name,
       seed: open.seed,
@@ -84,12 +89,11 @@ export const drive = async (options: Options, generator: Generator, input: Input
       segments: [], turns: [], rewards: [], samples: [], past: [],
       current: observation.text,
       admissible: observation.info.admissibleActions,
-      lastReasoning: undefined,
-      lastAction: undefined
+      replies: []
     }
     if (!windowed) {
       session.reset(slot)
-      const prompt = template.prompt(system, `${observation.goal}\n${observation.text}`)
+      const prompt = template.prompt(system, Layout.firstUser(observation.goal, observation.text))
       if (prompt.length + options.maxNewTokens > contextLength) {
         finish(open, false, true)
         return undefined
@@ -147,16 +151,11 @@ export const drive = async (options: Options, generator: Generator, input: Input
       const body = generation.stopped && last !== undefined && stop.has(last) ? generation.tokens.subarray(0, generation.tokens.length - 1) : generation.tokens
       if (!generation.stopped) cutOff++
       const reply = parse(tokenizer.decode(body))
-      const parsed = reply.parsed && generation.stopped
+      const parsed = reply.parsed
       const admissible = options.checkAdmissible !== true || episode.admissible === undefined || episode.admissible.includes(reply.action)
       const replace = options.defaultAction !== undefined && (!parsed || !admissible)
       const action = replace ? options.defaultAction! : reply.action
-      if (episode.lastReasoning !== undefined && options.actionFormat === 'tagged') {
-        pairs++
-        if (reply.reasoning.length > 0 && reply.reasoning === episode.lastReasoning && reply.action !== episode.lastAction) hackingPairs++
-      }
-      episode.lastReasoning = reply.reasoning
-      episode.lastAction = reply.action
+      episode.replies.push({ reasoning: reply.reasoning, action: reply.action })
       const turn = episode.turns.length
       episode.segments.push({ kind: 'action', turn: windowed ? 0 : turn, tokens: generation.tokens, logprobs: generation.logprobs })
       return { slot, episode, action, parsed, replaced: replace }

@@ -1,0 +1,97 @@
+/**
+ * Trajectories -> right-padded training arrays `[batch, time]` (flat, row-major): the token ids
+ * the policy saw, the action mask (1 exactly on action tokens, from segment provenance), and the
+ * sampler's log-probs on those tokens. Shared by the SFT and RL trainers so both mask the same
+ * way: prompt, observation and padding tokens never receive loss.
+ *
+ * No tensors here; trainers make them once per minibatch.
+ *
+ * @since 0.1.0
+ */
+import { Trajectory } from '@mtrl/core'
+
+/**
+ * - `ids [batch, time]` int32, padded with `pad`;
+ * - `actionMask [batch, time]` float32: 1 on action tokens;
+ * - `samplerLogprobs [batch, time]` float32: the sampler's log-prob on action tokens (0 where a
+ *   segment has none, e.g. expert data), 0 elsewhere;
+ * - `turnIndex [batch, time]` int32: turn of each token, -1 on prompt and padding;
+ * - `lengths [batch]`: unpadded length of each row.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Batch {
+  readonly batch: number
+  readonly time: number
+  readonly ids: Int32Array
+  readonly actionMask: Float32Array
+  readonly samplerLogprobs: Float32Array
+  readonly turnIndex: Int32Array
+  readonly lengths: Int32Array
+}
+
+/**
+ * Pads and flattens samples. `time` is the longest sample unless `time` is given (longer samples
+ * are a programmer error).
+ *
+ * @example
+ * import { Batch } from '@mtrl/rollout'
+ * declare const samples: ReadonlyArray<import('@mtrl/core').Trajectory.Trajectory>
+ * const batch = Batch.make({ pad: 0 })(samples)
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const make =
+  (options: { readonly pad: number; readonly time?: number }) =>
+  (samples: ReadonlyArray<Trajectory.Trajectory>): Batch => {
+    const lengths = Int32Array.from(samples.map(Trajectory.length))
+    const longest = lengths.reduce((a, b) => Math.max(a, b), 0)
+    const time = options.time ?? longest
+    if (longest > time) throw new Error(`Batch.make: a sample has ${longest} tokens, more than time ${time}`)
+    const n = samples.length
+    const ids = new Int32Array(n * time).fill(options.pad)
+    const actionMask = new Float32Array(n * time)
+    const samplerLogprobs = new Float32Array(n * time)
+    const turnIndex = new Int32Array(n * time).fill(-1)
+    samples.forEach((sample, b) => {
+      let at = b * time
+      for (const segment of sample.segments) {
+        ids.set(segment.tokens, at)
+        if (segment.kind === 'action') {
+          actionMask.fill(1, at, at + segment.tokens.length)
+          if (segment.logprobs !== undefined) samplerLogprobs.set(segment.logprobs, at)
+        }
+        if (segment.kind !== 'prompt') turnIndex.fill(segment.turn, at, at + segment.tokens.length)
+        at += segment.tokens.length
+      }
+    })
+    return { batch: n, time, ids, actionMask, samplerLogprobs, turnIndex, lengths }
+  }
+
+/**
+ * The rows `rows` of a batch (e.g. a minibatch), keeping `time`.
+ *
+ * @category combinators
+ * @since 0.1.0
+ */
+export const select =
+  (rows: ReadonlyArray<number>) =>
+  (batch: Batch): Batch => {
+    const { time } = batch
+    const pick = <A extends Int32Array | Float32Array>(src: A, make: (n: number) => A): A => {
+      const out = make(rows.length * time)
+      rows.forEach((r, i) => out.set(src.subarray(r * time, (r + 1) * time), i * time))
+      return out
+    }
+    return {
+      batch: rows.length,
+      time,
+      ids: pick(batch.ids, (n) => new Int32Array(n)),
+      actionMask: pick(batch.actionMask, (n) => new Float32Array(n)),
+      samplerLogprobs: pick(batch.samplerLogprobs, (n) => new Float32Array(n)),
+      turnIndex: pick(batch.turnIndex, (n) => new Int32Array(n)),
+      lengths: Int32Array.from(rows.map((r) => batch.lengths[r]!))
+    }
+  }

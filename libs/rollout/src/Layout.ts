@@ -1,0 +1,40 @@
+/**
+ * The text around the tokens: the system message and the first user message a rollout renders,
+ * and how an expert's action is written in each action format. Expert data (SFT) goes through
+ * these same functions, so demonstrations have exactly the token layout of rollouts.
+ *
+ * @since 0.1.0
+ */
+import * as ActionFormat from './ActionFormat.js'
+
+/**
+ * The system message: the recipe's system prompt plus the action-format instruction.
+ *
+ * @category destructors
+ * @since 0.1.0
+ */
+export const system = (systemPrompt: string, format: ActionFormat.ActionFormat): string =>
+  [systemPrompt, ActionFormat.instruction(format)].filter((s) => s.length > 0).join(' ')
+
+/**
+ * The first user message: the goal, then the first observation.
+ *
+ * @category destructors
+ * @since 0.1.0
+ */
+export const firstUser = (goal: string, text: string): string => `${goal}\n${text}`
+
+/**
+ * An action as a reply in `format` (what an expert would have written), without the stop token.
+ *
+ * @category destructors
+ * @since 0.1.0
+ */
+export const reply = (format: ActionFormat.ActionFormat, action: string, reasoning = ''): string => {
+  switch (format) {
+    case 'plain':
+      return action
+    case 'tagged':
+      return `${reasoning.length > 0 ? `${reasoning}\n` : ''}<action>${action}</action>`
+  }
+}

@@ -1,0 +1,141 @@
+import { Rng, Trajectory } from '@mtrl/core'
+import { ModelConfig, Policy, Sampler, Scoring } from '@mtrl/policy'
+import { expectNoLeak, TestBackend } from '@mtrl/testing'
+import * as tf from '@tensorflow/tfjs'
+import * as E from 'fp-ts/lib/Either.js'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Generator } from '../src/Generator.js'
+import * as Memory from '../src/Memory.js'
+import * as _ from '../src/Rollout.js'
+import * as Toy from '../src/Toy.js'
+
+const tokenizer = Toy.tokenizer()
+const template = Toy.template(tokenizer)
+let policy: Policy.Policy
+
+beforeAll(async () => {
+  await TestBackend.use('cpu')
+  policy = Policy.make(ModelConfig.make({ vocab: tokenizer.vocabSize, dModel: 16, layers: 1, heads: 2, maxLen: 128 }), 1)
+})
+afterAll(() => policy.dispose())
+
+const withGenerator = async <A>(slots: number, contextLength: number, body: (g: Generator) => Promise<A>): Promise<A> => {
+  const session = Sampler.make(policy, { slots, maxLen: contextLength })
+  try {
+    return await body({ session, template, tokenizer, contextLength })
+  } finally {
+    session.dispose()
+  }
+}
+
+const options: _.Options = { ..._.defaultOptions, systemPrompt: '', maxNewTokens: 3, temperature: 1 }
+
+const run = async (o: _.Options, envs: ReturnType<typeof Toy.corridor>[], seeds: number[], groupSize: number, contextLength = 128, seed = 0) =>
+  withGenerator(envs.length, contextLength, async (g) => {
+    const result = await _.run(o)(g)({ envs, seeds, groupSize, rng: Rng.make(seed) })()
+    if (E.isLeft(result)) throw new Error(result.left._tag)
+    return result.right
+  })
+
+describe('Rollout', () => {
+  it('records the exact token sequence the policy saw: re-scoring reproduces the sampler log-probs', async () => {
+    await expectNoLeak(async () => {
+      const { episodes } = await run(options, [0, 1, 2, 3].map(() => Toy.corridor()), [7, 8], 2)
+      for (const { trajectory } of episodes) {
+        expect(E.isRight(Trajectory.validate(trajectory))).toBe(true)
+        const kinds = trajectory.segments.map((s) => s.kind)
+        expect(kinds[0]).toBe('prompt')
+        // prompt, then action (observation action)* : observation tokens appended once per turn
+        expect(kinds.slice(1).join(',')).toBe(trajectory.turns.map(() => 'action').join(',observation,'))
+        const ids = tf.tensor2d(Trajectory.tokens(trajectory), [1, Trajectory.length(trajectory)], 'int32')
+        const { logprobs, entropy } = Scoring.tokenLogprobs(policy)(ids, options.temperature)
+        const scored = logprobs.dataSync()
+        const mask = Trajectory.actionMask(trajectory)
+        const sampled = new Float32Array(mask.length)
+        let at = 0
+        for (const s of trajectory.segments) {
+          if (s.logprobs !== undefined) sampled.set(s.logprobs, at)
+          at += s.tokens.length
+        }
+        mask.forEach((m, i) => m === 1 && expect(scored[i]).toBeCloseTo(sampled[i]!, 4))
+        tf.dispose([ids, logprobs, entropy])
+      }
+    })
+  })
+
+  it('gives the same group id to the episodes of one env and seed, and different ones across seeds', async () => {
+    const { episodes } = await run(options, [0, 1, 2, 3, 4, 5].map(() => Toy.corridor()), [11, 22], 3)
+    const ids = episodes.map((e) => e.trajectory.groupId)
+    expect(ids).toEqual(['corridor:11', 'corridor:11', 'corridor:11', 'corridor:22', 'corridor:22', 'corridor:22'])
+    expect(episodes.map((e) => e.trajectory.seed)).toEqual([11, 11, 11, 22, 22, 22])
+    expect(_.groupId('corridor', 11)).toBe('corridor:11')
+  })
+
+  it('is deterministic for a given rng seed', async () => {
+    const a = await run(options, [0, 1].map(() => Toy.corridor()), [1, 2], 1, 128, 5)
+    const b = await run(options, [0, 1].map(() => Toy.corridor()), [1, 2], 1, 128, 5)
+    expect(a.episodes.map((e) => Array.from(Trajectory.tokens(e.trajectory)))).toEqual(b.episodes.map((e) => Array.from(Trajectory.tokens(e.trajectory))))
+  })
+
+  it('truncates (and flags) an episode whose next observation would not fit the context', async () => {
+    const { episodes, metrics } = await run(options, [0, 1].map(() => Toy.corridor('left', 10)), [1, 2], 1, 40)
+    for (const { trajectory } of episodes) {
+      expect(trajectory.truncated).toBe(true)
+      expect(trajectory.won).toBe(false)
+      expect(Trajectory.length(trajectory)).toBeLessThanOrEqual(40)
+      expect(trajectory.turns.length).toBeLessThan(10)
+    }
+    expect(metrics.truncatedRate).toBe(1)
+  })
+
+  it('stops at maxTurns with truncated: true', async () => {
+    const { episodes } = await run({ ...options, maxTurns: 2 }, [Toy.corridor()], [1], 1)
+    expect(episodes[0]!.trajectory.turns.length).toBe(2)
+    expect(episodes[0]!.trajectory.truncated).toBe(true)
+  })
+
+  it('replaces unparseable or inadmissible actions with the default action and counts them invalid', async () => {
+    const { episodes, metrics } = await run({ ...options, defaultAction: 'forward', checkAdmissible: true }, [0, 1, 2, 3].map(() => Toy.corridor()), [1, 2, 3, 4], 1)
+    const turns = episodes.flatMap((e) => e.trajectory.turns)
+    for (const turn of turns) if (!turn.parsed) expect(turn.action).toBe('forward')
+    for (const turn of turns) if (!['left', 'right', 'forward'].includes(turn.action)) throw new Error(`sent ${turn.action}`)
+    expect(metrics.invalidRate).toBeCloseTo(turns.filter((u) => !u.valid).length / turns.length)
+    expect(metrics.formatErrorRate).toBeCloseTo(turns.filter((u) => !u.parsed).length / turns.length)
+  })
+
+  it('fixed-turn batching plays exactly K turns per slot across episode boundaries, truncating the last episode', async () => {
+    const { episodes } = await run({ ...options, turnsPerSlot: 5 }, [0, 1].map(() => Toy.corridor()), [3], 2)
+    for (const slot of [0, 1]) {
+      const mine = episodes.filter((e) => e.slot === slot)
+      expect(mine.reduce((n, e) => n + e.trajectory.turns.length, 0)).toBe(5)
+      expect(mine.map((e) => e.trajectory.turns.length)).toEqual([3, 2])
+      expect(mine.map((e) => e.trajectory.truncated)).toEqual([false, true])
+      expect(mine[1]!.trajectory.seed).toBe(_.seedOf([3], 0, 1))
+    }
+    expect(episodes[1]!.trajectory.groupId).toBe(episodes[3]!.trajectory.groupId)
+  })
+
+  it('window memory makes one sample per turn, each with its own prompt of the goal and the last K turns', async () => {
+    const { episodes } = await run({ ...options, memory: Memory.window(1) }, [Toy.corridor()], [1], 1)
+    const episode = episodes[0]!
+    expect(episode.samples.length).toBe(episode.trajectory.turns.length)
+    episode.samples.forEach((sample, k) => {
+      expect(sample.segments.map((s) => s.kind)).toEqual(['prompt', 'action'])
+      expect(sample.turns).toEqual([episode.trajectory.turns[k]])
+      expect(E.isRight(Trajectory.validate(sample))).toBe(true)
+    })
+    const prompt = (k: number) => tokenizer.decode(episode.samples[k]!.segments[0]!.tokens)
+    expect(prompt(0)).toContain('start')
+    expect(prompt(2)).toContain('middle')
+    expect(episode.samples[2]!.truncated).toBe(false)
+    expect(episode.samples[0]!.truncated).toBe(true)
+  })
+
+  it('reports turns, tokens and rates as data', async () => {
+    const { episodes, metrics } = await run(options, [0, 1, 2].map(() => Toy.corridor()), [1, 2, 3], 1)
+    expect(metrics.episodes).toBe(3)
+    expect(metrics.turns).toBe(episodes.reduce((n, e) => n + e.trajectory.turns.length, 0))
+    expect(metrics.generatedTokens).toBe(episodes.reduce((n, e) => n + Trajectory.actionMask(e.trajectory).reduce((a, b) => a + b, 0), 0))
+    expect(metrics.tokensPerSecond).toBeGreaterThan(0)
+  })
+})

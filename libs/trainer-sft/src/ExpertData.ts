@@ -1,0 +1,178 @@
+/**
+ * Expert demonstrations as training samples, in exactly the token layout of rollouts: a prompt
+ * (system + goal and first observation, ending with the assistant header), then per turn the
+ * action tokens (ending with the stop token) and the next observation. Two sources:
+ *
+ * - {@link replay}: play an expert's action list (e.g. an environment's expert planner) in the
+ *   environment, rendering through the same {@link Layout} as `Rollout.run`;
+ * - {@link fromChatJsonl}: JSONL in the OpenAI chat format, one conversation per line
+ *   (`{"messages":[{"role":"system","content":...},{"role":"user",...},{"role":"assistant",...}]}`).
+ *
+ * Expert action segments carry no log-probs (nobody sampled them).
+ *
+ * @since 0.1.0
+ */
+import { Decode, type Env, type EnvError, type Trajectory } from '@mtrl/core'
+import { Layout, type ActionFormat, type Generator } from '@mtrl/rollout'
+import * as E from 'fp-ts/lib/Either.js'
+import type * as TE from 'fp-ts/lib/TaskEither.js'
+import * as t from 'io-ts'
+
+/**
+ * What turning text into tokens needs: the chat template and the tokenizer of the policy.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Renderer {
+  readonly template: Generator.ChatTemplate
+  readonly tokenizer: Generator.Tokenizer
+}
+
+const actionTokens = (renderer: Renderer, text: string): Int32Array => {
+  const body = renderer.tokenizer.encode(text)
+  const stop = renderer.template.stopTokens[0]
+  if (stop === undefined) throw new Error('ExpertData: the chat template has no stop token')
+  const out = new Int32Array(body.length + 1)
+  out.set(body)
+  out[body.length] = stop
+  return out
+}
+
+/**
+ * One chat message.
+ *
+ * @category codecs
+ * @since 0.1.0
+ */
+export const Message = t.type({ role: t.keyof({ system: null, user: null, assistant: null }), content: t.string })
+/** @category models @since 0.1.0 */
+export type Message = t.TypeOf<typeof Message>
+
+/**
+ * One JSONL line.
+ *
+ * @category codecs
+ * @since 0.1.0
+ */
+export const Conversation = t.type({ messages: t.readonlyArray(Message) })
+/** @category models @since 0.1.0 */
+export type Conversation = t.TypeOf<typeof Conversation>
+
+/**
+ * A conversation as a training sample: an optional system message, a user message, then
+ * alternating assistant (action) and user (observation) messages. Trailing user messages are
+ * dropped (nothing to learn after them).
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const fromConversation =
+  (renderer: Renderer) =>
+  (conversation: Conversation, name = 'chat', seed = 0): E.Either<string, Trajectory.Trajectory> => {
+    const messages = conversation.messages
+    let i = 0
+    const system = messages[0]?.role === 'system' ? messages[i++]!.content : ''
+    const first = messages[i++]
+    if (first === undefined || first.role !== 'user') return E.left(`messages.${i - 1}: expected a user message first`)
+    const segments: Trajectory.Segment[] = [{ kind: 'prompt', turn: 0, tokens: renderer.template.prompt(system, first.content) }]
+    const turns: Trajectory.Turn[] = []
+    for (; i < messages.length; i++) {
+      const m = messages[i]!
+      const expected = (i - (system === '' ? 1 : 2)) % 2 === 0 ? 'assistant' : 'user'
+      if (m.role !== expected) return E.left(`messages.${i}: expected ${expected}, got ${m.role}`)
+      if (m.role === 'assistant') {
+        segments.push({ kind: 'action', turn: turns.length, tokens: actionTokens(renderer, m.content) })
+        turns.push({ action: m.content, reward: 0, valid: true, parsed: true, score: 0, maxScore: 0 })
+      } else if (i < messages.length - 1) segments.push({ kind: 'observation', turn: turns.length - 1, tokens: renderer.template.observation(m.content) })
+    }
+    if (turns.length === 0) return E.left('no assistant message')
+    return E.right({ env: name, seed, groupId: `${name}:${seed}`, segments, turns, turnRewards: turns.map(() => 0), won: true, truncated: false })
+  }
+
+/**
+ * Parses JSONL (one conversation per line; blank lines skipped). A bad line is reported with its
+ * line number and the path of the bad field.
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const fromChatJsonl =
+  (renderer: Renderer) =>
+  (text: string): E.Either<string, ReadonlyArray<Trajectory.Trajectory>> => {
+    const out: Trajectory.Trajectory[] = []
+    const lines = text.split('\n')
+    for (const [n, line] of lines.entries()) {
+      if (line.trim() === '') continue
+      let json: unknown
+      try {
+        json = JSON.parse(line)
+      } catch (e) {
+        return E.left(`line ${n + 1}: invalid JSON (${e instanceof Error ? e.message : String(e)})`)
+      }
+      const decoded = Decode.decode(`line ${n + 1}`, Conversation)(json)
+      if (E.isLeft(decoded)) return E.left(Decode.formatError(decoded.left))
+      const sample = fromConversation(renderer)(decoded.right, 'chat', out.length)
+      if (E.isLeft(sample)) return E.left(`line ${n + 1}: ${sample.left}`)
+      out.push(sample.right)
+    }
+    return E.right(out)
+  }
+
+/**
+ * Options of {@link replay}: the same `systemPrompt` and `actionFormat` as the rollouts the
+ * policy will do.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface ReplayOptions {
+  readonly systemPrompt: string
+  readonly actionFormat: ActionFormat.ActionFormat
+}
+
+/**
+ * Plays `actions` in `env` from `reset(seed)` and records the episode as rollouts would have
+ * (same prompt, same observation rendering, action tokens ending with the stop token). Stops at
+ * the end of the episode or of the plan.
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const replay =
+  (options: ReplayOptions, renderer: Renderer) =>
+  (env: Env.Env, seed: number, actions: ReadonlyArray<string>): TE.TaskEither<EnvError.EnvError, Trajectory.Trajectory> =>
+  async () => {
+    const start = await env.reset(seed)()
+    if (E.isLeft(start)) return start
+    const { goal, text } = start.right
+    const segments: Trajectory.Segment[] = [
+      { kind: 'prompt', turn: 0, tokens: renderer.template.prompt(Layout.system(options.systemPrompt, options.actionFormat), Layout.firstUser(goal, text)) }
+    ]
+    const turns: Trajectory.Turn[] = []
+    let won = false
+    let done = false
+    let pendingObservation: Int32Array = new Int32Array(0)
+    for (const action of actions) {
+      if (done) break
+      if (turns.length > 0) segments.push({ kind: 'observation', turn: turns.length - 1, tokens: pendingObservation })
+      segments.push({ kind: 'action', turn: turns.length, tokens: actionTokens(renderer, Layout.reply(options.actionFormat, action)) })
+      const result = await env.step(action)()
+      if (E.isLeft(result)) return result
+      const r = result.right
+      turns.push({ action, reward: r.reward, valid: r.info.valid, parsed: true, score: r.info.score, maxScore: r.info.maxScore })
+      pendingObservation = renderer.template.observation(r.observation)
+      done = r.done
+      won = r.won
+    }
+    return E.right({
+      env: env.spec.name,
+      seed,
+      groupId: `${env.spec.name}:${seed}`,
+      segments,
+      turns,
+      turnRewards: turns.map((u) => u.reward),
+      won,
+      truncated: !done
+    })
+  }
