@@ -1,0 +1,330 @@
+/**
+ * Runs untrusted Node.js code (the agent's repository and its tests) in a child process behind
+ * independent guards. Each guard relies on something different, so one failing open does not
+ * open the others:
+ *
+ * | guard          | stops                                   | relies on                                        |
+ * |----------------|-----------------------------------------|--------------------------------------------------|
+ * | `permission`   | reads/writes outside the allowed paths, child processes, workers | Node 20 `--experimental-permission` |
+ * | `network`      | every network connection                | a fresh network namespace (`unshare --net`, util-linux; CAP_SYS_ADMIN or user namespaces) |
+ * | `pidNamespace` | stray processes outliving the run       | `unshare --pid --fork --kill-child`: killing its init kills the namespace |
+ * | `rlimits`      | memory, process count, file size, CPU   | `prlimit` (util-linux): RLIMIT_AS, NPROC, FSIZE, CPU, CORE, NOFILE |
+ * | `uid`          | touching files of other users; NPROC counting | `setpriv` (util-linux) to a fresh unprivileged uid (needs root) |
+ * | `timeout`      | wall-clock overruns                     | SIGKILL to the process group from the host, plus `timeout -s KILL` inside (fires even if the host dies) |
+ * | `outputCap`    | floods of output                        | the host counts bytes and kills the group past the cap |
+ *
+ * `probe()` finds which guards this machine supports; `run` uses all of them unless told
+ * otherwise, and reports which were on.
+ *
+ * @since 0.1.0
+ */
+import { spawn, spawnSync } from 'node:child_process'
+import { randomInt } from 'node:crypto'
+import { existsSync } from 'node:fs'
+import * as TE from 'fp-ts/lib/TaskEither.js'
+import * as t from 'io-ts'
+
+/**
+ * The guard names.
+ *
+ * @category codecs
+ * @since 0.1.0
+ */
+export const Guard = t.keyof({ permission: null, network: null, pidNamespace: null, rlimits: null, uid: null, timeout: null, outputCap: null })
+/** @category models @since 0.1.0 */
+export type Guard = t.TypeOf<typeof Guard>
+
+/** Every guard, in a fixed order. @category constants @since 0.1.0 */
+export const allGuards: ReadonlyArray<Guard> = ['permission', 'network', 'pidNamespace', 'rlimits', 'uid', 'timeout', 'outputCap']
+
+/**
+ * Resource limits of one run.
+ *
+ * @category codecs
+ * @since 0.1.0
+ */
+export const Limits = t.type({
+  /** Wall-clock limit of the whole run. */
+  timeoutMs: t.number,
+  /** Address-space cap (RLIMIT_AS); Node itself needs about 700 MB of address space. */
+  memoryMb: t.number,
+  /** Processes and threads of the run's uid (RLIMIT_NPROC); Node uses about 10 threads. */
+  maxProcesses: t.number,
+  /** Largest file the run may write (RLIMIT_FSIZE). */
+  maxFileMb: t.number,
+  /** Bytes of stdout + stderr before the run is killed. */
+  maxOutputBytes: t.number
+})
+/** @category models @since 0.1.0 */
+export type Limits = t.TypeOf<typeof Limits>
+
+/** @category constants @since 0.1.0 */
+export const defaultLimits: Limits = { timeoutMs: 10_000, memoryMb: 1024, maxProcesses: 48, maxFileMb: 8, maxOutputBytes: 1 << 20 }
+
+/**
+ * What this machine supports: the guards available, and for each missing one why.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Probe {
+  readonly available: ReadonlyArray<Guard>
+  readonly missing: ReadonlyArray<{ readonly guard: Guard; readonly reason: string }>
+  /** Absolute paths of the helper tools found. */
+  readonly tools: Readonly<Record<'unshare' | 'prlimit' | 'setpriv' | 'timeout', string | undefined>>
+  /** Whether namespaces need a user namespace (not root). */
+  readonly userNamespace: boolean
+}
+
+const which = (name: string): string | undefined =>
+  ['/usr/bin', '/bin', '/usr/sbin', '/sbin', '/usr/local/bin'].map((d) => `${d}/${name}`).find((p) => existsSync(p))
+
+const works = (cmd: string, args: ReadonlyArray<string>): boolean => {
+  const r = spawnSync(cmd, args, { stdio: 'ignore', timeout: 5000 })
+  return r.status === 0
+}
+
+let cached: Probe | undefined
+
+/**
+ * Detects the guards this machine supports (once per process; a few short `spawnSync` calls).
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const probe = (): Probe => {
+  if (cached !== undefined) return cached
+  const tools = { unshare: which('unshare'), prlimit: which('prlimit'), setpriv: which('setpriv'), timeout: which('timeout') }
+  const missing: Array<{ guard: Guard; reason: string }> = []
+  const root = process.getuid?.() === 0
+  const [major, minor] = process.versions.node.split('.').map(Number) as [number, number]
+  if (major < 20 || (major === 20 && minor < 0)) missing.push({ guard: 'permission', reason: `Node ${process.versions.node} has no permission model (needs >= 20)` })
+  let userNamespace = false
+  const nsArgs = ['--net', '--pid', '--fork', '--kill-child', '--', '/bin/true']
+  if (tools.unshare === undefined) {
+    missing.push({ guard: 'network', reason: 'util-linux `unshare` not found' }, { guard: 'pidNamespace', reason: 'util-linux `unshare` not found' })
+  } else if (!(root && works(tools.unshare, nsArgs))) {
+    if (works(tools.unshare, ['--user', '--map-root-user', ...nsArgs])) userNamespace = true
+    else {
+      const reason = '`unshare --net --pid` failed (needs root/CAP_SYS_ADMIN or unprivileged user namespaces)'
+      missing.push({ guard: 'network', reason }, { guard: 'pidNamespace', reason })
+    }
+  }
+  if (tools.prlimit === undefined) missing.push({ guard: 'rlimits', reason: 'util-linux `prlimit` not found' })
+  if (tools.setpriv === undefined) missing.push({ guard: 'uid', reason: 'util-linux `setpriv` not found' })
+  else if (!root) missing.push({ guard: 'uid', reason: 'dropping to a fresh uid needs root' })
+  if (tools.timeout === undefined) missing.push({ guard: 'timeout', reason: 'coreutils `timeout` not found (the host-side kill still applies)' })
+  const hardMissing = new Set(missing.filter((m) => m.guard !== 'timeout').map((m) => m.guard))
+  cached = { available: allGuards.filter((g) => !hardMissing.has(g)), missing, tools, userNamespace }
+  return cached
+}
+
+/**
+ * A human-readable account of the guards, for logs and READMEs.
+ *
+ * @category destructors
+ * @since 0.1.0
+ */
+export const describeProbe = (p: Probe): string =>
+  p.missing.length === 0
+    ? `sandbox: all guards available (${p.available.join(', ')})`
+    : `sandbox: guards available: ${p.available.join(', ')}; MISSING: ${p.missing.map((m) => `${m.guard} (${m.reason})`).join('; ')}`
+
+/**
+ * One sandboxed run of `node [nodeArgs] script`.
+ *
+ * - `writeDir`: the one directory the code may write (and read);
+ * - `readPaths`: further paths it may read;
+ * - `guards`: the guards to use (default: every available one); asking for a missing guard is
+ *   an error, not a silent downgrade.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface RunOptions {
+  readonly writeDir: string
+  readonly readPaths: ReadonlyArray<string>
+  readonly script: string
+  readonly nodeArgs: ReadonlyArray<string>
+  readonly limits: Limits
+  readonly guards?: ReadonlyArray<Guard>
+  /** Called with the uid the run will use, before it starts (to chown the work directory). */
+  readonly prepare?: (uid: number | undefined) => void
+}
+
+/**
+ * What a run did. `stdout`/`stderr` hold at most `maxOutputBytes` in total.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface RunResult {
+  readonly exitCode: number | null
+  readonly signal: string | null
+  readonly timedOut: boolean
+  readonly outputExceeded: boolean
+  readonly stdout: string
+  readonly stderr: string
+  readonly ms: number
+  readonly guards: ReadonlyArray<Guard>
+}
+
+/**
+ * Sandbox failures (the run could not even start).
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type SandboxError =
+  | { readonly _tag: 'GuardUnavailable'; readonly guards: ReadonlyArray<Guard>; readonly reason: string }
+  | { readonly _tag: 'SpawnFailed'; readonly reason: string }
+
+/** @category destructors @since 0.1.0 */
+export const errorMessage = (e: SandboxError): string => {
+  switch (e._tag) {
+    case 'GuardUnavailable':
+      return `sandbox guards unavailable: ${e.guards.join(', ')} (${e.reason})`
+    case 'SpawnFailed':
+      return `sandbox could not start: ${e.reason}`
+  }
+}
+
+/** A uid no account uses: 2^20 + random, one per run, so NPROC counts only this run. */
+const freshUid = (): number => 1_048_576 + randomInt(0, 1 << 24)
+
+/**
+ * The full command line for a run (exported for tests and docs).
+ *
+ * @category destructors
+ * @since 0.1.0
+ */
+export const commandLine = (options: RunOptions, guards: ReadonlySet<Guard>, uid: number | undefined, p: Probe = probe()): ReadonlyArray<string> => {
+  const { limits } = options
+  const cmd: string[] = []
+  if ((guards.has('network') || guards.has('pidNamespace')) && p.tools.unshare !== undefined) {
+    cmd.push(p.tools.unshare)
+    if (p.userNamespace) cmd.push('--user', '--map-root-user')
+    if (guards.has('network')) cmd.push('--net')
+    if (guards.has('pidNamespace')) cmd.push('--pid', '--fork', '--kill-child')
+    cmd.push('--')
+  }
+  if (guards.has('timeout') && p.tools.timeout !== undefined) cmd.push(p.tools.timeout, '-s', 'KILL', `${Math.ceil(limits.timeoutMs / 1000) + 1}s`)
+  if (guards.has('rlimits') && p.tools.prlimit !== undefined) {
+    cmd.push(
+      p.tools.prlimit,
+      `--as=${Math.floor(limits.memoryMb * 1024 * 1024)}`,
+      `--fsize=${Math.floor(limits.maxFileMb * 1024 * 1024)}`,
+      `--cpu=${Math.ceil(limits.timeoutMs / 1000) + 1}`,
+      '--core=0',
+      '--nofile=256'
+    )
+    // NPROC counts every process of the uid: only meaningful with a fresh uid of our own.
+    if (uid !== undefined) cmd.push(`--nproc=${limits.maxProcesses}`)
+    cmd.push('--')
+  }
+  if (uid !== undefined && p.tools.setpriv !== undefined) cmd.push(p.tools.setpriv, `--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', '--no-new-privs', '--')
+  cmd.push(process.execPath)
+  if (guards.has('permission')) {
+    cmd.push('--experimental-permission', `--allow-fs-write=${options.writeDir}`, `--allow-fs-read=${options.writeDir}`)
+    for (const r of options.readPaths) cmd.push(`--allow-fs-read=${r}`)
+  }
+  const heapMb = Math.max(32, Math.min(512, Math.floor(limits.memoryMb / 4)))
+  cmd.push('--no-warnings', `--max-old-space-size=${heapMb}`, ...options.nodeArgs, options.script)
+  return cmd
+}
+
+const childEnv = (dir: string): NodeJS.ProcessEnv => ({ PATH: '/usr/bin:/bin', HOME: dir, TMPDIR: dir, LANG: 'C.UTF-8', NODE_ENV: 'test' })
+
+/**
+ * Runs the script under the requested guards. Never rejects once started: a killed run is a
+ * `RunResult` with `timedOut` or `outputExceeded` set.
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const run = (options: RunOptions): TE.TaskEither<SandboxError, RunResult> => () =>
+  new Promise((resolve) => {
+    const p = probe()
+    const wanted = options.guards ?? p.available
+    const unavailable = wanted.filter((g) => !p.available.includes(g))
+    if (unavailable.length > 0) {
+      resolve({ _tag: 'Left', left: { _tag: 'GuardUnavailable', guards: unavailable, reason: describeProbe(p) } })
+      return
+    }
+    const guards = new Set(wanted)
+    const uid = guards.has('uid') ? freshUid() : undefined
+    try {
+      options.prepare?.(uid)
+    } catch (e) {
+      resolve({ _tag: 'Left', left: { _tag: 'SpawnFailed', reason: `prepare: ${String(e)}` } })
+      return
+    }
+    const [cmd, ...args] = commandLine(options, guards, uid, p)
+    const started = Date.now()
+    const child = spawn(cmd!, args, { cwd: options.writeDir, env: childEnv(options.writeDir), detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
+    const out: Buffer[] = []
+    const err: Buffer[] = []
+    let bytes = 0
+    let timedOut = false
+    let outputExceeded = false
+    let settled = false
+    const killGroup = (): void => {
+      try {
+        if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL')
+      } catch {
+        // already gone
+      }
+    }
+    const timer = setTimeout(() => {
+      timedOut = true
+      killGroup()
+    }, options.limits.timeoutMs)
+    const collect = (into: Buffer[]) => (chunk: Buffer) => {
+      if (outputExceeded) return
+      const room = options.limits.maxOutputBytes - bytes
+      if (chunk.length > room) {
+        into.push(chunk.subarray(0, Math.max(0, room)))
+        bytes = options.limits.maxOutputBytes
+        outputExceeded = true
+        if (guards.has('outputCap')) killGroup()
+        return
+      }
+      into.push(chunk)
+      bytes += chunk.length
+    }
+    child.stdout.on('data', collect(out))
+    child.stderr.on('data', collect(err))
+    child.on('error', (e) => {
+      if (settled) return
+      settled = true
+      clearTimeout(timer)
+      resolve({ _tag: 'Left', left: { _tag: 'SpawnFailed', reason: e.message } })
+    })
+    // A process that escaped the group could hold the pipes open: once the child has exited,
+    // give the pipes a moment to drain, then close them ourselves.
+    child.on('exit', () => {
+      setTimeout(() => {
+        child.stdout.destroy()
+        child.stderr.destroy()
+      }, 250).unref()
+    })
+    child.on('close', (code, signal) => {
+      if (settled) return
+      settled = true
+      clearTimeout(timer)
+      killGroup()
+      resolve({
+        _tag: 'Right',
+        right: {
+          exitCode: code,
+          signal,
+          timedOut,
+          outputExceeded,
+          stdout: Buffer.concat(out).toString('utf8'),
+          stderr: Buffer.concat(err).toString('utf8'),
+          ms: Date.now() - started,
+          guards: [...guards]
+        }
+      })
+    })
+  })

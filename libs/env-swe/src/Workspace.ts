@@ -1,0 +1,260 @@
+/**
+ * An episode's private directory and the file actions on it (`ls`, `cat`, `grep`, `edit`).
+ *
+ * Layout: `<os.tmpdir()>/mtrl-swe-<pid>-<random>/` holds `repo/` (the project; the agent's
+ * whole world and the only path sandboxed code may write) and `reporter.mjs` (read-only for the
+ * sandbox). Every path the agent names is resolved inside `repo/`; a path that leaves it, by
+ * `..`, an absolute path or a symlink (checked on the real path), is refused.
+ *
+ * Clean-up: `dispose` removes the directory; a process `exit` hook removes what is still
+ * live; and `make` sweeps directories left by processes that no longer exist (a host killed
+ * with SIGKILL runs no hook).
+ *
+ * @since 0.1.0
+ */
+import * as fs from 'node:fs'
+import { tmpdir } from 'node:os'
+import * as path from 'node:path'
+import * as E from 'fp-ts/lib/Either.js'
+import * as Edit from './Edit.js'
+import { reporterSource } from './Suite.js'
+
+/** Prefix of every episode directory in the temporary directory. @category constants @since 0.1.0 */
+export const PREFIX = 'mtrl-swe-'
+
+/**
+ * A live workspace.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Workspace {
+  readonly root: string
+  readonly repoDir: string
+  readonly reporterPath: string
+  /** Chowns the repository to a sandbox uid (no-op for `undefined`). */
+  readonly prepare: (uid: number | undefined) => void
+  readonly dispose: () => void
+}
+
+const live = new Set<string>()
+let hooked = false
+const removeLive = (): void => {
+  for (const dir of live) fs.rmSync(dir, { recursive: true, force: true })
+  live.clear()
+}
+
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
+/**
+ * Removes episode directories whose owning process is gone. Returns how many it removed.
+ *
+ * @category destructors
+ * @since 0.1.0
+ */
+export const sweep = (base: string = tmpdir()): number => {
+  let removed = 0
+  for (const name of fs.readdirSync(base)) {
+    const m = /^mtrl-swe-(\d+)-[A-Za-z0-9]+$/.exec(name)
+    if (m === null || alive(Number(m[1]))) continue
+    fs.rmSync(path.join(base, name), { recursive: true, force: true })
+    removed++
+  }
+  return removed
+}
+
+const chownTree = (dir: string, uid: number): void => {
+  fs.lchownSync(dir, uid, uid)
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, entry.name)
+    if (entry.isDirectory()) chownTree(p, uid)
+    else fs.lchownSync(p, uid, uid)
+  }
+}
+
+/**
+ * Creates a workspace holding `files` (relative path -> text).
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const make = (files: Readonly<Record<string, string>>, base: string = tmpdir()): Workspace => {
+  if (!hooked) {
+    hooked = true
+    process.once('exit', removeLive)
+  }
+  sweep(base)
+  const finalRoot = fs.realpathSync(fs.mkdtempSync(path.join(base, `${PREFIX}${process.pid}-`)))
+  live.add(finalRoot)
+  fs.chmodSync(finalRoot, 0o711)
+  const repoDir = path.join(finalRoot, 'repo')
+  fs.mkdirSync(repoDir, { mode: 0o700 })
+  const reporterPath = path.join(finalRoot, 'reporter.mjs')
+  fs.writeFileSync(reporterPath, reporterSource, { mode: 0o644 })
+  writeFiles(repoDir, files)
+  return {
+    root: finalRoot,
+    repoDir,
+    reporterPath,
+    prepare: (uid) => {
+      if (uid !== undefined) chownTree(repoDir, uid)
+    },
+    dispose: () => {
+      fs.rmSync(finalRoot, { recursive: true, force: true })
+      live.delete(finalRoot)
+    }
+  }
+}
+
+/**
+ * Writes files under a directory (creating parent directories).
+ *
+ * @category combinators
+ * @since 0.1.0
+ */
+export const writeFiles = (dir: string, files: Readonly<Record<string, string>>): void => {
+  for (const [rel, text] of Object.entries(files)) {
+    const p = path.join(dir, rel)
+    fs.mkdirSync(path.dirname(p), { recursive: true })
+    fs.writeFileSync(p, text)
+  }
+}
+
+/**
+ * Resolves an agent-supplied path inside `repoDir`, refusing escapes. For a path that does not
+ * exist yet, its nearest existing parent is checked.
+ *
+ * @category destructors
+ * @since 0.1.0
+ */
+export const resolveInside = (repoDir: string, rel: string): E.Either<string, string> => {
+  if (rel.includes('\0')) return E.left('invalid path')
+  if (path.isAbsolute(rel)) return E.left(`${rel}: absolute paths are not allowed; paths are relative to the repository`)
+  const target = path.resolve(repoDir, rel)
+  const inside = (p: string): boolean => p === repoDir || p.startsWith(repoDir + path.sep)
+  if (!inside(target)) return E.left(`${rel}: outside the repository`)
+  let existing = target
+  while (!fs.existsSync(existing) && existing !== repoDir) {
+    try {
+      fs.lstatSync(existing)
+      return E.left(`${rel}: a dangling symlink`)
+    } catch {
+      existing = path.dirname(existing)
+    }
+  }
+  let real: string
+  try {
+    real = fs.realpathSync(existing)
+  } catch {
+    return E.left(`${rel}: cannot be resolved`)
+  }
+  return inside(real) ? E.right(target) : E.left(`${rel}: resolves outside the repository (symlink)`)
+}
+
+/** Largest file `cat`/`grep`/`edit` will read. */
+const MAX_READ = 1 << 20
+
+const readText = (p: string): E.Either<string, string> => {
+  const st = fs.statSync(p)
+  if (!st.isFile()) return E.left('not a regular file')
+  if (st.size > MAX_READ) return E.left(`file too large (${st.size} bytes)`)
+  return E.right(fs.readFileSync(p, 'utf8'))
+}
+
+/**
+ * `ls [dir]`: entries of a directory, directories with a trailing `/`.
+ *
+ * @category destructors
+ * @since 0.1.0
+ */
+export const ls = (repoDir: string, rel: string): E.Either<string, string> => {
+  const r = resolveInside(repoDir, rel)
+  if (E.isLeft(r)) return r
+  if (!fs.existsSync(r.right) || !fs.statSync(r.right).isDirectory()) return E.left(`${rel}: no such directory`)
+  const entries = fs.readdirSync(r.right, { withFileTypes: true }).map((e) => (e.isDirectory() ? `${e.name}/` : e.name)).sort()
+  return E.right(entries.length === 0 ? '(empty)' : entries.join('\n'))
+}
+
+/**
+ * `cat FILE [START-END]`: the file with 1-based line numbers, optionally a line range.
+ *
+ * @category destructors
+ * @since 0.1.0
+ */
+export const cat = (repoDir: string, rel: string, range?: readonly [number, number]): E.Either<string, string> => {
+  const r = resolveInside(repoDir, rel)
+  if (E.isLeft(r)) return r
+  if (!fs.existsSync(r.right)) return E.left(`${rel}: no such file`)
+  const text = readText(r.right)
+  if (E.isLeft(text)) return E.left(`${rel}: ${text.left}`)
+  const lines = text.right.split('\n')
+  const [from, to] = range ?? [1, lines.length]
+  if (from < 1 || to < from) return E.left(`bad line range ${from}-${to}`)
+  const width = String(Math.min(to, lines.length)).length
+  return E.right(lines.slice(from - 1, to).map((l, i) => `${String(from + i).padStart(width)} | ${l}`).join('\n'))
+}
+
+const walkFiles = (dir: string, out: string[], limit: number): void => {
+  for (const e of fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+    if (out.length >= limit) return
+    const p = path.join(dir, e.name)
+    if (e.isDirectory() && e.name !== 'node_modules') walkFiles(p, out, limit)
+    else if (e.isFile()) out.push(p)
+  }
+}
+
+/**
+ * `grep PATTERN [DIR]`: lines containing PATTERN (a plain substring, so no pattern can hang the
+ * host), as `file:line: text`. Symlinks are not followed.
+ *
+ * @category destructors
+ * @since 0.1.0
+ */
+export const grep = (repoDir: string, pattern: string, rel: string): E.Either<string, string> => {
+  const r = resolveInside(repoDir, rel)
+  if (E.isLeft(r)) return r
+  if (!fs.existsSync(r.right)) return E.left(`${rel}: no such file or directory`)
+  const files: string[] = []
+  if (fs.statSync(r.right).isDirectory()) walkFiles(r.right, files, 2000)
+  else files.push(r.right)
+  const hits: string[] = []
+  for (const f of files) {
+    const text = readText(f)
+    if (E.isLeft(text)) continue
+    text.right.split('\n').forEach((line, i) => {
+      if (line.includes(pattern)) hits.push(`${path.relative(repoDir, f)}:${i + 1}: ${line}`)
+    })
+  }
+  return E.right(hits.length === 0 ? `no matches for ${JSON.stringify(pattern)}` : hits.join('\n'))
+}
+
+/**
+ * `edit FILE` + blocks: applies a search/replace edit (see `Edit`), all or nothing.
+ *
+ * @category combinators
+ * @since 0.1.0
+ */
+export const edit = (repoDir: string, fileEdit: Edit.FileEdit): E.Either<string, string> => {
+  const r = resolveInside(repoDir, fileEdit.file)
+  if (E.isLeft(r)) return r
+  const exists = fs.existsSync(r.right)
+  let before: string | undefined
+  if (exists) {
+    const text = readText(r.right)
+    if (E.isLeft(text)) return E.left(`${fileEdit.file}: ${text.left}`)
+    before = text.right
+  }
+  const after = Edit.applyBlocks(fileEdit.blocks)(before)
+  if (E.isLeft(after)) return E.left(`${fileEdit.file}: ${after.left}`)
+  fs.mkdirSync(path.dirname(r.right), { recursive: true })
+  fs.writeFileSync(r.right, after.right)
+  const n = fileEdit.blocks.length
+  return E.right(`${exists ? 'edited' : 'created'} ${fileEdit.file} (${n} block${n === 1 ? '' : 's'} applied)`)
+}
