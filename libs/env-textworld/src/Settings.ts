@@ -39,7 +39,7 @@ export const Custom = t.intersection([
     _tag: t.literal('custom'),
     rooms: intIn('rooms', 1, 12),
     objects: intIn('objects', 0, 24),
-    questLength: intIn('questLength', 1, 16)
+    questLength: intIn('questLength', 1, 12)
   }),
   t.partial({ objective: ObjectiveDetail })
 ])
@@ -112,7 +112,7 @@ export const parse = (text: string): E.Either<string, Settings> => {
             : { _tag: 'cooking', rewards: cooking[1] ?? 'dense', goal: cooking[2] ?? 'detailed', test: cooking[3] !== undefined }
         })()
   if (candidate === undefined) return E.left(`not a TextWorld setting: "${text}" (expected wW-oO-qQ or tw-simple[-sparse|-balanced|-dense][-detailed|-brief|-none][-test])`)
-  return E.mapLeft(() => `out of range: "${text}" (rooms 1-12, objects 0-24, quest length 1-16)`)(Settings.decode(candidate))
+  return E.mapLeft(() => `out of range: "${text}" (rooms 1-12, objects 0-24, quest length 1-12)`)(Settings.decode(candidate))
 }
 
 /**

@@ -147,7 +147,8 @@ export const backward = (rng: Rng.Rng, layout: Layout, doorOn: Int16Array, base:
     cands[pickIndex(rng, cands)]!.run()
     if (d.player === before) since = new Set([d.player])
   }
-  for (let e = 0; e < d.kind.length; e++) if (d.kind[e] === 'item' && d.pos[e] === CARRIED) return undefined
+  // A one-action quest starts with the item in hand (as TextWorld's length-1 quests); longer ones with empty hands.
+  if (length > 1) for (let e = 0; e < d.kind.length; e++) if (d.kind[e] === 'item' && d.pos[e] === CARRIED) return undefined
   return { draft: d, steps: steps.reverse(), goal, traversed }
 }
 
