@@ -117,20 +117,25 @@ export const render = (edit: FileEdit): string =>
 /**
  * The smallest edit that turns `from` into `to`: one block spanning the changed lines, with just
  * enough context lines that its SEARCH is non-empty and unique in `from`. This is how gold
- * patches (mutant -> original) are written.
+ * patches (mutant -> original) are written. `from` must have a non-blank line (a blank file has
+ * no SEARCH text to anchor on; that is a programmer error).
  *
  * @category constructors
  * @since 0.1.0
  */
 export const diff = (file: string, from: string, to: string): FileEdit | undefined => {
   if (from === to) return undefined
+  if (from.trim() === '') throw new RangeError(`Edit.diff: ${file} is blank, nothing to anchor a SEARCH on`)
   const a = from.split('\n')
   const b = to.split('\n')
   let head = 0
   while (head < a.length && head < b.length && a[head] === b[head]) head++
   let tail = 0
   while (tail < a.length - head && tail < b.length - head && a[a.length - 1 - tail] === b[b.length - 1 - tail]) tail++
-  for (let c = 0; ; c++) {
+  // A hunk that only deletes or only inserts lines needs a context line, or the newline that
+  // separated it would be left behind.
+  const pure = a.length - tail - head <= 0 || b.length - tail - head <= 0
+  for (let c = pure ? 1 : 0; ; c++) {
     const lo = Math.max(0, head - c)
     const search = a.slice(lo, Math.min(a.length, a.length - tail + c)).join('\n')
     const replace = b.slice(lo, Math.min(b.length, b.length - tail + c)).join('\n')
