@@ -64,7 +64,7 @@ const entry = <P extends t.Props>(
       pipe(
         Decode.decodeStrict(`${name} options`, Overrides)(overrides ?? {}),
         E.map((partial) => {
-          const given = Object.fromEntries(Object.entries(partial).filter(([, v]) => v !== undefined))
+          const given = Object.fromEntries(Object.entries(partial as Record<string, unknown>).filter(([, v]) => v !== undefined))
           return estimate({ ...defaultOptions, ...given })
         })
       )

@@ -7,24 +7,29 @@
 export const WHITEN_EPSILON = 1e-8
 
 export const whitenInPlace = (x: Float32Array, mask: Float32Array): void => {
+  // Two branch-free passes (mask is 0/1). Moments use sums shifted by the first masked entry
+  // (the "shifted data" algorithm), which keeps sum-of-squares cancellation small in float64.
   const n = x.length
+  let shift = 0
+  for (let i = 0; i < n; i++)
+    if (mask[i] === 1) {
+      shift = x[i]!
+      break
+    }
   let count = 0
   let sum = 0
-  for (let i = 0; i < n; i++) {
-    if (mask[i] === 1) {
-      count++
-      sum += x[i]!
-    }
-  }
-  if (count === 0) return
-  const mean = sum / count
   let squares = 0
   for (let i = 0; i < n; i++) {
-    if (mask[i] === 1) {
-      const d = x[i]! - mean
-      squares += d * d
-    }
+    const m = mask[i]!
+    const d = (x[i]! - shift) * m
+    count += m
+    sum += d
+    squares += d * d
   }
-  const scale = count > 1 ? 1 / Math.sqrt(squares / (count - 1) + WHITEN_EPSILON) : 1
-  for (let i = 0; i < n; i++) x[i] = mask[i] === 1 ? (x[i]! - mean) * scale : 0
+  if (count === 0) return
+  const mean = shift + sum / count
+  const variance = count > 1 ? Math.max(0, (squares - (sum * sum) / count) / (count - 1)) : 0
+  const scale = count > 1 ? 1 / Math.sqrt(variance + WHITEN_EPSILON) : 1
+  // `+ 0` turns the -0 of masked negative entries into 0
+  for (let i = 0; i < n; i++) x[i] = (x[i]! - mean) * scale * mask[i]! + 0
 }
