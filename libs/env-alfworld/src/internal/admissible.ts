@@ -16,9 +16,15 @@ const appliance: Readonly<Record<string, 'Heat' | 'Cool' | 'Clean'>> = { microwa
  * @since 0.1.0
  */
 export const admissibleCommands = (state: State): ReadonlyArray<Command.Command> => {
+  const out: Command.Command[] = []
+  for (let r = 0; r < state.game.scene.receptacles.length; r++) if (r !== state.at) out.push({ _tag: 'GoTo', receptacle: r })
+  return out.concat(localCommands(state))
+}
+
+/** The admissible commands other than `go to`. */
+const localCommands = (state: State): ReadonlyArray<Command.Command> => {
   const { scene } = state.game
   const out: Command.Command[] = []
-  for (let r = 0; r < scene.receptacles.length; r++) if (r !== state.at) out.push({ _tag: 'GoTo', receptacle: r })
   const at = state.at
   if (at >= 0) {
     const rec = scene.receptacles[at]!
@@ -48,11 +54,36 @@ export const admissibleCommands = (state: State): ReadonlyArray<Command.Command>
   return out
 }
 
+const goToCache = new WeakMap<State['game']['scene'], ReadonlyArray<readonly [string, number]>>()
+
+/** `go to R` texts of a scene, sorted, with their receptacle index (computed once per scene). */
+const goTos = (scene: State['game']['scene']): ReadonlyArray<readonly [string, number]> => {
+  let cached = goToCache.get(scene)
+  if (cached === undefined) {
+    cached = scene.receptacles.map((r, i) => [`go to ${r.name}`, i] as const).sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
+    goToCache.set(scene, cached)
+  }
+  return cached
+}
+
 /**
- * Admissible commands as text, sorted (ALFWorld's `admissible_commands`).
+ * Admissible commands as text, sorted (ALFWorld's `admissible_commands`). The `go to` texts
+ * are rendered and sorted once per scene and merged with the few others.
  *
  * @category destructors
  * @since 0.1.0
  */
-export const admissible = (state: State): ReadonlyArray<string> =>
-  admissibleCommands(state).map(Command.render(state.game.scene)).sort()
+export const admissible = (state: State): ReadonlyArray<string> => {
+  const scene = state.game.scene
+  const render = Command.render(scene)
+  const others = localCommands(state).map(render).sort()
+  const out: string[] = []
+  let j = 0
+  for (const [text, r] of goTos(scene)) {
+    if (r === state.at) continue
+    while (j < others.length && others[j]! < text) out.push(others[j++]!)
+    out.push(text)
+  }
+  while (j < others.length) out.push(others[j++]!)
+  return out
+}
