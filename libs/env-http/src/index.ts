@@ -5,6 +5,12 @@
  *
  * @since 0.1.0
  */
+export * as Chat from './Chat.js'
+export * as ChatLog from './ChatLog.js'
+export * as ChatPolicy from './ChatPolicy.js'
 export * as EnvServer from './EnvServer.js'
+export * as Episode from './Episode.js'
+export * as Expert from './Expert.js'
+export * as Fleet from './Fleet.js'
 export * as HttpEnv from './HttpEnv.js'
 export * as Protocol from './Protocol.js'
