@@ -1,0 +1,73 @@
+/**
+ * The metrics of one RL iteration, as data with namespaced names (the app logs them):
+ * `loss/*`, `kl/*`, `clip/*`, `entropy/*`, `grad/*`, `value/*`, `advantage/*`, `episode/*`,
+ * `batch/*`, `logprob/*`, `perf/*`, `time/*`. Undefined quantities (no critic, no update) are NaN.
+ *
+ * - `logprob/sampler_trainer_gap`: mean |sampler log-prob - trainer log-prob| over action tokens
+ *   (0 up to float error when sampling and scoring agree; grows with top-k / top-p sampling);
+ * - `kl/mean`: mean per-token KL to the reference (the configured estimator), before the update;
+ * - `kl/policy_change`: mean (logp_old - logp) during the update (verl's `ppo_kl`);
+ * - `value/explained_variance`: 1 - Var(R - V) / Var(R) over action tokens.
+ *
+ * @since 0.1.0
+ */
+
+/**
+ * @category models
+ * @since 0.1.0
+ */
+export type Metrics = Readonly<Record<string, number>> & {
+  readonly iteration: number
+  readonly 'loss/policy': number
+  readonly 'loss/value': number
+  readonly 'kl/mean': number
+  readonly 'clip/fraction': number
+  readonly 'entropy/mean': number
+  readonly 'value/explained_variance': number
+  readonly 'episode/success_rate': number
+  readonly 'episode/return': number
+  readonly 'episode/turns': number
+  readonly 'episode/invalid_rate': number
+  readonly 'logprob/sampler_trainer_gap': number
+  readonly 'perf/tokens_per_s': number
+  readonly 'time/rollout_s': number
+  readonly 'time/update_s': number
+}
+
+/**
+ * The names of the timing metrics (they differ between otherwise identical runs).
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export const timing: ReadonlyArray<string> = ['perf/tokens_per_s', 'time/rollout_s', 'time/update_s']
+
+/**
+ * `1 - Var(returns - values) / Var(returns)` over the positions where `mask` is 1 (NaN when the
+ * returns do not vary).
+ *
+ * @category destructors
+ * @since 0.1.0
+ */
+export const explainedVariance = (values: Float32Array, returns: Float32Array, mask: Float32Array): number => {
+  let n = 0
+  let sr = 0
+  let sd = 0
+  mask.forEach((m, i) => {
+    if (m !== 1) return
+    n++
+    sr += returns[i]!
+    sd += returns[i]! - values[i]!
+  })
+  if (n < 2) return Number.NaN
+  const mr = sr / n
+  const md = sd / n
+  let vr = 0
+  let vd = 0
+  mask.forEach((m, i) => {
+    if (m !== 1) return
+    vr += (returns[i]! - mr) ** 2
+    vd += (returns[i]! - values[i]! - md) ** 2
+  })
+  return vr === 0 ? Number.NaN : 1 - vd / vr
+}

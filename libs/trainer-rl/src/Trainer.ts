@@ -1,0 +1,293 @@
+/**
+ * One RL iteration of multi-turn agent training, the paper's loop: rollout -> rewards ->
+ * advantages -> minibatch updates, returning metrics as data (libs never log).
+ *
+ * The trainer is a stateful resource (policy and critic optimizers, a sampler session, the
+ * random streams, the KL coefficient, the iteration count): {@link make} it, call
+ * {@link iterate} repeatedly, `dispose` it. `Checkpointing` saves and restores its whole state.
+ *
+ * @since 0.1.0
+ */
+import { Estimator } from '@mtrl/advantages'
+import { Rng, type Env, type EnvError, type RewardFn } from '@mtrl/core'
+import { Critic, Policy, Sampler } from '@mtrl/policy'
+import { Batch, Rollout, type Generator } from '@mtrl/rollout'
+import { Optimizer } from '@mtrl/trainer-sft'
+import * as E from 'fp-ts/lib/Either.js'
+import type * as TE from 'fp-ts/lib/TaskEither.js'
+import * as Algorithm from './Algorithm.js'
+import type { Config } from './Config.js'
+import * as Groups from './Groups.js'
+import * as Kl from './Kl.js'
+import * as KlController from './KlController.js'
+import { link } from './internal/link.js'
+import * as score from './internal/score.js'
+import { update } from './internal/update.js'
+import { explainedVariance, type Metrics } from './Metrics.js'
+
+/**
+ * What a run trains and where it plays.
+ *
+ * - `policy`: trained in place; `reference`: a frozen copy for the KL term (needed when
+ *   `config.kl.placement` is not `none`); `critic`: needed by algorithms with a critic (PPO);
+ * - `envs`: `seedsPerIteration * groupSize` environments, one per episode slot;
+ * - `template`, `tokenizer`, `contextLength`: the sampler's text <-> tokens and context size;
+ * - `reward`: per-turn rewards of an episode (default: the environment's own `turnRewards`),
+ *   e.g. `RewardFn.sum([Outcome.outcome, Penalty.invalidActionPenalty(0.1)])` from `@mtrl/rewards`.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Setup {
+  readonly config: Config
+  readonly policy: Policy.Policy
+  readonly reference?: Policy.Policy
+  readonly critic?: Critic.Critic
+  readonly envs: ReadonlyArray<Env.Env>
+  readonly template: Generator.ChatTemplate
+  readonly tokenizer: Generator.Tokenizer
+  readonly contextLength: number
+  readonly reward?: RewardFn.RewardFn
+}
+
+/**
+ * The mutable part of a trainer, all of it checkpointed.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface State {
+  iteration: number
+  kl: KlController.KlController
+  tasks: Rng.Rng
+  sampling: Rng.Rng
+  shuffle: Rng.Rng
+}
+
+/**
+ * @category models
+ * @since 0.1.0
+ */
+export interface Trainer {
+  readonly setup: Setup
+  readonly algorithm: Algorithm.Algorithm
+  readonly state: State
+  readonly policyOptimizer: Optimizer.Optimizer
+  readonly criticOptimizer: Optimizer.Optimizer | undefined
+  readonly session: Generator.SamplerSession
+  readonly dispose: () => void
+}
+
+/**
+ * The random streams of a run, all derived from `seed`.
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const streams = (seed: number): Pick<State, 'tasks' | 'sampling' | 'shuffle'> => {
+  const root = Rng.make(seed)
+  return { tasks: root.split(), sampling: root.split(), shuffle: root.split() }
+}
+
+/**
+ * Builds a trainer. Throws (a programmer error) when the setup cannot run the configured
+ * algorithm: no critic for PPO, no reference for a KL term, a wrong number of environments,
+ * groups of one for a group estimator, temperature 0.
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const make = (setup: Setup): Trainer => {
+  const { config } = setup
+  const algorithm = Algorithm.registry[config.algorithm]
+  const slots = config.seedsPerIteration * config.groupSize
+  if (setup.envs.length !== slots) throw new Error(`Trainer.make: ${setup.envs.length} envs for ${config.seedsPerIteration} seeds x groupSize ${config.groupSize}`)
+  if (algorithm.critic && setup.critic === undefined) throw new Error(`Trainer.make: ${algorithm.name} needs a critic`)
+  if (config.kl.placement !== 'none' && setup.reference === undefined) throw new Error(`Trainer.make: KL placement ${config.kl.placement} needs a reference policy`)
+  if (algorithm.grouped && config.groupSize < 2) throw new Error(`Trainer.make: ${algorithm.name} needs groupSize >= 2`)
+  if (!(config.rollout.temperature > 0)) throw new Error('Trainer.make: the rollout temperature must be > 0 (log-prob ratios are taken at it)')
+  const policyOptimizer = Optimizer.make(Policy.trainableVariables(setup.policy))
+  const criticOptimizer = algorithm.critic && setup.critic !== undefined ? Optimizer.make(Critic.trainableVariables(setup.critic)) : undefined
+  const session = Sampler.make(setup.policy, { slots, maxLen: setup.contextLength })
+  return {
+    setup,
+    algorithm,
+    state: { iteration: 0, kl: config.kl.controller, ...streams(config.seed) },
+    policyOptimizer,
+    criticOptimizer,
+    session,
+    dispose: () => {
+      session.dispose()
+      policyOptimizer.dispose()
+      criticOptimizer?.dispose()
+    }
+  }
+}
+
+const now = (): number => performance.now() / 1000
+
+const estimatorOf = (config: Config, algorithm: Algorithm.Algorithm) => {
+  const configured = Estimator.configure(config.estimator ?? algorithm.estimator)(config.estimatorOptions)
+  if (E.isLeft(configured)) throw new Error(`Trainer: ${configured.left.subject}: ${configured.left.issues.map((i) => `${i.path}: ${i.expected}`).join('; ')}`)
+  return configured.right
+}
+
+/**
+ * One iteration: draws `seedsPerIteration` task seeds, rolls out `groupSize` episodes each,
+ * rewards them, estimates advantages (linking the samples of each episode), and updates the
+ * critic and (after `criticWarmup` iterations) the policy. Environment failures end the
+ * iteration with the environment's error (no update is made).
+ *
+ * @example
+ * import { Trainer } from '@mtrl/trainer-rl'
+ * declare const trainer: Trainer.Trainer
+ * const metrics = await Trainer.iterate(trainer)()
+ *
+ * @category combinators
+ * @since 0.1.0
+ */
+export const iterate =
+  (trainer: Trainer): TE.TaskEither<EnvError.EnvError, Metrics> =>
+  async () => {
+    const { setup, state, algorithm } = trainer
+    const { config } = setup
+    const started = now()
+    const seeds = Array.from({ length: config.seedsPerIteration }, () => state.tasks.int(2147483647))
+    const generator: Generator.Generator = { session: trainer.session, template: setup.template, tokenizer: setup.tokenizer, contextLength: setup.contextLength }
+    const rolled = await Rollout.run(config.rollout)(generator)({ envs: setup.envs, seeds, groupSize: config.groupSize, rng: state.sampling })()
+    if (E.isLeft(rolled)) return rolled
+    const { episodes, metrics: rollout } = rolled.right
+    const rolledAt = now()
+    if (config.rollout.turnsPerSlot === undefined) {
+      const checked = Groups.check(config.groupSize)(episodes.map((e) => e.trajectory))
+      if (E.isLeft(checked)) throw new Error(`Trainer.iterate: group integrity: ${checked.left}`)
+    }
+    const reward = setup.reward ?? ((t) => t.turnRewards)
+    const turnRewards = episodes.map((e) => reward(e.trajectory))
+    const outcomes = turnRewards.map((rs) => rs.reduce((a, b) => a + b, 0))
+    const keep = config.filterZeroVariance ? Groups.nonDegenerate(episodes.map((e) => e.trajectory.groupId), outcomes) : episodes.map(() => true)
+    const kept = episodes.map((e, i) => ({ e, i })).filter(({ i }) => keep[i])
+    const samples = kept.flatMap(({ e }) => e.samples)
+    const base = {
+      iteration: state.iteration,
+      rollout,
+      outcomes,
+      episodes: episodes.map((e) => e.trajectory),
+      filtered: episodes.length - kept.length,
+      rolloutSeconds: rolledAt - started
+    }
+    let metricsOut: Metrics
+    if (samples.length === 0) {
+      metricsOut = assemble(base, undefined, now() - rolledAt, state.kl)
+    } else {
+      const batch = Batch.make({ pad: setup.tokenizer.special.pad })(samples)
+      const temperature = config.rollout.temperature
+      const oldLogprobs = score.logprobs(setup.policy, batch, temperature)
+      const refLogprobs = setup.reference === undefined || config.kl.placement === 'none' ? undefined : score.logprobs(setup.reference, batch, temperature)
+      const after = algorithm.critic && setup.critic !== undefined ? score.valuesAfter(setup.critic, batch) : undefined
+      const values = after === undefined ? undefined : score.valuesBefore(after, batch)
+      const klTokens = refLogprobs === undefined ? undefined : Kl.estimateArray(config.kl.estimator)(oldLogprobs, refLogprobs)
+      const tokenPenalty = klTokens !== undefined && config.kl.placement === 'reward' ? klTokens.map((k) => -state.kl.coef * k) : undefined
+      let rowAt = 0
+      const linked = kept.map(({ e, i }) => {
+        const rows = e.samples.map(() => rowAt++)
+        return { rows, turnRewards: turnRewards[i]!, groupId: e.trajectory.groupId, truncated: e.trajectory.truncated, windowed: config.rollout.memory._tag === 'window' }
+      })
+      const { advantages, returns } = link(
+        { batch, episodes: linked, ...(tokenPenalty ? { tokenPenalty } : {}), ...(values ? { values } : {}), ...(after ? { valuesAfter: after } : {}) },
+        estimatorOf(config, algorithm)
+      )
+      const warm = config.warmupIterations > 0 ? Math.min(1, (state.iteration + 1) / config.warmupIterations) : 1
+      const updated = update(
+        {
+          config,
+          lossKind: algorithm.loss,
+          policy: setup.policy,
+          critic: setup.critic,
+          policyOptimizer: trainer.policyOptimizer,
+          criticOptimizer: trainer.criticOptimizer,
+          policyLr: config.policyLr * warm,
+          updatePolicy: state.iteration >= config.criticWarmup || !algorithm.critic,
+          klCoef: state.kl.coef,
+          shuffle: state.shuffle
+        },
+        { batch, oldLogprobs, advantages, returns, ...(values ? { oldValues: values } : {}), ...(refLogprobs ? { refLogprobs } : {}) }
+      )
+      let gap = 0
+      let klSum = 0
+      let count = 0
+      batch.actionMask.forEach((m, i) => {
+        if (m !== 1) return
+        count++
+        gap += Math.abs(batch.samplerLogprobs[i]! - oldLogprobs[i]!)
+        klSum += klTokens?.[i] ?? 0
+      })
+      const klMean = count === 0 ? 0 : klSum / count
+      const stats = {
+        updated,
+        klMean,
+        gap: count === 0 ? 0 : gap / count,
+        explainedVariance: values === undefined ? Number.NaN : explainedVariance(values, returns, batch.actionMask),
+        advantageMean: count === 0 ? 0 : advantages.reduce((a, b) => a + b, 0) / count,
+        samples: samples.length
+      }
+      state.kl = KlController.update(klMean, samples.length)(state.kl)
+      metricsOut = assemble(base, stats, now() - rolledAt, state.kl)
+    }
+    state.iteration += 1
+    return E.right(metricsOut)
+  }
+
+const assemble = (
+  base: {
+    readonly iteration: number
+    readonly rollout: Rollout.Result['metrics']
+    readonly outcomes: ReadonlyArray<number>
+    readonly episodes: ReadonlyArray<{ readonly turns: ReadonlyArray<unknown> }>
+    readonly filtered: number
+    readonly rolloutSeconds: number
+  },
+  stats:
+    | {
+        readonly updated: ReturnType<typeof update>
+        readonly klMean: number
+        readonly gap: number
+        readonly explainedVariance: number
+        readonly advantageMean: number
+        readonly samples: number
+      }
+    | undefined,
+  updateSeconds: number,
+  kl: KlController.KlController
+): Metrics => {
+  const r = base.rollout
+  const u = stats?.updated
+  return {
+    iteration: base.iteration,
+    'loss/policy': u?.policyLoss ?? Number.NaN,
+    'loss/value': u?.valueLoss ?? Number.NaN,
+    'kl/mean': stats?.klMean ?? 0,
+    'kl/coef': kl.coef,
+    'kl/policy_change': u?.approxKl ?? Number.NaN,
+    'clip/fraction': u?.clipFraction ?? Number.NaN,
+    'clip/value_fraction': u?.valueClipFraction ?? Number.NaN,
+    'entropy/mean': u?.entropy ?? Number.NaN,
+    'grad/policy_norm': u?.policyGradNorm ?? Number.NaN,
+    'grad/critic_norm': u?.criticGradNorm ?? Number.NaN,
+    'value/explained_variance': stats?.explainedVariance ?? Number.NaN,
+    'advantage/mean': stats?.advantageMean ?? Number.NaN,
+    'episode/success_rate': r.successRate,
+    'episode/return': base.outcomes.reduce((a, b) => a + b, 0) / Math.max(1, base.outcomes.length),
+    'episode/turns': r.turnsMean,
+    'episode/invalid_rate': r.invalidRate,
+    'episode/format_error_rate': r.formatErrorRate,
+    'episode/truncated_rate': r.truncatedRate,
+    'episode/action_hacking_rate': r.actionHackingRate,
+    'batch/samples': stats?.samples ?? 0,
+    'batch/filtered_episodes': base.filtered,
+    'logprob/sampler_trainer_gap': stats?.gap ?? Number.NaN,
+    'perf/tokens_per_s': r.tokensPerSecond,
+    'time/rollout_s': base.rolloutSeconds,
+    'time/update_s': updateSeconds
+  }
+}

@@ -1,0 +1,126 @@
+/**
+ * Minibatch updates of one iteration: PPO epochs over shuffled minibatches, a policy step
+ * (policy loss + KL in loss - entropy bonus) and a critic step (clipped value loss) each.
+ */
+import { Rng } from '@mtrl/core'
+import { Critic, Scoring, type Policy } from '@mtrl/policy'
+import { Batch } from '@mtrl/rollout'
+import { Optimizer } from '@mtrl/trainer-sft'
+import * as tf from '@tensorflow/tfjs'
+import * as Aggregation from '../Aggregation.js'
+import type { Config } from '../Config.js'
+import * as Kl from '../Kl.js'
+import * as PolicyGradient from '../PolicyGradient.js'
+import * as Ppo from '../Ppo.js'
+import * as ValueLoss from '../ValueLoss.js'
+import { shiftRight } from './score.js'
+
+export interface UpdateInput {
+  readonly batch: Batch.Batch
+  readonly oldLogprobs: Float32Array
+  readonly advantages: Float32Array
+  readonly returns: Float32Array
+  readonly oldValues?: Float32Array
+  readonly refLogprobs?: Float32Array
+}
+
+export interface UpdateContext {
+  readonly config: Config
+  readonly lossKind: 'ppo' | 'policyGradient'
+  readonly policy: Policy.Policy
+  readonly critic: Critic.Critic | undefined
+  readonly policyOptimizer: Optimizer.Optimizer
+  readonly criticOptimizer: Optimizer.Optimizer | undefined
+  readonly policyLr: number
+  readonly updatePolicy: boolean
+  readonly klCoef: number
+  readonly shuffle: Rng.Rng
+}
+
+export interface UpdateMetrics {
+  readonly policyLoss: number
+  readonly valueLoss: number
+  readonly clipFraction: number
+  readonly valueClipFraction: number
+  readonly approxKl: number
+  readonly klLoss: number
+  readonly entropy: number
+  readonly policyGradNorm: number
+  readonly criticGradNorm: number
+  readonly steps: number
+}
+
+const mean = (xs: ReadonlyArray<number>): number => (xs.length === 0 ? Number.NaN : xs.reduce((a, b) => a + b, 0) / xs.length)
+
+export const update = (context: UpdateContext, input: UpdateInput): UpdateMetrics => {
+  const { config, policy, critic } = context
+  const temperature = config.rollout.temperature
+  const rows = Array.from({ length: input.batch.batch }, (_, i) => i)
+  const m: Record<keyof Omit<UpdateMetrics, 'steps'>, number[]> = {
+    policyLoss: [], valueLoss: [], clipFraction: [], valueClipFraction: [], approxKl: [], klLoss: [], entropy: [], policyGradNorm: [], criticGradNorm: []
+  }
+  const T = input.batch.time
+  const klInLoss = config.kl.placement === 'loss' && input.refLogprobs !== undefined
+  const policyLoss = context.lossKind === 'ppo'
+    ? Ppo.loss({ clipLow: config.clipLow, clipHigh: config.clipHigh, dualClip: config.dualClip, aggregation: config.aggregation })
+    : PolicyGradient.loss({ clipLow: config.clipLow, clipHigh: config.clipHigh, aggregation: config.aggregation })
+  for (let epoch = 0; epoch < config.ppoEpochs; epoch++) {
+    const order = Rng.shuffle(context.shuffle)(rows)
+    const size = Math.ceil(order.length / Math.max(1, config.minibatches))
+    for (let start = 0; start < order.length; start += size) {
+      const part = order.slice(start, start + size)
+      const mb = Batch.select(part)(input.batch)
+      const pick = (src: Float32Array): tf.Tensor2D => {
+        const out = new Float32Array(part.length * T)
+        part.forEach((r, i) => out.set(src.subarray(r * T, (r + 1) * T), i * T))
+        return tf.tensor2d(out, [part.length, T])
+      }
+      const ids = tf.tensor2d(mb.ids, [mb.batch, T], 'int32')
+      const mask = tf.tensor2d(mb.actionMask, [mb.batch, T])
+      const oldLogprobs = pick(input.oldLogprobs)
+      const advantages = pick(input.advantages)
+      const returns = pick(input.returns)
+      const ref = input.refLogprobs === undefined ? undefined : pick(input.refLogprobs)
+      const oldValues = input.oldValues === undefined ? undefined : pick(input.oldValues)
+      if (context.updatePolicy) {
+        const result = Optimizer.step(context.policyOptimizer, { learningRate: context.policyLr, maxNorm: config.maxGradNorm }, () => {
+          const scores = Scoring.tokenLogprobs(policy, { entropy: true })(ids, temperature)
+          const pg = policyLoss({ logprobs: scores.logprobs, oldLogprobs, advantages, mask })
+          const entropy = Aggregation.maskedMean(scores.entropy, mask)
+          const klLoss = klInLoss ? Aggregation.aggregate(config.aggregation)(Kl.estimate(config.kl.estimator)(scores.logprobs, ref!), mask) : tf.scalar(0)
+          const loss = tf.sub(tf.add(pg.loss, tf.mul(klLoss, context.klCoef)), tf.mul(entropy, config.entropyCoef)) as tf.Scalar
+          return { loss, aux: { policyLoss: pg.loss, clipFraction: pg.clipFraction, approxKl: pg.approxKl, klLoss, entropy } }
+        })
+        m.policyLoss.push(result.aux['policyLoss']!)
+        m.clipFraction.push(result.aux['clipFraction']!)
+        m.approxKl.push(result.aux['approxKl']!)
+        m.klLoss.push(result.aux['klLoss']!)
+        m.entropy.push(result.aux['entropy']!)
+        m.policyGradNorm.push(result.gradNorm)
+      }
+      if (critic !== undefined && context.criticOptimizer !== undefined && oldValues !== undefined) {
+        const result = Optimizer.step(context.criticOptimizer, { learningRate: config.criticLr, maxNorm: config.maxGradNorm }, () => {
+          const values = shiftRight(Critic.values(critic)(ids))
+          const out = ValueLoss.loss({ clip: config.valueClip, aggregation: config.aggregation })({ values, oldValues, returns, mask })
+          return { loss: out.loss, aux: { clipFraction: out.clipFraction } }
+        })
+        m.valueLoss.push(result.loss)
+        m.valueClipFraction.push(result.aux['clipFraction']!)
+        m.criticGradNorm.push(result.gradNorm)
+      }
+      tf.dispose([ids, mask, oldLogprobs, advantages, returns, ...(ref ? [ref] : []), ...(oldValues ? [oldValues] : [])])
+    }
+  }
+  return {
+    policyLoss: mean(m.policyLoss),
+    valueLoss: mean(m.valueLoss),
+    clipFraction: mean(m.clipFraction),
+    valueClipFraction: mean(m.valueClipFraction),
+    approxKl: mean(m.approxKl),
+    klLoss: mean(m.klLoss),
+    entropy: mean(m.entropy),
+    policyGradNorm: mean(m.policyGradNorm),
+    criticGradNorm: mean(m.criticGradNorm),
+    steps: m.policyLoss.length
+  }
+}

@@ -1,0 +1,66 @@
+import { Trajectory } from '@mtrl/core'
+import { ModelConfig, Policy } from '@mtrl/policy'
+import { Batch, Toy } from '@mtrl/rollout'
+import { Arbitraries, expectNoLeak, TestBackend } from '@mtrl/testing'
+import * as tf from '@tensorflow/tfjs'
+import * as E from 'fp-ts/lib/Either.js'
+import fc from 'fast-check'
+import { beforeAll, describe, expect, it } from 'vitest'
+import * as ExpertData from '../src/ExpertData.js'
+import * as _ from '../src/Sft.js'
+
+beforeAll(() => TestBackend.use('cpu'))
+
+const tokenizer = Toy.tokenizer()
+const template = Toy.template(tokenizer)
+
+describe('Sft', () => {
+  it('observation and prompt tokens never receive loss (gradient is zero off the action mask)', async () => {
+    await expectNoLeak(() =>
+      fc.assert(
+        fc.property(fc.array(Arbitraries.trajectory(), { minLength: 1, maxLength: 4 }), (trajectories) => {
+          const batch = Batch.make({ pad: 0 })(trajectories)
+          const init = tf.randomNormal([batch.batch, batch.time])
+          const logprobs = tf.variable(init)
+          init.dispose()
+          const mask = tf.tensor2d(batch.actionMask, [batch.batch, batch.time])
+          const { value, grads } = tf.variableGrads(() => _.actionLoss(logprobs, mask), [logprobs])
+          const g = grads[logprobs.name]!.dataSync()
+          // every position that came from a prompt or observation segment (or padding) has zero gradient
+          trajectories.forEach((trajectory, b) => {
+            const kinds = trajectory.segments.flatMap((s) => Array.from(s.tokens, () => s.kind))
+            for (let t = 0; t < batch.time; t++) {
+              const kind = kinds[t]
+              if (kind === 'action') expect(g[b * batch.time + t]).not.toBe(0)
+              else expect(g[b * batch.time + t] === 0).toBe(true)
+            }
+          })
+          tf.dispose([logprobs, mask, value, ...Object.values(grads)])
+        }),
+        { numRuns: 50 }
+      )
+    )
+  })
+
+  it('drives the action-token loss down on expert corridor demonstrations', async () => {
+    const demos: Trajectory.Trajectory[] = []
+    for (let seed = 0; seed < 12; seed++) {
+      const replayed = await ExpertData.replay({ systemPrompt: '', actionFormat: 'plain' }, { template, tokenizer })(Toy.corridor(), seed, ['left', 'forward', 'forward'])()
+      if (E.isLeft(replayed)) throw new Error(replayed.left._tag)
+      demos.push(replayed.right)
+    }
+    expect(demos[0]!.won).toBe(true)
+    expect(demos[0]!.segments.map((s) => s.kind)).toEqual(['prompt', 'action', 'observation', 'action', 'observation', 'action'])
+    const policy = Policy.make(ModelConfig.make({ vocab: tokenizer.vocabSize, dModel: 16, layers: 1, heads: 2, maxLen: 64 }), 3)
+    await expectNoLeak(() => {
+      const result = _.train({ ..._.defaultOptions, epochs: 8, batchSize: 4, learningRate: 1e-2, warmupSteps: 2, heldOutFraction: 0.25 })(policy)(demos)
+      expect(result.steps.length).toBe(8 * 3)
+      const last = result.epochs[result.epochs.length - 1]!
+      expect(last['loss/heldout']).toBeLessThan(result.initialHeldOut * 0.5)
+      expect(last['loss/train']).toBeLessThan(result.epochs[0]!['loss/train'])
+      expect(result.steps[0]!['optim/lr']).toBeCloseTo(5e-3)
+      for (const s of result.steps) expect(s['grad/norm']).toBeGreaterThan(0)
+    })
+    policy.dispose()
+  })
+})
