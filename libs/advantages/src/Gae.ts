@@ -1,7 +1,8 @@
 /**
  * Token-level Generalized Advantage Estimation (Schulman et al. 2016,
  * https://arxiv.org/abs/1506.02438) over the action tokens of multi-turn episodes: the PPO
- * estimator of "A Practitioner's Guide to Multi-turn Agentic RL" (Wang & Ammanabrolu 2025).
+ * estimator of "A Practitioner's Guide to Multi-turn Agentic RL" (Wang & Ammanabrolu 2025,
+ * https://arxiv.org/abs/2510.01132).
  *
  * Variant: verl's **skipping** GAE (`compute_gae_advantage_return`, PR verl#2337). Observation
  * tokens (mask 0) add no TD step and no decay: the running value and the running advantage carry
