@@ -43,6 +43,12 @@ describe('JsonEstimate', () => {
     expect(E.isRight(result) && result.right.advantages.flat()).toEqual(Array.from(direct.advantages))
   })
 
+  it('bootstraps truncated rows from bootstrapValues', () => {
+    // row 1 (gamma = lambda = 1, whiten off): a1: 1 + 2 - 0.5 = 2.5; a0: 0 + 0.5 - 0 + 2.5 = 3
+    const result = _.run('gae')({ ...good, bootstrapValues: [0, 2], options: { whiten: false } })
+    expect(E.isRight(result) && result.right.advantages[1]).toEqual([3, 2.5, 0])
+  })
+
   it('runs every estimator on the same input', () => {
     for (const name of ['gae', 'turnGae', 'dualDiscountGae', 'grpo', 'drGrpo', 'rloo', 'reinforcePlusPlus']) expect(E.isRight(_.run(name)(good))).toBe(true)
   })
@@ -56,6 +62,8 @@ describe('JsonEstimate', () => {
     expect(error('gae', { ...good, responseMask: [[1, 0, 1]] })).toBe('responseMask: expected 2 rows (as tokenRewards), got 1')
     expect(error('gae', { ...good, values: [[0, 0, 0], [0, 0]] })).toBe('values[1]: expected 3 entries (as tokenRewards[0]), got 2')
     expect(error('gae', { ...good, groupIds: ['t'] })).toBe('groupIds: expected 2 entries (one per row), got 1')
+    expect(error('gae', { ...good, bootstrapValues: [0] })).toBe('bootstrapValues: expected 2 entries (one per row), got 1')
+    expect(error('gae', { ...good, responseMask: [[1, 0.5, 1], [1, 1, 0]] })).toBe('responseMask[0][1]: expected 0 or 1, got 0.5')
   })
 
   it('rejects NaN, strings and non-integer turns with the path of the value', () => {
