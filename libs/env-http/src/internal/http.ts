@@ -1,8 +1,13 @@
 /**
- * JSON over HTTP with Node's built-in fetch: one timeout per attempt, bounded retries on the
- * statuses and network failures the caller names, every failure as data.
+ * JSON over HTTP with node:http / node:https and keep-alive agents: one timeout per attempt,
+ * bounded retries on the statuses and network failures the caller names, every failure as data.
+ *
+ * Not `fetch`: on this loopback, undici's fetch costs about 3x node:http per request (measured
+ * 4.6 ms vs 1.5 ms per `/step`, 2 cores, Node 20), which matters for many small env steps.
  */
 import type { TaskEither } from 'fp-ts/lib/TaskEither.js'
+import * as http from 'node:http'
+import * as https from 'node:https'
 
 export type HttpFailure =
   | { readonly _tag: 'Timeout'; readonly ms: number; readonly attempts: number }
@@ -39,15 +44,16 @@ export const connectionCodes: ReadonlyArray<string> = ['ECONNRESET', 'ECONNREFUS
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
 
 const describe = (error: unknown): { reason: string; code: string } => {
-  const e = error as { message?: string; code?: string; cause?: { message?: string; code?: string; cause?: { code?: string } } }
-  const cause = e.cause
-  const code = cause?.code ?? cause?.cause?.code ?? e.code ?? 'UNKNOWN'
-  const reason = cause?.message !== undefined && cause.message !== '' ? cause.message : (e.message ?? String(error))
+  const e = error as { message?: string; code?: string; errors?: ReadonlyArray<{ message?: string; code?: string }> }
+  // A refused connection to "localhost" tries every address and fails with an AggregateError.
+  const first = e.errors?.[0]
+  const code = e.code ?? first?.code ?? 'UNKNOWN'
+  const reason = e.message !== undefined && e.message !== '' ? e.message : (first?.message ?? String(error))
   return { reason: code === 'UNKNOWN' || reason.includes(code) ? reason : `${reason} (${code})`, code }
 }
 
-const retryAfterMs = (header: string | null): number | undefined => {
-  if (header === null) return undefined
+const retryAfterMs = (header: string | undefined): number | undefined => {
+  if (header === undefined) return undefined
   const seconds = Number(header)
   return Number.isFinite(seconds) && seconds >= 0 ? Math.min(seconds * 1000, 10_000) : undefined
 }
@@ -56,36 +62,63 @@ type Attempt =
   | { readonly _tag: 'Done'; readonly response: Response }
   | { readonly _tag: 'Failed'; readonly failure: HttpFailure; readonly retry: boolean; readonly waitMs?: number }
 
-const attempt = async (request: Request, attempts: number): Promise<Attempt> => {
-  const headers: Record<string, string> = { accept: 'application/json', ...request.headers }
-  if (request.body !== undefined) headers['content-type'] = 'application/json'
-  let res: globalThis.Response
-  try {
-    res = await fetch(request.url, {
-      method: request.method,
-      headers,
-      body: request.body === undefined ? null : JSON.stringify(request.body),
-      signal: AbortSignal.timeout(request.timeoutMs)
+const agents = {
+  'http:': new http.Agent({ keepAlive: true, keepAliveMsecs: 1_000 }),
+  'https:': new https.Agent({ keepAlive: true, keepAliveMsecs: 1_000 })
+}
+
+interface Raw {
+  readonly status: number
+  readonly retryAfter: string | undefined
+  readonly text: string
+}
+
+/** One HTTP exchange with node:http over a keep-alive agent; rejects with a `TimeoutError` after `timeoutMs`. */
+const exchange = (request: Request): Promise<Raw> =>
+  new Promise((resolve, reject) => {
+    const url = new URL(request.url)
+    const secure = url.protocol === 'https:'
+    if (!secure && url.protocol !== 'http:') return reject(Object.assign(new Error(`unsupported protocol ${url.protocol}`), { code: 'EPROTO' }))
+    const body = request.body === undefined ? undefined : Buffer.from(JSON.stringify(request.body))
+    const headers: Record<string, string | number> = { accept: 'application/json', ...request.headers }
+    if (body !== undefined) {
+      headers['content-type'] = 'application/json'
+      headers['content-length'] = body.length
+    }
+    const req = (secure ? https : http).request(url, { method: request.method, headers, agent: agents[secure ? 'https:' : 'http:'] }, (res) => {
+      const chunks: Buffer[] = []
+      res.on('data', (chunk: Buffer) => chunks.push(chunk))
+      res.on('end', () => {
+        clearTimeout(timer)
+        const retryAfter = res.headers['retry-after']
+        resolve({ status: res.statusCode ?? 0, retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter, text: Buffer.concat(chunks).toString('utf8') })
+      })
+      res.on('error', (error) => {
+        clearTimeout(timer)
+        reject(error)
+      })
     })
-  } catch (error) {
-    const name = (error as { name?: string }).name
-    if (name === 'TimeoutError' || name === 'AbortError')
-      return { _tag: 'Failed', failure: { _tag: 'Timeout', ms: request.timeoutMs, attempts }, retry: request.retryTimeouts }
-    const { reason, code } = describe(error)
-    return { _tag: 'Failed', failure: { _tag: 'Transport', reason, code, attempts }, retry: request.retryCodes.includes(code) }
-  }
-  let text: string
+    const timer = setTimeout(() => req.destroy(Object.assign(new Error(`no answer within ${request.timeoutMs} ms`), { name: 'TimeoutError' })), request.timeoutMs)
+    req.on('error', (error) => {
+      clearTimeout(timer)
+      reject(error)
+    })
+    req.end(body)
+  })
+
+const attempt = async (request: Request, attempts: number): Promise<Attempt> => {
+  let res: Raw
   try {
-    text = await res.text()
+    res = await exchange(request)
   } catch (error) {
-    const name = (error as { name?: string }).name
-    if (name === 'TimeoutError' || name === 'AbortError')
+    if ((error as { name?: string }).name === 'TimeoutError')
       return { _tag: 'Failed', failure: { _tag: 'Timeout', ms: request.timeoutMs, attempts }, retry: request.retryTimeouts }
     const { reason, code } = describe(error)
     return { _tag: 'Failed', failure: { _tag: 'Transport', reason, code, attempts }, retry: request.retryCodes.includes(code) }
   }
+  const text = res.text
   if (res.status < 200 || res.status >= 300) {
-    const waitMs = retryAfterMs(res.headers.get('retry-after'))
+    const waitMs = retryAfterMs(res.retryAfter)
     return {
       _tag: 'Failed',
       failure: { _tag: 'Status', status: res.status, body: text.length > 500 ? `${text.slice(0, 497)}...` : text, attempts },
