@@ -95,7 +95,12 @@ const hashOf = (text: string): string => createHash('sha256').update(text).diges
 
 const projectHash = (p: Corpus.Project): string => hashOf(JSON.stringify(Object.entries(p.files).sort()))
 
-const runVariant = async (options: GeneratorOptions, project: Corpus.Project, files: Readonly<Record<string, string>>): Promise<Verdict> => {
+const runVariant = async (
+  options: GeneratorOptions,
+  project: Corpus.Project,
+  files: Readonly<Record<string, string>>,
+  expected: ReadonlyArray<string> | undefined
+): Promise<Verdict> => {
   const ws = Workspace.make(files)
   try {
     const r = await options.pool.run(
@@ -104,9 +109,15 @@ const runVariant = async (options: GeneratorOptions, project: Corpus.Project, fi
     if (E.isLeft(r)) return { _tag: 'Broken', reason: Sandbox.errorMessage(r.left) }
     const bad = r.right.runs.find((x) => x.result.timedOut || x.result.outputExceeded)
     if (bad !== undefined) return { _tag: 'Broken', reason: bad.result.timedOut ? 'timeout' : 'output flood' }
-    const names = [...new Set(r.right.outcomes.map(Suite.qualified))]
-    const failing = names.filter((n) => r.right.outcomes.some((o) => Suite.qualified(o) === n && !o.passed))
-    return failing.length === 0 ? { _tag: 'AllPass', names } : { _tag: 'SomeFail', names, failing }
+    if (expected === undefined) {
+      // The original: every test must report, pass, and the processes exit cleanly.
+      const names = [...new Set(r.right.outcomes.map(Suite.qualified))]
+      const clean = r.right.runs.every((x) => x.result.exitCode === 0) && names.length > 0 && r.right.outcomes.every((o) => o.passed)
+      return clean ? { _tag: 'AllPass', names } : { _tag: 'Broken', reason: `original does not pass cleanly: ${r.right.runs.map((x) => x.result.stderr.slice(0, 300)).join(' ')}` }
+    }
+    // A variant: tests that did not report (a crash) count as failing.
+    const { failing } = Suite.score(expected, r.right.outcomes)
+    return failing.length === 0 ? { _tag: 'AllPass', names: expected } : { _tag: 'SomeFail', names: expected, failing }
   } finally {
     ws.dispose()
   }
@@ -148,8 +159,14 @@ export const makeGenerator = (options: GeneratorOptions): Generator => {
         hits++
         return JSON.parse(fs.readFileSync(file, 'utf8')) as Verdict
       }
+      let expected: ReadonlyArray<string> | undefined
+      if (mutations.length > 0) {
+        const original = await verify(project, [])
+        if (original._tag !== 'AllPass') return original
+        expected = original.names
+      }
       runs++
-      const v = await runVariant(options, project, Mutation.apply(mutations)(project.files))
+      const v = await runVariant(options, project, Mutation.apply(mutations)(project.files), expected)
       if (file !== undefined && v._tag !== 'Broken') {
         fs.mkdirSync(options.cacheDir!, { recursive: true })
         fs.writeFileSync(file, JSON.stringify(v))

@@ -6,6 +6,12 @@ export const truncate = (max: number) => (text: string): string =>
 
 const firstLine = (s: string): string => s.split('\n').find((l) => l.trim() !== '')?.trim() ?? ''
 
+/** The head and tail of a crash's stderr: the error is at the top, the call site at the bottom. */
+const excerpt = (stderr: string): string => {
+  const lines = stderr.trim().split('\n')
+  return lines.length <= 14 ? lines.join('\n') : [...lines.slice(0, 7), `[... ${lines.length - 14} lines ...]`, ...lines.slice(-7)].join('\n')
+}
+
 /** The text of a `run_tests` observation. */
 export const suiteReport = (result: Suite.SuiteResult, expected: ReadonlyArray<string>, filtered: boolean): string => {
   const lines: string[] = []
@@ -22,7 +28,7 @@ export const suiteReport = (result: Suite.SuiteResult, expected: ReadonlyArray<s
     if (r.timedOut) notes.push(`[${file}: killed after the wall-clock limit]`)
     if (r.outputExceeded) notes.push(`[${file}: killed, output limit exceeded]`)
     if (!r.timedOut && !r.outputExceeded && r.exitCode !== 0 && !result.outcomes.some((o) => o.file === file && !o.passed)) {
-      notes.push(`[${file}: exited with ${r.exitCode ?? r.signal}]\n${r.stderr.trim().split('\n').slice(-12).join('\n')}`)
+      notes.push(`[${file}: exited with ${r.exitCode ?? r.signal}]\n${excerpt(r.stderr)}`)
     }
   }
   const total = filtered ? seen.size : expected.length
