@@ -124,7 +124,7 @@ export const make = (settings: Cooking, seed: number): Game => {
     ['item', 'note', KITCHEN, 7]
   ]
   const brief = `The dinner is almost ready! It's only missing a grilled ${foodName}.`
-  const entities: Entity[] = specs.map(([kind, name, room, at], e) => ({
+  const entities: Entity[] = specs.map(([kind, name, room], e) => ({
     kind,
     name,
     room: kind === 'container' || kind === 'supporter' ? room : -1,

@@ -148,7 +148,7 @@ export const examine = (game: Game, state: State, e: number): string => {
   }
 }
 
-const firsts = ['First thing I need you to do is to', 'First off, I need you to', 'Your first objective is to', 'Start by making sure to']
+const firsts = ['First thing I need you to do is to', 'First off, I need you to', 'Your first objective is to']
 const thens = ['Then,', 'And then,', 'After that,', 'Next,', 'With that over with,', 'Once you have done that,']
 const lasts = ['Finally,', 'And to finish,', 'Lastly,']
 

@@ -49,7 +49,10 @@ describe('Generator', () => {
             const r = stack.pop()!
             for (let d = 0; d < 4; d++) {
               const m = game.exits[4 * r + d]!
-              if (m >= 0 && !seen.has(m)) (seen.add(m), stack.push(m))
+              if (m >= 0 && !seen.has(m)) {
+                seen.add(m)
+                stack.push(m)
+              }
             }
           }
           expect(seen.size).toBe(s.rooms)
