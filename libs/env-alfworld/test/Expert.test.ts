@@ -66,7 +66,7 @@ describe('Expert', () => {
         expect(Game.won(replay(state, plan))).toBe(true)
         if (Game.won(state)) expect(plan).toEqual([])
       }),
-      { numRuns: 600 }
+      { numRuns: 450 }
     )
   })
 

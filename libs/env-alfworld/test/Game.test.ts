@@ -55,7 +55,7 @@ describe('Game', () => {
           expect(outcome.state).toBe(state)
         }
       }),
-      { numRuns: 70 }
+      { numRuns: 50 }
     )
   })
 
@@ -71,7 +71,7 @@ describe('Game', () => {
         }
         for (const text of admissible) expect(_.step(text)(state).valid, text).toBe(true)
       }),
-      { numRuns: 70 }
+      { numRuns: 50 }
     )
   })
 
