@@ -168,3 +168,26 @@ export const play =
       totalReward: turns.reduce((sum, turn) => sum + turn.result.reward, 0)
     })
   }
+
+/**
+ * Evaluation metrics over episodes, with namespaced names: `episode/count`,
+ * `episode/success_rate`, `episode/return_mean`, `episode/turns_mean`,
+ * `episode/truncated_fraction`, `episode/valid_action_fraction` (0 for no episodes).
+ *
+ * @category destructors
+ * @since 0.1.0
+ */
+export const metrics = (episodes: ReadonlyArray<Episode>): Readonly<Record<string, number>> => {
+  const n = episodes.length
+  const mean = (f: (e: Episode) => number): number => (n === 0 ? 0 : episodes.reduce((s, e) => s + f(e), 0) / n)
+  const turns = episodes.reduce((s, e) => s + e.turns.length, 0)
+  const valid = episodes.reduce((s, e) => s + e.turns.filter((t) => t.result.info.valid).length, 0)
+  return {
+    'episode/count': n,
+    'episode/success_rate': mean((e) => (e.won ? 1 : 0)),
+    'episode/return_mean': mean((e) => e.totalReward),
+    'episode/turns_mean': mean((e) => e.turns.length),
+    'episode/truncated_fraction': mean((e) => (e.truncated ? 1 : 0)),
+    'episode/valid_action_fraction': turns === 0 ? 0 : valid / turns
+  }
+}

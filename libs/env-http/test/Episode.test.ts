@@ -65,6 +65,20 @@ describe('Episode.play', () => {
     expect(E.isLeft(crashed) && crashed.left).toEqual(EnvError.stepFailed('lock', 'crash', 'the lock jammed'))
   })
 
+  it('sums episodes up as namespaced metrics', async () => {
+    const won = right(await _.play()(Expert.fromActions(['hm', ...LockEnv.combination(1)]))(LockEnv.make(), 1)())
+    const lost = right(await _.play({ maxTurns: 2 })(Expert.fromActions(['hm', 'hm']))(LockEnv.make(), 1)())
+    expect(_.metrics([won, lost])).toEqual({
+      'episode/count': 2,
+      'episode/success_rate': 0.5,
+      'episode/return_mean': 1.5,
+      'episode/turns_mean': 3,
+      'episode/truncated_fraction': 0.5,
+      'episode/valid_action_fraction': 3 / 6
+    })
+    expect(_.metrics([])['episode/success_rate']).toBe(0)
+  })
+
   it('parses the action after the last "Action:", else the first non-empty line', () => {
     expect(_.defaultParseAction('Thought: the key\nAction: take key\n')).toBe('take key')
     expect(_.defaultParseAction('\n  go north  \nbecause')).toBe('go north')
