@@ -1,6 +1,7 @@
 import fc from 'fast-check'
 import * as E from 'fp-ts/lib/Either.js'
 import * as O from 'fp-ts/lib/Option.js'
+import { Arbitraries } from '@mtrl/testing'
 import { describe, expect, it } from 'vitest'
 import * as Expert from '../src/Expert.js'
 import { maxScore, score, stateKey } from '../src/Game.js'
@@ -8,7 +9,7 @@ import * as _ from '../src/Generator.js'
 import * as Text from '../src/Text.js'
 import { bfsShortest, customSettings, replay, settingsOf } from './fixtures.js'
 
-const seed = fc.integer({ min: 0, max: 2 ** 31 - 1 })
+const seed = Arbitraries.seed
 
 const objectsOf = (game: ReturnType<typeof _.generateOrThrow>): number => game.entities.filter((e) => e.kind !== 'door').length
 
