@@ -125,7 +125,9 @@ export const step = (
     })
   })
   const auxNames = Object.keys(aux)
-  const values = auxNames.length === 0 ? [] : Array.from(tf.tidy(() => tf.stack(auxNames.map((k) => aux[k]!))).dataSync())
+  const stacked = auxNames.length === 0 ? undefined : tf.stack(auxNames.map((k) => aux[k]!))
+  const values = stacked === undefined ? [] : Array.from(stacked.dataSync())
+  stacked?.dispose()
   const loss = value.dataSync()[0]!
   tf.dispose([value, ...Object.values(grads), ...gs.filter((g, i) => g !== grads[o.variables[i]!.name]), ...Object.values(aux)])
   return { loss, gradNorm, aux: Object.fromEntries(auxNames.map((k, i) => [k, values[i]!])) }

@@ -1,0 +1,104 @@
+import { Critic, ModelConfig, Policy } from '@mtrl/policy'
+import { Memory, Toy } from '@mtrl/rollout'
+import { expectNoLeak, TestBackend } from '@mtrl/testing'
+import * as tf from '@tensorflow/tfjs'
+import { beforeAll, describe, expect, it } from 'vitest'
+import * as Trainer from '../src/Trainer.js'
+import { makeToyRun, step, template, tokenizer, toyConfig } from './fixtures/toyRun.js'
+
+beforeAll(() => TestBackend.use('cpu'))
+
+const snapshot = (variables: ReadonlyArray<tf.Variable>): number[][] => variables.map((v) => Array.from(v.dataSync()))
+
+describe('Trainer', () => {
+  it('returns every documented metric, namespaced, as data', async () => {
+    const run = makeToyRun(toyConfig('ppo', 'corridor'), 'corridor')
+    const m = await step(run.trainer)
+    for (const name of ['loss/policy', 'loss/value', 'kl/mean', 'clip/fraction', 'entropy/mean', 'value/explained_variance', 'episode/success_rate', 'episode/return', 'episode/turns', 'episode/invalid_rate', 'logprob/sampler_trainer_gap', 'perf/tokens_per_s', 'time/rollout_s', 'time/update_s'])
+      expect(typeof m[name], name).toBe('number')
+    expect(m['episode/turns']).toBe(3)
+    expect(m['logprob/sampler_trainer_gap']).toBeLessThan(1e-4)
+    expect(Number.isFinite(m['loss/value'])).toBe(true)
+    expect(m.iteration).toBe(0)
+    expect((await step(run.trainer)).iteration).toBe(1)
+    run.dispose()
+  })
+
+  it('leaks no tensor across iterations', async () => {
+    const run = makeToyRun(toyConfig('ppo', 'bandit'), 'bandit')
+    await step(run.trainer)
+    await expectNoLeak(() => step(run.trainer))
+    run.dispose()
+  })
+
+  it('updates only the critic during critic warm-up', async () => {
+    const run = makeToyRun(toyConfig('ppo', 'bandit', { criticWarmup: 1 }), 'bandit')
+    const policyBefore = snapshot(Policy.trainableVariables(run.policy))
+    const criticBefore = snapshot(Critic.trainableVariables(run.critic!))
+    const m = await step(run.trainer)
+    expect(snapshot(Policy.trainableVariables(run.policy))).toEqual(policyBefore)
+    expect(snapshot(Critic.trainableVariables(run.critic!))).not.toEqual(criticBefore)
+    expect(Number.isNaN(m['loss/policy'])).toBe(true)
+    // after warm-up the policy takes steps (its loss is defined; on the bandit the whitened
+    // advantages of one iteration may all be 0, so the weights need not move every time)
+    expect(Number.isFinite((await step(run.trainer))['loss/policy'])).toBe(true)
+    run.dispose()
+  })
+
+  it('filters zero-variance groups out of the batch', async () => {
+    const run = makeToyRun(toyConfig('grpo', 'bandit', { filterZeroVariance: true }), 'bandit')
+    for (let i = 0; i < 3; i++) {
+      const m = await step(run.trainer)
+      expect(m['batch/samples'] + m['batch/filtered_episodes']).toBe(16)
+      expect(m['batch/filtered_episodes'] % 4).toBe(0)
+    }
+    run.dispose()
+  })
+
+  it('measures KL to the reference: 0 while the policy equals it, positive once it moved (in-reward and in-loss)', async () => {
+    for (const placement of ['reward', 'loss'] as const) {
+      const config = toyConfig('grpo', 'bandit', { kl: { estimator: 'k3', placement, controller: { _tag: 'fixed', coef: 0.01 } } })
+      const model = ModelConfig.make({ vocab: tokenizer.vocabSize, dModel: 16, layers: 1, heads: 2, maxLen: 64 })
+      const policy = Policy.make(model, 0)
+      const reference = Policy.make(model, 0)
+      const trainer = Trainer.make({ config, policy, reference, envs: Array.from({ length: 16 }, () => Toy.bandit()), template, tokenizer, contextLength: 64 })
+      expect((await step(trainer))['kl/mean']).toBeCloseTo(0, 6)
+      await step(trainer)
+      expect((await step(trainer))['kl/mean']).toBeGreaterThan(0)
+      trainer.dispose()
+      policy.dispose()
+      reference.dispose()
+    }
+  })
+
+  it('adapts the KL coefficient with an adaptive controller', async () => {
+    const config = toyConfig('rloo', 'bandit', { kl: { estimator: 'k3', placement: 'reward', controller: { _tag: 'adaptive', coef: 0.1, target: 1e-6, horizon: 100 } } })
+    const model = ModelConfig.make({ vocab: tokenizer.vocabSize, dModel: 16, layers: 1, heads: 2, maxLen: 64 })
+    const policy = Policy.make(model, 0)
+    const reference = Policy.make(model, 0)
+    const trainer = Trainer.make({ config, policy, reference, envs: Array.from({ length: 16 }, () => Toy.bandit()), template, tokenizer, contextLength: 64 })
+    await step(trainer)
+    await step(trainer)
+    expect((await step(trainer))['kl/coef']).toBeGreaterThan(0.1)
+    trainer.dispose()
+    policy.dispose()
+    reference.dispose()
+  })
+
+  it('trains on per-turn samples in window memory', async () => {
+    const run = makeToyRun(toyConfig('ppo', 'corridor', { rollout: { ...toyConfig('ppo', 'corridor').rollout, memory: Memory.window(1) } }), 'corridor')
+    const m = await step(run.trainer)
+    expect(m['batch/samples']).toBe(16 * 3)
+    expect(Number.isFinite(m['loss/policy'])).toBe(true)
+    run.dispose()
+  })
+
+  it('rejects setups that cannot run the algorithm', () => {
+    const policy = Policy.make(ModelConfig.make({ vocab: tokenizer.vocabSize, dModel: 16, layers: 1, heads: 2, maxLen: 64 }), 0)
+    const base = { policy, template, tokenizer, contextLength: 64 }
+    expect(() => Trainer.make({ ...base, config: toyConfig('ppo', 'bandit'), envs: Array.from({ length: 16 }, () => Toy.bandit()) })).toThrow(/critic/)
+    expect(() => Trainer.make({ ...base, config: toyConfig('grpo', 'bandit', { groupSize: 1 }), envs: Array.from({ length: 4 }, () => Toy.bandit()) })).toThrow(/groupSize/)
+    expect(() => Trainer.make({ ...base, config: toyConfig('grpo', 'bandit'), envs: [Toy.bandit()] })).toThrow(/envs/)
+    policy.dispose()
+  })
+})

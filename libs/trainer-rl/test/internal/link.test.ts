@@ -1,0 +1,104 @@
+import { Gae, Grpo } from '@mtrl/advantages'
+import { Batch } from '@mtrl/rollout'
+import { Arbitraries, expectNoLeak, TestBackend } from '@mtrl/testing'
+import * as tf from '@tensorflow/tfjs'
+import fc from 'fast-check'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { link } from '../../src/internal/link.js'
+import * as Ppo from '../../src/Ppo.js'
+
+beforeAll(() => TestBackend.use('cpu'))
+
+const episodesOf = (trajectories: ReadonlyArray<import('@mtrl/core').Trajectory.Trajectory>) =>
+  trajectories.map((t, i) => ({ rows: [i], turnRewards: t.turnRewards, groupId: t.groupId, truncated: t.truncated, windowed: false }))
+
+describe('link', () => {
+  it('observation and prompt tokens never receive loss: zero advantage and zero PPO gradient off the action mask', async () => {
+    await expectNoLeak(() =>
+      fc.assert(
+        fc.property(fc.array(Arbitraries.trajectory(), { minLength: 1, maxLength: 5 }), (trajectories) => {
+          const batch = Batch.make({ pad: 0 })(trajectories)
+          const values = Float32Array.from({ length: batch.batch * batch.time }, (_, i) => Math.sin(i))
+          const { advantages } = link({ batch, episodes: episodesOf(trajectories), values, valuesAfter: values }, Gae.estimate({ gamma: 1, lambda: 0.9, whiten: false }))
+          const shape: [number, number] = [batch.batch, batch.time]
+          const init = tf.tensor2d(batch.samplerLogprobs, shape)
+          const logprobs = tf.variable(init)
+          init.dispose()
+          const old = tf.tensor2d(batch.samplerLogprobs, shape)
+          const adv = tf.tensor2d(advantages, shape)
+          const mask = tf.tensor2d(batch.actionMask, shape)
+          const { value, grads } = tf.variableGrads(() => Ppo.loss(Ppo.defaultOptions)({ logprobs, oldLogprobs: old, advantages: adv, mask }).loss, [logprobs])
+          const g = grads[logprobs.name]!.dataSync()
+          trajectories.forEach((trajectory, b) => {
+            const kinds = trajectory.segments.flatMap((s) => Array.from(s.tokens, () => s.kind))
+            for (let t = 0; t < batch.time; t++) {
+              if (kinds[t] === 'action') continue
+              expect(advantages[b * batch.time + t] === 0).toBe(true)
+              expect(g[b * batch.time + t] === 0).toBe(true)
+            }
+          })
+          tf.dispose([logprobs, old, adv, mask, value, ...Object.values(grads)])
+        }),
+        { numRuns: 50 }
+      )
+    )
+  })
+
+  it('in full memory equals GAE on the padded trajectories (dropping observation tokens changes nothing)', () => {
+    fc.assert(
+      fc.property(fc.array(Arbitraries.trajectory(), { minLength: 1, maxLength: 4 }), (trajectories) => {
+        const batch = Batch.make({ pad: 0 })(trajectories)
+        const values = Float32Array.from({ length: batch.batch * batch.time }, (_, i) => Math.cos(i))
+        const estimator = Gae.estimate({ gamma: 0.9, lambda: 0.8, whiten: false })
+        const linked = link({ batch, episodes: episodesOf(trajectories).map((e) => ({ ...e, truncated: false })), values }, estimator)
+        const direct = estimator({
+          batch: batch.batch,
+          time: batch.time,
+          responseMask: batch.actionMask,
+          values,
+          tokenRewards: Float32Array.from(batch.actionMask, () => 0).map((_, i) => {
+            const b = Math.floor(i / batch.time)
+            const t = i % batch.time
+            const trajectory = trajectories[b]!
+            let at = 0
+            const last = new Map<number, number>()
+            for (const s of trajectory.segments) {
+              if (s.kind === 'action') last.set(s.turn, at + s.tokens.length - 1)
+              at += s.tokens.length
+            }
+            let r = 0
+            trajectory.turnRewards.forEach((x, k) => last.get(k) === t && (r += x))
+            return r
+          })
+        })
+        linked.advantages.forEach((a, i) => expect(a).toBeCloseTo(direct.advantages[i]!, 4))
+      })
+    )
+  })
+
+  it('links the per-turn samples of a windowed episode into one row (GRPO sees one outcome per episode)', () => {
+    const sample = (turn: number, reward: number) => ({
+      env: 'e', seed: 1, groupId: 'g', won: false, truncated: false,
+      segments: [
+        { kind: 'prompt' as const, turn: 0, tokens: Int32Array.of(1, 2) },
+        { kind: 'action' as const, turn: 0, tokens: Int32Array.of(3, 4), logprobs: Float32Array.of(-1, -1) }
+      ],
+      turns: [{ action: `a${turn}`, reward, valid: true, parsed: true, score: 0, maxScore: 1 }],
+      turnRewards: [reward]
+    })
+    const samples = [sample(0, 0), sample(1, 1), sample(0, 0), sample(1, 0)]
+    const batch = Batch.make({ pad: 0 })(samples)
+    const { advantages } = link(
+      {
+        batch,
+        episodes: [
+          { rows: [0, 1], turnRewards: [0, 1], groupId: 'g', truncated: false, windowed: true },
+          { rows: [2, 3], turnRewards: [0, 0], groupId: 'g', truncated: false, windowed: true }
+        ]
+      },
+      Grpo.estimate({ normalizeByStd: false, epsilon: 1e-6 })
+    )
+    // episode returns 1 and 0: advantages +0.5 on every action token of the first, -0.5 on the second
+    expect(Array.from(advantages)).toEqual([0, 0, 0.5, 0.5, 0, 0, 0.5, 0.5, 0, 0, -0.5, -0.5, 0, 0, -0.5, -0.5])
+  })
+})
