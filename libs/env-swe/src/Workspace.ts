@@ -8,7 +8,8 @@
  *
  * Clean-up: `dispose` removes the directory; a process `exit` hook removes what is still
  * live; and `make` sweeps directories left by processes that no longer exist (a host killed
- * with SIGKILL runs no hook).
+ * with SIGKILL runs no hook; an `owner` file names the PID namespace and process start time, so
+ * only true orphans are swept).
  *
  * @since 0.1.0
  */
@@ -44,26 +45,43 @@ const removeLive = (): void => {
   live.clear()
 }
 
-const alive = (pid: number): boolean => {
+/**
+ * Who owns an episode directory: the PID namespace and the start time of the owning process, so
+ * that a directory of a process in another namespace sharing this tmpdir, or a recycled pid, is
+ * never mistaken for an orphan.
+ */
+const selfIdentity = (pid: number): string | undefined => {
   try {
-    process.kill(pid, 0)
-    return true
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM'
+    const ns = fs.readlinkSync('/proc/self/ns/pid')
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8')
+    const start = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]
+    return `${ns} ${start}`
+  } catch {
+    return undefined
   }
 }
 
 /**
- * Removes episode directories whose owning process is gone. Returns how many it removed.
+ * Removes episode directories whose owning process is gone (same PID namespace, and the pid is
+ * dead or now belongs to a different process). Returns how many it removed.
  *
  * @category destructors
  * @since 0.1.0
  */
 export const sweep = (base: string = tmpdir()): number => {
   let removed = 0
+  const ns = selfIdentity(process.pid)?.split(' ')[0]
   for (const name of fs.readdirSync(base)) {
     const m = /^mtrl-swe-(\d+)-[A-Za-z0-9]+$/.exec(name)
-    if (m === null || alive(Number(m[1]))) continue
+    if (m === null || ns === undefined) continue
+    let owner: string
+    try {
+      owner = fs.readFileSync(path.join(base, name, 'owner'), 'utf8')
+    } catch {
+      continue
+    }
+    if (owner.split(' ')[0] !== ns) continue
+    if (selfIdentity(Number(m[1])) === owner) continue
     fs.rmSync(path.join(base, name), { recursive: true, force: true })
     removed++
   }
@@ -94,6 +112,8 @@ export const make = (files: Readonly<Record<string, string>>, base: string = tmp
   const finalRoot = fs.realpathSync(fs.mkdtempSync(path.join(base, `${PREFIX}${process.pid}-`)))
   live.add(finalRoot)
   fs.chmodSync(finalRoot, 0o711)
+  const identity = selfIdentity(process.pid)
+  if (identity !== undefined) fs.writeFileSync(path.join(finalRoot, 'owner'), identity, { mode: 0o600 })
   const repoDir = path.join(finalRoot, 'repo')
   fs.mkdirSync(repoDir, { mode: 0o700 })
   const reporterPath = path.join(finalRoot, 'reporter.mjs')

@@ -28,10 +28,24 @@ describe('Sandbox', () => {
     expect(r.guards).toEqual(p.available)
   })
 
-  it('refuses to run when asked for a guard the machine lacks', async () => {
-    const missing = p.missing[0]
-    if (missing === undefined) return
-    await expect(runScript('1', [missing.guard])).rejects.toThrow(/unavailable/)
+  it('degrades without the tools: no namespaces, no rlimits, no uid, and says which are missing', () => {
+    const bare: _.Probe = {
+      available: ['permission', 'timeout', 'outputCap'],
+      missing: [{ guard: 'network', reason: 'util-linux `unshare` not found' }],
+      tools: { unshare: undefined, prlimit: undefined, setpriv: undefined, timeout: undefined },
+      userNamespace: false
+    }
+    expect(_.describeProbe(bare)).toContain('MISSING: network (util-linux `unshare` not found)')
+    const options = { writeDir: '/w', readPaths: [], script: '/w/t.js', nodeArgs: [], limits: tight }
+    const cmd = _.commandLine(options, new Set(_.allGuards), 1 << 20, bare)
+    expect(cmd[0]).toBe(process.execPath)
+    expect(cmd).toContain('--experimental-permission')
+  })
+
+  it.runIf(has(..._.allGuards))('with every guard, wraps node as unshare > timeout > prlimit > setpriv > node', () => {
+    const cmd = _.commandLine({ writeDir: '/w', readPaths: [], script: '/w/t.js', nodeArgs: [], limits: tight }, new Set(p.available), 1 << 20, p)
+    const order = ['unshare', 'timeout', 'prlimit', 'setpriv', process.execPath].map((tool) => cmd.findIndex((c) => c.endsWith(tool)))
+    expect(order.every((i, k) => i >= 0 && (k === 0 || i > order[k - 1]!))).toBe(true)
   })
 
   it.runIf(has('timeout'))('timeout: kills an infinite loop', async () => {
