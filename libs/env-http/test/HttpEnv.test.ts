@@ -57,6 +57,22 @@ describe('HttpEnv against an mtrl EnvServer', () => {
     await env.close()()
   })
 
+  it('sends the bearer token, and says so when the server refuses it or is full', async () => {
+    const started = await EnvServer.start({ factory: () => LockEnv.make(), token: 'tok', maxEnvs: 1 })()
+    if (E.isLeft(started)) throw new Error(started.left.reason)
+    const guarded = started.right
+    try {
+      const anonymous = leftOf(await _.make({ baseUrl: guarded.url }).reset(1)())
+      expect(EnvError.message(anonymous)).toBe(`http:${guarded.url}: POST ${guarded.url}/create failed: HTTP 401: missing or wrong bearer token`)
+      const env = _.make({ baseUrl: guarded.url, token: 'tok' })
+      expect(E.isRight(await env.reset(1)())).toBe(true)
+      const full = leftOf(await _.make({ baseUrl: guarded.url, token: 'tok', backoffMs: 1 }).reset(1)())
+      expect(EnvError.message(full)).toContain('HTTP 503: this server holds its maximum of 1 environments; close one first (after 3 attempts)')
+    } finally {
+      await guarded.close()()
+    }
+  })
+
   it('times out a step that takes too long, naming the call', async () => {
     const env = _.make({ baseUrl: server.url, timeoutMs: 200 })
     await env.reset(1)()

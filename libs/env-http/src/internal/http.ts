@@ -62,9 +62,11 @@ type Attempt =
   | { readonly _tag: 'Done'; readonly response: Response }
   | { readonly _tag: 'Failed'; readonly failure: HttpFailure; readonly retry: boolean; readonly waitMs?: number }
 
+// Idle sockets are dropped after 4 s, before the usual 5 s keep-alive of servers (Node,
+// uvicorn), so a request rarely lands on a socket the server is closing.
 const agents = {
-  'http:': new http.Agent({ keepAlive: true, keepAliveMsecs: 1_000 }),
-  'https:': new https.Agent({ keepAlive: true, keepAliveMsecs: 1_000 })
+  'http:': new http.Agent({ keepAlive: true, timeout: 4_000 }),
+  'https:': new https.Agent({ keepAlive: true, timeout: 4_000 })
 }
 
 interface Raw {
