@@ -5,10 +5,11 @@ import { BackendUnavailable } from './Runtime.js'
 import { UsageError, type Command } from './Command.js'
 import { advantages } from './commands/Advantages.js'
 import { info } from './commands/Info.js'
+import { playCommand } from './commands/Play.js'
 import { smoke } from './commands/Smoke.js'
 import { start } from './commands/Start.js'
 
-const commands: ReadonlyArray<Command> = [start, info, smoke, advantages]
+const commands: ReadonlyArray<Command> = [start, info, playCommand, advantages, smoke]
 
 const usage = (): string =>
   `mtrl: multi-turn agentic reinforcement learning for language-model agents

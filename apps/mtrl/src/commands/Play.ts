@@ -1,0 +1,132 @@
+/**
+ * `mtrl play ENV`: play an environment in the terminal (or feed commands on stdin), see the
+ * admissible commands, or watch the expert.
+ */
+import { Decode, EnvError, type Env } from '@mtrl/core'
+import * as E from 'fp-ts/lib/Either.js'
+import { createInterface } from 'node:readline'
+import { intFlag, parseFlags, UsageError, type Command } from '../Command.js'
+import { EnvConfig, handle, type EnvHandle } from '../recipe/EnvConfig.js'
+
+const configOf = (kind: string, values: Record<string, string | boolean | undefined>): EnvConfig => {
+  const str = (k: string) => (typeof values[k] === 'string' ? (values[k] as string) : undefined)
+  let candidate: unknown
+  switch (kind) {
+    case 'textworld': {
+      const config = str('config')
+      if (config !== undefined) candidate = { kind, settings: config }
+      else {
+        const rooms = intFlag('rooms', str('rooms'), 2)
+        const objects = intFlag('objects', str('objects'), 3)
+        const quest = intFlag('quest', str('quest'), 4)
+        candidate = { kind, settings: { _tag: 'custom', rooms, objects, questLength: quest, ...(str('objective') === undefined ? {} : { objective: str('objective') }) } }
+      }
+      break
+    }
+    case 'cooking':
+      candidate = { kind: 'textworld', settings: str('config') ?? `tw-simple-${str('rewards') ?? 'dense'}-${str('goal') ?? 'detailed'}${values['test'] === true ? '-test' : ''}` }
+      break
+    case 'alfworld':
+      candidate = { kind, settings: { ...(str('split') === undefined ? {} : { split: str('split') }), ...(str('task') === undefined ? {} : { taskTypes: [str('task')] }) } }
+      break
+    case 'swe':
+      candidate = { kind, settings: { ...(str('tier') === undefined ? {} : { tier: str('tier') }) } }
+      break
+    default:
+      throw new UsageError(`unknown environment "${kind}" (expected textworld, cooking, alfworld or swe)`)
+  }
+  const decoded = Decode.decode('environment flags', EnvConfig)(candidate)
+  if (E.isLeft(decoded)) throw new UsageError(Decode.formatError(decoded.left))
+  return decoded.right
+}
+
+const statusLine = (info: Env.StepInfo, turn: number, admissible: boolean): string => {
+  const line = `[score ${info.score}/${info.maxScore}, turn ${turn}${info.valid ? '' : ', invalid'}]`
+  return admissible && info.admissibleActions !== undefined ? `${line}\n[admissible: ${info.admissibleActions.join(' | ')}]` : line
+}
+
+const play = async (h: EnvHandle, seed: number, admissible: boolean, expert: boolean, out: (s: string) => void): Promise<number> => {
+  const env = h.make()
+  try {
+    const start = await env.reset(seed)()
+    if (E.isLeft(start)) throw new Error(EnvError.message(start.left))
+    out(`${h.name}, seed ${seed}\n\n${start.right.goal}\n\n${start.right.text}\n\n${statusLine(start.right.info, 0, admissible)}\n`)
+    let turn = 0
+    let done = false
+    const act = async (command: string, by: string): Promise<void> => {
+      const step = await env.step(command)()
+      if (E.isLeft(step)) throw new Error(EnvError.message(step.left))
+      turn += 1
+      done = step.right.done
+      out(`> ${command}${by}\n\n${step.right.observation}\n\n${statusLine(step.right.info, turn, admissible)}${done ? (step.right.won ? '\n*** You won! ***' : '\n*** You lost. ***') : ''}\n`)
+    }
+    if (expert) {
+      const plan = await h.expertPlan(env)
+      out(`expert plan (${plan.length} steps): ${plan.join(' ; ')}\n`)
+      for (const command of plan) if (!done) await act(command, '  (expert)')
+      return 0
+    }
+    const lines = createInterface({ input: process.stdin, terminal: process.stdin.isTTY === true })
+    if (process.stdin.isTTY) process.stdout.write('> ')
+    for await (const line of lines) {
+      const command = line.trim()
+      if (command === '') continue
+      if (command === 'quit' || command === 'exit') break
+      await act(command, '')
+      if (done || turn >= h.maxTurns) break
+      if (process.stdin.isTTY) process.stdout.write('> ')
+    }
+    lines.close()
+    return 0
+  } finally {
+    await env.close()()
+    h.dispose()
+  }
+}
+
+export const playCommand: Command = {
+  name: 'play',
+  summary: 'play an environment in the terminal, or watch its expert',
+  help: `mtrl play ENV [flags]
+
+ENV is textworld, cooking, alfworld or swe. Type commands (or pipe them, one per line);
+"quit" ends.
+
+  textworld   --rooms 2 --objects 3 --quest 4 [--objective steps|brief|none] | --config w2-o3-q4
+  cooking     --rewards sparse|balanced|dense --goal detailed|brief|none [--test]
+  alfworld    --task pick_heat_then_place_in_recep --split train|valid-seen|valid-unseen
+  swe         --tier easy|medium|hard
+  all         --seed N  --admissible (list valid commands)  --expert (play the expert's plan)
+
+Examples:
+  mtrl play textworld --rooms 2 --objects 3 --quest 4 --seed 7 --admissible
+  mtrl play textworld --config w2-o3-q4 --seed 7 --expert
+  mtrl play alfworld --task pick_heat_then_place_in_recep --split valid-unseen --seed 3
+  mtrl play swe --tier easy --seed 4 --expert`,
+  run: async (argv) => {
+    const { values, positionals } = parseFlags(
+      argv,
+      {
+        seed: { type: 'string' },
+        admissible: { type: 'boolean' },
+        expert: { type: 'boolean' },
+        config: { type: 'string' },
+        rooms: { type: 'string' },
+        objects: { type: 'string' },
+        quest: { type: 'string' },
+        objective: { type: 'string' },
+        rewards: { type: 'string' },
+        goal: { type: 'string' },
+        test: { type: 'boolean' },
+        task: { type: 'string' },
+        split: { type: 'string' },
+        tier: { type: 'string' }
+      },
+      true
+    )
+    const [kind] = positionals
+    if (kind === undefined) throw new UsageError('which environment? (textworld, cooking, alfworld or swe)')
+    const h = handle(configOf(kind, values))
+    return play(h, intFlag('seed', values.seed, 0), values.admissible === true, values.expert === true, (s) => process.stdout.write(`${s}\n`))
+  }
+}
