@@ -1,0 +1,85 @@
+/**
+ * Rollout throughput: generated tokens/s and turns/s of batched multi-turn rollouts with a small
+ * freshly initialised policy (sampling only; no training) on TextWorld games (w2-o3-q4, the
+ * paper's base setting) and on the toy corridor. Backend from MTRL_BACKEND (default auto).
+ *
+ *   npm run bench -w @mtrl/rollout
+ *   MTRL_BACKEND=cpu npm run bench -w @mtrl/rollout
+ */
+import { Backend } from '@mtrl/backend'
+import { Rng, type Env } from '@mtrl/core'
+import { Settings, TextWorld } from '@mtrl/env-textworld'
+import { ModelConfig, Policy, Sampler } from '@mtrl/policy'
+import * as E from 'fp-ts/lib/Either.js'
+import type * as Generator from '../src/Generator.js'
+import * as Rollout from '../src/Rollout.js'
+import * as Toy from '../src/Toy.js'
+
+const name = Backend.fromEnvironment()
+if (typeof name !== 'string') throw new Error(Backend.message(name))
+const selected = await Backend.select(name)()
+if (E.isLeft(selected)) throw new Error(Backend.message(selected.left))
+console.log(`backend: ${selected.right.name} via ${selected.right.via} (${selected.right.threads} thread(s))`)
+
+// A byte-level tokenizer (7 specials + 256 bytes) for the TextWorld runs: enough for throughput.
+const SPECIALS = 7
+const encoder = new TextEncoder()
+const decoder = new TextDecoder()
+const bytes: Generator.Tokenizer = {
+  vocabSize: SPECIALS + 256,
+  encode: (text) => Int32Array.from(encoder.encode(text), (b) => b + SPECIALS),
+  decode: (ids) => decoder.decode(Uint8Array.from(Array.from(ids).filter((id) => id >= SPECIALS), (id) => id - SPECIALS)),
+  special: { pad: 0, bos: 1, eos: 2, system: 3, user: 4, assistant: 5, endOfTurn: 6 }
+}
+
+interface Case {
+  readonly label: string
+  readonly tokenizer: Generator.Tokenizer
+  readonly env: () => Env.Env
+  readonly slots: number
+  readonly contextLength: number
+  readonly options: Rollout.Options
+}
+
+const cases: ReadonlyArray<Case> = [
+  {
+    label: 'textworld w2-o3-q4, 8 slots, 8 turns x <= 16 new tokens, d=128 L=2',
+    tokenizer: bytes,
+    env: () => TextWorld.make(Settings.custom(2, 3, 4)),
+    slots: 8,
+    contextLength: 2048,
+    options: { ...Rollout.defaultOptions, maxTurns: 8, maxNewTokens: 16, temperature: 0.7 }
+  },
+  {
+    label: 'toy corridor, 32 slots, 3 turns x <= 4 new tokens, d=128 L=2',
+    tokenizer: Toy.tokenizer(),
+    env: () => Toy.corridor(),
+    slots: 32,
+    contextLength: 128,
+    options: { ...Rollout.defaultOptions, maxTurns: 3, maxNewTokens: 4, temperature: 0.7 }
+  }
+]
+
+for (const c of cases) {
+  const policy = Policy.make(ModelConfig.make({ vocab: c.tokenizer.vocabSize, dModel: 128, layers: 2, heads: 4, maxLen: c.contextLength }), 0)
+  const session = Sampler.make(policy, { slots: c.slots, maxLen: c.contextLength })
+  const generator: Generator.Generator = { session, template: Toy.template(c.tokenizer), tokenizer: c.tokenizer, contextLength: c.contextLength }
+  const envs = Array.from({ length: c.slots }, c.env)
+  const seeds = Array.from({ length: c.slots / 2 }, (_, i) => i)
+  const runs: Rollout.Result['metrics'][] = []
+  for (let i = 0; i < 3; i++) {
+    const result = await Rollout.run(c.options)(generator)({ envs, seeds, groupSize: 2, rng: Rng.make(i) })()
+    if (E.isLeft(result)) throw new Error(JSON.stringify(result.left))
+    runs.push(result.right.metrics)
+  }
+  const timed = runs.slice(1) // the first run warms up
+  const sum = (f: (m: Rollout.Result['metrics']) => number) => timed.reduce((a, m) => a + f(m), 0)
+  const seconds = sum((m) => m.seconds)
+  console.log(`\n${c.label}`)
+  console.log(`  generated tokens/s ${(sum((m) => m.generatedTokens) / seconds).toFixed(1)}`)
+  console.log(`  context tokens/s   ${(sum((m) => m.contextTokens) / seconds).toFixed(1)} (prefill)`)
+  console.log(`  turns/s            ${(sum((m) => m.turns) / seconds).toFixed(2)}`)
+  console.log(`  episodes ${sum((m) => m.episodes)}, turns/episode ${(sum((m) => m.turns) / sum((m) => m.episodes)).toFixed(1)}, invalid ${(sum((m) => m.invalidRate) / timed.length).toFixed(2)}, truncated ${(sum((m) => m.truncatedRate) / timed.length).toFixed(2)}, ${seconds.toFixed(1)} s`)
+  session.dispose()
+  policy.dispose()
+}
