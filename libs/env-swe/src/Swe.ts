@@ -83,7 +83,10 @@ interface Episode {
 }
 
 /**
- * A fresh environment using shared resources (or its own, when none are given).
+ * A fresh environment using shared resources (or its own, when none are given). With shared
+ * resources, task generation (projects, cache, verification limits, guards) follows the
+ * resources' settings; the episode settings (tier, turns, rewards, limits of the agent's test
+ * runs, output size) follow `settings`.
  *
  * @example
  * import { Swe } from '@mtrl/env-swe'

@@ -18,7 +18,7 @@ import * as Sandbox from '../src/Sandbox.js'
 import * as _ from '../src/Swe.js'
 import { processesWith } from './helpers.js'
 
-const settings = { tier: 'easy' as const, projects: ['bitset'], timeoutMs: 2000, memoryMb: 900, maxProcesses: 32, maxOutputBytes: 64 * 1024, outputChars: 1500 }
+const settings = { tier: 'easy' as const, projects: ['bitset'], timeoutMs: 3000, memoryMb: 900, maxProcesses: 32, maxOutputBytes: 64 * 1024, outputChars: 1500 }
 const shared = _.resources(settings, 2)
 afterAll(() => shared.dispose())
 
