@@ -11,7 +11,7 @@
  *
  * @since 0.1.0
  */
-import { Decode, Env, EnvError } from '@mtrl/core'
+import { Decode, type Env, EnvError } from '@mtrl/core'
 import * as E from 'fp-ts/lib/Either.js'
 import { pipe } from 'fp-ts/lib/function.js'
 import * as TE from 'fp-ts/lib/TaskEither.js'
@@ -228,7 +228,7 @@ export const connect = (options: Options): TE.TaskEither<EnvError.EnvError, Env.
     makeCall(options, fallback.name)('GET', '/spec'),
     TE.mapLeft(errorOf),
     TE.chain((json) =>
-      check(fallback.name, `GET ${trimSlash(options.baseUrl)}/spec`, pipe(Decode.decode('GET /spec response', Env.EnvSpec)(json), E.mapLeft(Decode.formatError)))
+      check(fallback.name, `GET ${trimSlash(options.baseUrl)}/spec`, pipe(Decode.decode('GET /spec response', Protocol.SpecResponse)(json), E.mapLeft(Decode.formatError)))
     ),
     TE.map((spec) => make(options, spec))
   )

@@ -10,7 +10,7 @@
  *
  * @since 0.1.0
  */
-import { Env } from '@mtrl/core'
+import type { Env } from '@mtrl/core'
 import * as t from 'io-ts'
 
 /**
@@ -135,6 +135,16 @@ export const AgentGymAnswer = t.intersection([
 ])
 /** @category models @since 0.1.0 */
 export type AgentGymAnswer = t.TypeOf<typeof AgentGymAnswer>
+
+/**
+ * `GET /spec` answer (mtrl extension): the environment's `EnvSpec`.
+ *
+ * @category codecs
+ * @since 0.1.0
+ */
+export const SpecResponse = t.type({ name: t.string, maxTurns: t.number, actionFormat: t.string })
+/** @category models @since 0.1.0 */
+export type SpecResponse = t.TypeOf<typeof SpecResponse>
 
 /**
  * Every error answer of an mtrl server: `{"error": {"_tag", "message", ...}}`. EnvErrors keep
