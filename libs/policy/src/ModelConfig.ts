@@ -39,7 +39,9 @@ export const ModelConfig = t.type({
 export type ModelConfig = t.TypeOf<typeof ModelConfig>
 
 /**
- * A Llama-style configuration for `vocab` tokens, with defaults for everything else.
+ * A Llama-style configuration for `vocab` tokens, with defaults for everything else: RoPE,
+ * RMSNorm, SwiGLU with `ffn` = 8/3 dModel rounded up to a multiple of 32 (4 dModel for GELU, the
+ * same parameter count), untied head, `maxLen` 512.
  *
  * @example
  * import { ModelConfig } from '@mtrl/policy'
@@ -53,7 +55,7 @@ export const make = (
 ): ModelConfig =>
   validate({
     kvHeads: sizes.heads,
-    ffn: 4 * sizes.dModel,
+    ffn: sizes.activation === 'gelu' ? 4 * sizes.dModel : Math.ceil((8 * sizes.dModel) / 3 / 32) * 32,
     maxLen: 512,
     positional: 'rope',
     norm: 'rmsnorm',

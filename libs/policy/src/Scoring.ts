@@ -10,6 +10,7 @@
  * @since 0.1.0
  */
 import * as tf from '@tensorflow/tfjs'
+import { pick } from './internal/ops.js'
 import * as transformer from './internal/transformer.js'
 import { weightOf, type Policy } from './Policy.js'
 
@@ -57,7 +58,6 @@ export const tokenLogprobs =
   (ids: tf.Tensor2D, temperature = 1): TokenScores => {
     if (!(temperature > 0)) throw new Error(`Scoring.tokenLogprobs: temperature must be > 0, got ${temperature}`)
     const [B, T] = ids.shape
-    const V = policy.config.vocab
     const scores = tf.tidy(() => {
       const w = weightOf(policy)
       if (T < 2) return { logprobs: tf.zeros([B, T]) as tf.Tensor2D, entropy: tf.zeros([B, T]) as tf.Tensor2D }
@@ -68,7 +68,7 @@ export const tokenLogprobs =
       if (temperature !== 1) z = tf.div(z, temperature)
       const logp = tf.logSoftmax(z)
       const targets = tf.reshape(tf.slice(ids, [0, 1], [B, T - 1]), [-1]) as tf.Tensor1D
-      const picked = tf.sum(tf.mul(logp, tf.oneHot(targets, V)), -1)
+      const picked = pick(logp, targets)
       const pad = tf.zeros([B, 1])
       const logprobs = tf.concat([pad, tf.reshape(picked, [B, T - 1])], 1) as tf.Tensor2D
       const entropy =

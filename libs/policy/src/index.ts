@@ -6,10 +6,19 @@
  *
  * @since 0.1.0
  */
+export * as ChatTemplate from './ChatTemplate.js'
+export * as Checkpoint from './Checkpoint.js'
 export * as Critic from './Critic.js'
+export * as HfTokenizer from './HfTokenizer.js'
+export * as HuggingFace from './HuggingFace.js'
+export * as Logprobs from './Logprobs.js'
 export * as Lora from './Lora.js'
 export * as ModelConfig from './ModelConfig.js'
+export * as OptimizerState from './OptimizerState.js'
 export * as Policy from './Policy.js'
+export * as PolicyError from './PolicyError.js'
+export * as Safetensors from './Safetensors.js'
 export * as Sampler from './Sampler.js'
 export * as Scoring from './Scoring.js'
 export * as Tokenizer from './Tokenizer.js'
+export * as WordTokenizer from './WordTokenizer.js'

@@ -33,23 +33,82 @@ export const mm = tf.customGrad(mmGrad) as unknown as <T extends tf.Tensor>(a: T
 /** `x @ w^T` for a Hugging Face weight `w` of shape [out, in]; `x` is [N, in]. */
 export const linear = (x: tf.Tensor2D, w: tf.Tensor2D): tf.Tensor2D => mm(x, tf.transpose(w))
 
+const hasKernel = (name: string): boolean => tf.getKernel(name, tf.getBackend()) !== undefined
+
 /**
- * Rows `ids` of `table` ([V, D] -> [N, D]). Forward is a gather; the gradient is
- * `onehot(ids)^T @ dy`, built as an equality against a range (no gather gradient needed).
+ * Rows `ids` of `table` ([V, D] -> [N, D]). Where the backend has a gather gradient
+ * (UnsortedSegmentSum) the plain gather is used; elsewhere (wasm) the gradient is
+ * `(dy^T @ onehot(ids))^T`, two transposes and one plain product.
  */
 export const embed = (table: tf.Tensor2D, ids: tf.Tensor1D): tf.Tensor2D => {
+  if (hasKernel('UnsortedSegmentSum')) return tf.gather(table, ids)
   const lookup = tf.customGrad((...args: Array<tf.Tensor | tf.GradSaveFunc>) => {
     const e = args[0] as tf.Tensor
+    const save = args[1] as tf.GradSaveFunc
+    const vocab = e.shape[0] ?? 0
+    // closure tensors may be disposed by the caller's tidy before backprop: save them
+    save([ids])
     return {
-    value: tf.gather(e, ids),
-    gradFunc: (dy: tf.Tensor) => {
-      const vocab = e.shape[0] ?? 0
-      const oneHotT = tf.cast(tf.equal(tf.reshape(tf.range(0, vocab, 1, 'int32'), [vocab, 1]), tf.reshape(ids, [1, -1])), 'float32')
-      return tf.matMul(oneHotT as tf.Tensor2D, dy as tf.Tensor2D)
+      value: tf.gather(e, ids),
+      gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => {
+        const oneHot = tf.oneHot(saved[0] as tf.Tensor1D, vocab, 1, 0, 'float32') as tf.Tensor2D
+        return tf.transpose(tf.matMul(tf.transpose(dy) as tf.Tensor2D, oneHot))
+      }
     }
-  }
   }) as unknown as (e: tf.Tensor) => tf.Tensor2D
   return lookup(table)
+}
+
+/**
+ * `x[n, targets[n]]` for `x` [N, V]: a gather forward, a one-hot product backward (no gather
+ * gradient needed).
+ */
+export const pick = (x: tf.Tensor2D, targets: tf.Tensor1D): tf.Tensor1D => {
+  const [N, V] = x.shape
+  const f = tf.customGrad((...args: Array<tf.Tensor | tf.GradSaveFunc>) => {
+    const input = args[0] as tf.Tensor
+    const save = args[1] as tf.GradSaveFunc
+    save([targets])
+    const flat = tf.add(tf.mul(tf.range(0, N, 1, 'int32'), tf.scalar(V, 'int32')), targets)
+    return {
+      value: tf.gather(tf.reshape(input, [-1]), flat),
+      gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => tf.mul(tf.oneHot(saved[0] as tf.Tensor1D, V, 1, 0, 'float32'), tf.reshape(dy, [N, 1]))
+    }
+  }) as unknown as (x: tf.Tensor) => tf.Tensor1D
+  return f(x)
+}
+
+/**
+ * Softmax attention over `BH` independent (batch, head) pairs with a hand-written gradient:
+ * `s = q k^T + mask`, `p = softmax(s)`, `o = p v`; backward `dv = p^T do`, `dp = do v^T`,
+ * `ds = p * (dp - sum(dp * p))`, `dq = ds k`, `dk = ds^T q`, every transpose explicit (wasm's
+ * transposed BatchMatMul is slow). Measured alternatives on wasm: per-head 2-D products go
+ * through XNNPACK (3x faster per product) but extracting the heads (gather, slice, unstack)
+ * costs as much as it saves.
+ *
+ * @param q [BH, T, hd], already scaled by 1/sqrt(hd)
+ * @param k [BH, S, hd]
+ * @param v [BH, S, hd]
+ * @param mask additive, broadcast against [BH, T, S]
+ * @returns [BH, T, hd]
+ */
+export const attention = (q: tf.Tensor3D, k: tf.Tensor3D, v: tf.Tensor3D, mask: tf.Tensor): tf.Tensor3D => {
+  const f = tf.customGrad((...args: Array<tf.Tensor | tf.GradSaveFunc>) => {
+    const [q0, k0, v0, save] = args as [tf.Tensor, tf.Tensor, tf.Tensor, tf.GradSaveFunc]
+    const probs = tf.softmax(tf.add(tf.matMul(q0 as tf.Tensor3D, swapLast(k0) as tf.Tensor3D), mask))
+    save([q0, k0, v0, probs])
+    return {
+      value: tf.matMul(probs as tf.Tensor3D, v0 as tf.Tensor3D),
+      gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => {
+        const [sq, sk, sv, p] = saved as [tf.Tensor3D, tf.Tensor3D, tf.Tensor3D, tf.Tensor3D]
+        const dv = tf.matMul(swapLast(p) as tf.Tensor3D, dy as tf.Tensor3D)
+        const dp = tf.matMul(dy as tf.Tensor3D, swapLast(sv) as tf.Tensor3D)
+        const ds = tf.mul(p, tf.sub(dp, tf.sum(tf.mul(dp, p), -1, true))) as tf.Tensor3D
+        return [tf.matMul(ds, sk), tf.matMul(swapLast(ds) as tf.Tensor3D, sq), dv]
+      }
+    }
+  }) as unknown as (q: tf.Tensor, k: tf.Tensor, v: tf.Tensor) => tf.Tensor3D
+  return f(q, k, v)
 }
 
 /** RMSNorm over the last axis: `x / sqrt(mean(x^2) + eps) * w`. */
@@ -71,24 +130,51 @@ const GELU_C = Math.sqrt(2 / Math.PI)
 export const gelu = (x: tf.Tensor): tf.Tensor =>
   tf.mul(tf.mul(x, 0.5), tf.add(tf.tanh(tf.mul(tf.add(x, tf.mul(tf.pow(x, 3), 0.044715)), GELU_C)), 1))
 
-/**
- * Rotary embedding in Hugging Face's rotate-half convention on `x` [..., heads, headDim]:
- * `x * cos + reverse_halves(x) * sinSigned`, where `sinSigned` carries the minus sign of the
- * first half. `cos`/`sinSigned` broadcast against `x`.
- */
-export const rope = (x: tf.Tensor, cos: tf.Tensor, sinSigned: tf.Tensor): tf.Tensor => {
+const rotations = new Map<number, { readonly r: Float32Array; readonly rT: Float32Array }>()
+const rotationOf = (headDim: number): { readonly r: Float32Array; readonly rT: Float32Array } => {
+  let hit = rotations.get(headDim)
+  if (hit === undefined) {
+    const half = headDim / 2
+    const r = new Float32Array(headDim * headDim)
+    const rT = new Float32Array(headDim * headDim)
+    for (let i = 0; i < half; i++) {
+      r[(i + half) * headDim + i] = -1 // out[i] = -x[i + half]
+      r[i * headDim + i + half] = 1 // out[i + half] = x[i]
+      rT[i * headDim + i + half] = -1
+      rT[(i + half) * headDim + i] = 1
+    }
+    hit = { r, rT }
+    rotations.set(headDim, hit)
+  }
+  return hit
+}
+
+/** Hugging Face's `rotate_half` on the last axis, as a product with a signed permutation. */
+export const rotateHalf = (x: tf.Tensor): tf.Tensor => {
   const shape = x.shape
   const headDim = shape[shape.length - 1] ?? 0
-  const halves = tf.reshape(x, [-1, 2, headDim / 2])
-  const rotated = tf.reshape(tf.reverse(halves, 1), shape)
-  return tf.add(tf.mul(x, cos), tf.mul(rotated, sinSigned))
+  const { r, rT } = rotationOf(headDim)
+  const f = tf.customGrad((...args: Array<tf.Tensor | tf.GradSaveFunc>) => {
+    const input = tf.reshape(args[0] as tf.Tensor, [-1, headDim]) as tf.Tensor2D
+    return {
+      value: tf.reshape(tf.matMul(input, tf.tensor2d(r, [headDim, headDim])), shape),
+      gradFunc: (dy: tf.Tensor) => tf.reshape(tf.matMul(tf.reshape(dy, [-1, headDim]) as tf.Tensor2D, tf.tensor2d(rT, [headDim, headDim])), shape)
+    }
+  }) as unknown as (x: tf.Tensor) => tf.Tensor
+  return f(x)
 }
+
+/**
+ * Rotary embedding in Hugging Face's convention on `x` [..., heads, headDim]:
+ * `x * cos + rotate_half(x) * sin`; `cos`/`sin` broadcast against `x`.
+ */
+export const rope = (x: tf.Tensor, cos: tf.Tensor, sin: tf.Tensor): tf.Tensor => tf.add(tf.mul(x, cos), tf.mul(rotateHalf(x), sin))
 
 const ropeCache = new Map<string, { readonly cos: Float32Array; readonly sin: Float32Array }>()
 
 /**
  * Per-position RoPE rows for `maxLen` positions and `heads` heads: `cos`/`sin` are
- * [maxLen, heads * headDim] (sin with the first half negated). Cached per shape.
+ * [maxLen, heads * headDim]. Cached per shape.
  */
 export const ropeTable = (maxLen: number, heads: number, headDim: number, theta: number): { readonly cos: Float32Array; readonly sin: Float32Array } => {
   const key = `${maxLen}|${heads}|${headDim}|${theta}`
@@ -104,7 +190,7 @@ export const ropeTable = (maxLen: number, heads: number, headDim: number, theta:
     for (let i = 0; i < headDim; i++) {
       const angle = Math.fround(p * invFreq[i % half]!)
       const c = Math.cos(angle)
-      const s = i < half ? -Math.sin(angle) : Math.sin(angle)
+      const s = Math.sin(angle)
       for (let h = 0; h < heads; h++) {
         cos[p * width + h * headDim + i] = c
         sin[p * width + h * headDim + i] = s

@@ -4,7 +4,7 @@
  */
 import * as tf from '@tensorflow/tfjs'
 import { headDim, type ModelConfig } from '../ModelConfig.js'
-import { causalMask, embed, gelu, layerNorm, linear, mm, repeatKv, rmsNorm, rope, ropeTable, swiglu } from './ops.js'
+import { attention, causalMask, embed, gelu, layerNorm, linear, repeatKv, rmsNorm, rope, ropeTable, swiglu } from './ops.js'
 
 /** A weight by its Hugging Face name (LoRA already merged). */
 export type WeightOf = (name: string) => tf.Tensor
@@ -55,8 +55,29 @@ export const normOf = (config: ModelConfig, w: WeightOf, name: string, x: tf.Ten
   config.norm === 'rmsnorm' ? rmsNorm(x, w(`${name}.weight`), config.normEps) : layerNorm(x, w(`${name}.weight`), w(`${name}.bias`), config.normEps)
 
 /**
- * The fused q|k|v projection of layer `i`, with the attention scale 1/sqrt(headDim) folded into
- * q: weight [qkvWidth, d] and bias [qkvWidth] (or undefined).
+ * The q, k, v projections of layer `i` on `h` [N, d], the attention scale 1/sqrt(headDim)
+ * folded into q. Three products rather than one fused product and a split: on wasm a split
+ * copies its whole input once per output.
+ */
+export const projectQkv = (config: ModelConfig, w: WeightOf, i: number, h: tf.Tensor2D): readonly [tf.Tensor2D, tf.Tensor2D, tf.Tensor2D] => {
+  const p = `${layerPrefix(i)}.self_attn`
+  const scale = 1 / Math.sqrt(headDim(config))
+  const project = (name: string, factor: number): tf.Tensor2D => {
+    let weight = w(`${p}.${name}.weight`)
+    if (factor !== 1) weight = tf.mul(weight, factor)
+    let out = linear(h, weight as tf.Tensor2D)
+    if (config.qkvBias) {
+      const bias = w(`${p}.${name}.bias`)
+      out = tf.add(out, factor === 1 ? bias : tf.mul(bias, factor))
+    }
+    return out
+  }
+  return [project('q_proj', scale), project('k_proj', 1), project('v_proj', 1)]
+}
+
+/**
+ * The fused q|k|v projection of layer `i` (for decoding, where one product beats three), with
+ * the attention scale folded into q: weight [qkvWidth, d] and bias [qkvWidth] (or undefined).
  */
 export const qkvWeights = (config: ModelConfig, w: WeightOf, i: number): { readonly weight: tf.Tensor2D; readonly bias: tf.Tensor1D | undefined } => {
   const p = `${layerPrefix(i)}.self_attn`
@@ -68,17 +89,12 @@ export const qkvWeights = (config: ModelConfig, w: WeightOf, i: number): { reado
   return { weight, bias }
 }
 
-/** The MLP of layer `i` on `h` [N, d]. `upT`: fused gate|up weight transposed, if precomputed. */
-export const mlp = (config: ModelConfig, w: WeightOf, i: number, h: tf.Tensor2D, fusedT?: tf.Tensor2D, downT?: tf.Tensor2D): tf.Tensor2D => {
+/** The MLP of layer `i` on `h` [N, d] (separate gate and up products: no split). */
+export const mlp = (config: ModelConfig, w: WeightOf, i: number, h: tf.Tensor2D): tf.Tensor2D => {
   const p = `${layerPrefix(i)}.mlp`
-  const down = (x: tf.Tensor2D): tf.Tensor2D => (downT === undefined ? linear(x, w(`${p}.down_proj.weight`) as tf.Tensor2D) : mm(x, downT))
-  if (config.activation === 'gelu') {
-    const up = fusedT === undefined ? linear(h, w(`${p}.up_proj.weight`) as tf.Tensor2D) : mm(h, fusedT)
-    return down(gelu(up) as tf.Tensor2D)
-  }
-  const gu = fusedT === undefined ? mm(h, tf.transpose(tf.concat([w(`${p}.gate_proj.weight`), w(`${p}.up_proj.weight`)], 0))) : mm(h, fusedT)
-  const [g, u] = tf.split(gu, 2, 1) as [tf.Tensor2D, tf.Tensor2D]
-  return down(swiglu(g, u) as tf.Tensor2D)
+  const up = linear(h, w(`${p}.up_proj.weight`) as tf.Tensor2D)
+  const act = config.activation === 'gelu' ? gelu(up) : swiglu(linear(h, w(`${p}.gate_proj.weight`) as tf.Tensor2D), up)
+  return linear(act as tf.Tensor2D, w(`${p}.down_proj.weight`) as tf.Tensor2D)
 }
 
 /**
@@ -99,30 +115,29 @@ export const trunk = (config: ModelConfig, w: WeightOf, ids: tf.Tensor2D): tf.Te
     const pos = tf.slice(w('model.embed_positions.weight'), [0, 0], [T, d])
     x = tf.reshape(tf.add(tf.reshape(x, [B, T, d]), pos), [B * T, d]) as tf.Tensor2D
   }
-  let cos: tf.Tensor | undefined
-  let sin: tf.Tensor | undefined
+  let cosQ: tf.Tensor | undefined
+  let sinQ: tf.Tensor | undefined
+  let cosK: tf.Tensor | undefined
+  let sinK: tf.Tensor | undefined
   if (config.positional === 'rope') {
-    const table = ropeTable(config.maxLen, H + Hkv, hd, config.ropeTheta)
-    const width = (H + Hkv) * hd
-    cos = tf.tensor3d(table.cos.subarray(0, T * width), [T, H + Hkv, hd])
-    sin = tf.tensor3d(table.sin.subarray(0, T * width), [T, H + Hkv, hd])
+    const table = ropeTable(config.maxLen, 1, hd, config.ropeTheta)
+    const cos = tf.tensor3d(table.cos.subarray(0, T * hd), [T, 1, hd])
+    const sin = tf.tensor3d(table.sin.subarray(0, T * hd), [T, 1, hd])
+    cosQ = cosK = cos
+    sinQ = sinK = sin
   }
   const mask = causalMask(T)
+  const heads = (x2: tf.Tensor2D, n: number, cos: tf.Tensor | undefined, sin: tf.Tensor | undefined): tf.Tensor3D => {
+    let x4: tf.Tensor = tf.reshape(x2, [B, T, n, hd])
+    if (cos !== undefined && sin !== undefined) x4 = rope(x4, cos, sin)
+    return tf.reshape(repeatKv(tf.transpose(x4, [0, 2, 1, 3]) as tf.Tensor4D, H / n), [B * H, T, hd]) as tf.Tensor3D
+  }
   for (let i = 0; i < config.layers; i++) {
     const p = layerPrefix(i)
     const h = normOf(config, w, `${p}.input_layernorm`, x) as tf.Tensor2D
-    const { weight, bias } = qkvWeights(config, w, i)
-    let qkv = mm(h, tf.transpose(weight))
-    if (bias !== undefined) qkv = tf.add(qkv, bias)
-    const [qk0, v0] = tf.split(qkv, [(H + Hkv) * hd, Hkv * hd], 1) as [tf.Tensor2D, tf.Tensor2D]
-    let qk: tf.Tensor = tf.reshape(qk0, [B, T, H + Hkv, hd])
-    if (cos !== undefined && sin !== undefined) qk = rope(qk, cos, sin)
-    const [q, k] = tf.split(qk, [H, Hkv], 2) as [tf.Tensor4D, tf.Tensor4D]
-    const qT = tf.transpose(q, [0, 2, 1, 3]) // [B, H, T, hd]
-    const kT = repeatKv(tf.transpose(k, [0, 2, 3, 1]), H / Hkv) // [B, H, hd, T]
-    const v = repeatKv(tf.transpose(tf.reshape(v0, [B, T, Hkv, hd]), [0, 2, 1, 3]), H / Hkv) // [B, H, T, hd]
-    const probs = tf.softmax(tf.add(mm(qT, kT), mask))
-    const attended = tf.reshape(tf.transpose(mm(probs, v), [0, 2, 1, 3]), [B * T, d]) as tf.Tensor2D
+    const [q, k, v] = projectQkv(config, w, i, h)
+    const out = attention(heads(q, H, cosQ, sinQ), heads(k, Hkv, cosK, sinK), heads(v, Hkv, undefined, undefined), mask)
+    const attended = tf.reshape(tf.transpose(tf.reshape(out, [B, H, T, hd]), [0, 2, 1, 3]), [B * T, d]) as tf.Tensor2D
     x = tf.add(x, linear(attended, w(`${p}.self_attn.o_proj.weight`) as tf.Tensor2D))
     const h2 = normOf(config, w, `${p}.post_attention_layernorm`, x) as tf.Tensor2D
     x = tf.add(x, mlp(config, w, i, h2))

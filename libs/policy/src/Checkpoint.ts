@@ -1,0 +1,179 @@
+/**
+ * mtrl checkpoints: a directory with `config.json` (format, model configuration, LoRA,
+ * critic, optimizer step, caller's `extra`), `model.safetensors` (the policy, Hugging Face
+ * names, adapters included), `critic.safetensors`, `optimizer.safetensors` (Adam moments) and
+ * the tokenizer (`tokenizer.json`; plus `tokenizer_config.json` for Hugging Face ones). Written
+ * atomically (temporary directory + rename). Round trips are bit-exact (float32 stored as F32).
+ *
+ * @since 0.1.0
+ */
+import { Decode } from '@mtrl/core'
+import * as E from 'fp-ts/lib/Either.js'
+import * as TE from 'fp-ts/lib/TaskEither.js'
+import * as t from 'io-ts'
+import { join } from 'node:path'
+import * as Critic from './Critic.js'
+import * as HfTokenizer from './HfTokenizer.js'
+import { exists, loadSafetensors, readJson, writeDirAtomic } from './internal/files.js'
+import { variableOf, freshScope } from './internal/weights.js'
+import * as Lora from './Lora.js'
+import { ModelConfig } from './ModelConfig.js'
+import type { OptimizerState } from './OptimizerState.js'
+import * as Policy from './Policy.js'
+import { invalidConfig, type PolicyError } from './PolicyError.js'
+import * as Safetensors from './Safetensors.js'
+import type { Tokenizer } from './Tokenizer.js'
+import * as WordTokenizer from './WordTokenizer.js'
+
+/**
+ * The `config.json` of a checkpoint.
+ *
+ * @category codecs
+ * @since 0.1.0
+ */
+export const Meta = t.type({
+  format: t.literal('mtrl-policy'),
+  version: t.literal(1),
+  model: ModelConfig,
+  lora: t.union([Lora.Options, t.null]),
+  critic: t.union([t.type({ shareTrunk: t.boolean }), t.null]),
+  optimizer: t.union([t.type({ step: t.number }), t.null]),
+  tokenizer: t.union([t.literal('mtrl-word'), t.literal('huggingface'), t.null]),
+  extra: t.unknown
+})
+/** @category models @since 0.1.0 */
+export type Meta = t.TypeOf<typeof Meta>
+
+/**
+ * What a checkpoint holds.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Contents {
+  readonly policy: Policy.Policy
+  readonly critic?: Critic.Critic
+  readonly optimizerState?: OptimizerState
+  /** Anything JSON: step counters, RNG states, the recipe. */
+  readonly extra?: unknown
+}
+
+const hostOf = (variables: Policy.NamedVariables): Map<string, Safetensors.Writable> => Policy.toHost(variables)
+
+const tokenizerFiles = (tokenizer: Tokenizer | undefined): { kind: Meta['tokenizer']; files: Array<[string, string]> } => {
+  if (tokenizer === undefined) return { kind: null, files: [] }
+  const tagged = tokenizer as Partial<WordTokenizer.WordTokenizer | HfTokenizer.HfTokenizer>
+  if (tagged._tag === 'WordTokenizer') return { kind: 'mtrl-word', files: [['tokenizer.json', JSON.stringify(WordTokenizer.toSaved(tagged as WordTokenizer.WordTokenizer))]] }
+  if (tagged._tag === 'HfTokenizer') {
+    const hf = tagged as HfTokenizer.HfTokenizer
+    return { kind: 'huggingface', files: [['tokenizer.json', JSON.stringify(hf.json)], ['tokenizer_config.json', JSON.stringify(hf.config)]] }
+  }
+  throw new Error('Checkpoint.save: unknown tokenizer kind (expected a WordTokenizer or an HfTokenizer)')
+}
+
+/**
+ * Saves a checkpoint atomically. Reads every weight once, in bulk.
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const save = (dir: string, contents: Contents): TE.TaskEither<PolicyError, void> => {
+  const { policy, critic, optimizerState } = contents
+  const tok = tokenizerFiles(policy.tokenizer)
+  const meta: Meta = {
+    format: 'mtrl-policy',
+    version: 1,
+    model: policy.config,
+    lora: policy.lora ?? null,
+    critic: critic === undefined ? null : { shareTrunk: critic.shareTrunk },
+    optimizer: optimizerState === undefined ? null : { step: optimizerState.step },
+    tokenizer: tok.kind,
+    extra: contents.extra ?? null
+  }
+  const files = new Map<string, Uint8Array | string>([['config.json', JSON.stringify(meta, null, 2)]])
+  files.set('model.safetensors', Safetensors.encode(hostOf(policy.variables), { format: 'pt' }))
+  if (critic !== undefined) files.set('critic.safetensors', Safetensors.encode(hostOf(critic.variables), { format: 'pt' }))
+  if (optimizerState !== undefined) files.set('optimizer.safetensors', Safetensors.encode(optimizerState.moments, { step: String(optimizerState.step) }))
+  for (const [name, text] of tok.files) files.set(name, text)
+  return writeDirAtomic(dir, files)
+}
+
+/**
+ * Whether `dir` holds an mtrl checkpoint (a `config.json` with `format: "mtrl-policy"`).
+ *
+ * @category destructors
+ * @since 0.1.0
+ */
+export const isCheckpoint = async (dir: string): Promise<boolean> => {
+  const json = await readJson(join(dir, 'config.json'))()
+  return json._tag === 'Right' && (json.right as { format?: unknown }).format === 'mtrl-policy'
+}
+
+const hostMap = (file: Safetensors.File): Map<string, Policy.HostTensor> =>
+  new Map([...file.tensors].map(([name, entry]) => [name, { shape: entry.shape, data: Safetensors.toFloat32(entry) }]))
+
+const loadTokenizer = (dir: string, kind: Meta['tokenizer']): TE.TaskEither<PolicyError, Tokenizer | undefined> => async () => {
+  if (kind === null) return E.right(undefined)
+  const path = join(dir, 'tokenizer.json')
+  const json = await readJson(path)()
+  if (json._tag === 'Left') return json
+  if (kind === 'mtrl-word') {
+    const saved = Decode.decode(path, WordTokenizer.Saved)(json.right)
+    return saved._tag === 'Left' ? E.left(invalidConfig(path, Decode.formatError(saved.left))) : E.right(WordTokenizer.fromWords(saved.right.words))
+  }
+  const cfgPath = join(dir, 'tokenizer_config.json')
+  const cfg = (await exists(cfgPath)) ? await readJson(cfgPath)() : E.right({})
+  if (cfg._tag === 'Left') return cfg
+  try {
+    return E.right(HfTokenizer.fromJson(json.right, cfg.right))
+  } catch (e) {
+    return E.left(invalidConfig(path, e instanceof Error ? e.message : String(e)))
+  }
+}
+
+/**
+ * Loads a checkpoint. The caller owns the models (`dispose`).
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const load =
+  (dir: string): TE.TaskEither<PolicyError, Contents> =>
+  async () => {
+    const configPath = join(dir, 'config.json')
+    const json = await readJson(configPath)()
+    if (json._tag === 'Left') return json
+    const meta = Decode.decode(configPath, Meta)(json.right)
+    if (meta._tag === 'Left') return E.left(invalidConfig(configPath, Decode.formatError(meta.left)))
+    const m = meta.right
+    const tokenizer = await loadTokenizer(dir, m.tokenizer)()
+    if (tokenizer._tag === 'Left') return tokenizer
+    const model = await loadSafetensors(join(dir, 'model.safetensors'))()
+    if (model._tag === 'Left') return model
+    const critic = m.critic === null ? undefined : await loadSafetensors(join(dir, 'critic.safetensors'))()
+    if (critic?._tag === 'Left') return critic
+    const optimizer = m.optimizer === null ? undefined : await loadSafetensors(join(dir, 'optimizer.safetensors'))()
+    if (optimizer?._tag === 'Left') return optimizer
+    try {
+      const policy = Policy.fromHost(m.model, hostMap(model.right), {
+        ...(tokenizer.right === undefined ? {} : { tokenizer: tokenizer.right }),
+        ...(m.lora === null ? {} : { lora: m.lora })
+      })
+      let loadedCritic: Critic.Critic | undefined
+      if (critic !== undefined && m.critic !== null) {
+        const scope = freshScope('critic')
+        const variables = Object.fromEntries([...hostMap(critic.right)].map(([name, host]) => [name, variableOf(scope, name, host)]))
+        loadedCritic = Critic.fromVariables(m.model, variables, m.critic.shareTrunk ? policy : undefined)
+      }
+      const optimizerState: OptimizerState | undefined =
+        optimizer === undefined || m.optimizer === null ? undefined : { step: m.optimizer.step, moments: hostMap(optimizer.right) }
+      return E.right({
+        policy,
+        ...(loadedCritic === undefined ? {} : { critic: loadedCritic }),
+        ...(optimizerState === undefined ? {} : { optimizerState }),
+        extra: m.extra
+      })
+    } catch (e) {
+      return E.left(invalidConfig(dir, e instanceof Error ? e.message : String(e)))
+    }
+  }

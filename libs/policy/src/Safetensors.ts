@@ -1,0 +1,209 @@
+/**
+ * The safetensors format (https://github.com/huggingface/safetensors): an 8-byte little-endian
+ * header length N, N bytes of JSON (`{name: {dtype, shape, data_offsets: [begin, end]}}` plus
+ * an optional `__metadata__` of strings), then the raw little-endian tensor data. Pure
+ * functions over bytes; reading and writing files is the caller's (see {@link Checkpoint}).
+ *
+ * Reads F64, F32, F16, BF16, I64, I32, I16, I8, U8, BOOL; writes F32 and I32.
+ *
+ * @since 0.1.0
+ */
+import * as E from 'fp-ts/lib/Either.js'
+
+/**
+ * @category models
+ * @since 0.1.0
+ */
+export type DType = 'F64' | 'F32' | 'F16' | 'BF16' | 'I64' | 'I32' | 'I16' | 'I8' | 'U8' | 'BOOL'
+
+const SIZES: Readonly<Record<DType, number>> = { F64: 8, F32: 4, F16: 2, BF16: 2, I64: 8, I32: 4, I16: 2, I8: 1, U8: 1, BOOL: 1 }
+
+/**
+ * One tensor. Floating types are decoded to float32 (F64 to float64), integers to int32 (I64
+ * values beyond 2^31 throw a decoding error), so `data` is ready for a tensor.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Entry {
+  readonly dtype: DType
+  readonly shape: ReadonlyArray<number>
+  readonly data: Float32Array | Float64Array | Int32Array
+}
+
+/**
+ * A decoded file.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface File {
+  readonly tensors: ReadonlyMap<string, Entry>
+  readonly metadata: Readonly<Record<string, string>>
+}
+
+/** IEEE half to float. */
+const half = (h: number): number => {
+  const sign = h & 0x8000 ? -1 : 1
+  const exp = (h >> 10) & 0x1f
+  const frac = h & 0x3ff
+  if (exp === 0) return sign * Math.pow(2, -14) * (frac / 1024)
+  if (exp === 31) return frac === 0 ? sign * Infinity : NaN
+  return sign * Math.pow(2, exp - 15) * (1 + frac / 1024)
+}
+
+const decodeData = (view: DataView, dtype: DType, offset: number, count: number): Float32Array | Float64Array | Int32Array => {
+  switch (dtype) {
+    case 'F32': {
+      const out = new Float32Array(count)
+      for (let i = 0; i < count; i++) out[i] = view.getFloat32(offset + 4 * i, true)
+      return out
+    }
+    case 'F64': {
+      const out = new Float64Array(count)
+      for (let i = 0; i < count; i++) out[i] = view.getFloat64(offset + 8 * i, true)
+      return out
+    }
+    case 'F16': {
+      const out = new Float32Array(count)
+      for (let i = 0; i < count; i++) out[i] = half(view.getUint16(offset + 2 * i, true))
+      return out
+    }
+    case 'BF16': {
+      const out = new Float32Array(count)
+      const bits = new DataView(new ArrayBuffer(4))
+      for (let i = 0; i < count; i++) {
+        bits.setUint32(0, view.getUint16(offset + 2 * i, true) << 16, true)
+        out[i] = bits.getFloat32(0, true)
+      }
+      return out
+    }
+    case 'I64': {
+      const out = new Int32Array(count)
+      for (let i = 0; i < count; i++) {
+        const v = view.getBigInt64(offset + 8 * i, true)
+        if (v > 2147483647n || v < -2147483648n) throw new RangeError(`I64 value ${v} does not fit in int32`)
+        out[i] = Number(v)
+      }
+      return out
+    }
+    case 'I32': {
+      const out = new Int32Array(count)
+      for (let i = 0; i < count; i++) out[i] = view.getInt32(offset + 4 * i, true)
+      return out
+    }
+    case 'I16': {
+      const out = new Int32Array(count)
+      for (let i = 0; i < count; i++) out[i] = view.getInt16(offset + 2 * i, true)
+      return out
+    }
+    case 'I8': {
+      const out = new Int32Array(count)
+      for (let i = 0; i < count; i++) out[i] = view.getInt8(offset + i)
+      return out
+    }
+    case 'U8':
+    case 'BOOL': {
+      const out = new Int32Array(count)
+      for (let i = 0; i < count; i++) out[i] = view.getUint8(offset + i)
+      return out
+    }
+  }
+}
+
+const isDType = (value: unknown): value is DType => typeof value === 'string' && value in SIZES
+
+/**
+ * Decodes the bytes of a safetensors file. Every failure (truncation, bad JSON, offsets out of
+ * range or not matching the shape) is a `Left` with the reason.
+ *
+ * @category destructors
+ * @since 0.1.0
+ */
+export const decode = (bytes: Uint8Array): E.Either<string, File> => {
+  try {
+    if (bytes.length < 8) return E.left(`${bytes.length} bytes, shorter than the 8-byte header length`)
+    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+    const headerLength = Number(view.getBigUint64(0, true))
+    if (8 + headerLength > bytes.length) return E.left(`header length ${headerLength} beyond the end of the file (${bytes.length} bytes)`)
+    const header: unknown = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + headerLength)))
+    if (typeof header !== 'object' || header === null || Array.isArray(header)) return E.left('the header is not a JSON object')
+    const dataStart = 8 + headerLength
+    const dataLength = bytes.length - dataStart
+    const tensors = new Map<string, Entry>()
+    let metadata: Record<string, string> = {}
+    for (const [name, info] of Object.entries(header as Record<string, unknown>)) {
+      if (name === '__metadata__') {
+        metadata = { ...(info as Record<string, string>) }
+        continue
+      }
+      const { dtype, shape, data_offsets: offsets } = (info ?? {}) as { dtype?: unknown; shape?: unknown; data_offsets?: unknown }
+      if (!isDType(dtype)) return E.left(`${name}: unsupported dtype ${JSON.stringify(dtype)}`)
+      if (!Array.isArray(shape) || !shape.every((d) => Number.isInteger(d) && d >= 0)) return E.left(`${name}: bad shape ${JSON.stringify(shape)}`)
+      if (!Array.isArray(offsets) || offsets.length !== 2) return E.left(`${name}: bad data_offsets ${JSON.stringify(offsets)}`)
+      const [begin, end] = offsets as [number, number]
+      const count = (shape as number[]).reduce((a, b) => a * b, 1)
+      if (!(Number.isInteger(begin) && Number.isInteger(end) && begin >= 0 && end <= dataLength && end - begin === count * SIZES[dtype]))
+        return E.left(`${name}: data_offsets [${begin}, ${end}] do not hold ${count} ${dtype} values within ${dataLength} data bytes`)
+      tensors.set(name, { dtype, shape: shape as number[], data: decodeData(view, dtype, dataStart + begin, count) })
+    }
+    return E.right({ tensors, metadata })
+  } catch (e) {
+    return E.left(e instanceof Error ? e.message : String(e))
+  }
+}
+
+/**
+ * A tensor to write: float32 data is written as F32, int32 as I32.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Writable {
+  readonly shape: ReadonlyArray<number>
+  readonly data: Float32Array | Int32Array
+}
+
+/**
+ * Encodes tensors (in the map's order) and string metadata as safetensors bytes; the header
+ * is padded with spaces to a multiple of 8 bytes so the data is aligned.
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const encode = (tensors: ReadonlyMap<string, Writable>, metadata: Readonly<Record<string, string>> = {}): Uint8Array => {
+  const header: Record<string, unknown> = {}
+  if (Object.keys(metadata).length > 0) header['__metadata__'] = metadata
+  let offset = 0
+  for (const [name, t] of tensors) {
+    const count = t.shape.reduce((a, b) => a * b, 1)
+    if (count !== t.data.length) throw new Error(`Safetensors.encode: ${name} has ${t.data.length} values for shape [${t.shape.join(', ')}]`)
+    header[name] = { dtype: t.data instanceof Float32Array ? 'F32' : 'I32', shape: [...t.shape], data_offsets: [offset, offset + 4 * count] }
+    offset += 4 * count
+  }
+  let json = JSON.stringify(header)
+  const jsonBytes = new TextEncoder().encode(json)
+  const padded = Math.ceil(jsonBytes.length / 8) * 8
+  json += ' '.repeat(padded - jsonBytes.length)
+  const out = new Uint8Array(8 + padded + offset)
+  const view = new DataView(out.buffer)
+  view.setBigUint64(0, BigInt(padded), true)
+  out.set(new TextEncoder().encode(json), 8)
+  let at = 8 + padded
+  for (const t of tensors.values()) {
+    const isFloat = t.data instanceof Float32Array
+    for (let i = 0; i < t.data.length; i++, at += 4) {
+      if (isFloat) view.setFloat32(at, t.data[i]!, true)
+      else view.setInt32(at, t.data[i]!, true)
+    }
+  }
+  return out
+}
+
+/**
+ * The values of an entry as float32 (weights stored in any precision).
+ *
+ * @category destructors
+ * @since 0.1.0
+ */
+export const toFloat32 = (entry: Entry): Float32Array => (entry.data instanceof Float32Array ? entry.data : Float32Array.from(entry.data))
