@@ -16,18 +16,29 @@
  * @category models
  * @since 0.1.0
  */
-export type Metrics = Readonly<Record<string, number>> & {
+export interface Metrics {
   readonly iteration: number
   readonly 'loss/policy': number
   readonly 'loss/value': number
   readonly 'kl/mean': number
+  readonly 'kl/coef': number
+  readonly 'kl/policy_change': number
   readonly 'clip/fraction': number
+  readonly 'clip/value_fraction': number
   readonly 'entropy/mean': number
+  readonly 'grad/policy_norm': number
+  readonly 'grad/critic_norm': number
   readonly 'value/explained_variance': number
+  readonly 'advantage/mean': number
   readonly 'episode/success_rate': number
   readonly 'episode/return': number
   readonly 'episode/turns': number
   readonly 'episode/invalid_rate': number
+  readonly 'episode/format_error_rate': number
+  readonly 'episode/truncated_rate': number
+  readonly 'episode/action_hacking_rate': number
+  readonly 'batch/samples': number
+  readonly 'batch/filtered_episodes': number
   readonly 'logprob/sampler_trainer_gap': number
   readonly 'perf/tokens_per_s': number
   readonly 'time/rollout_s': number
