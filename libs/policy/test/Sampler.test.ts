@@ -129,6 +129,28 @@ describe('Sampler', () => {
     policy.dispose()
   })
 
+  it('holds a constant number of tensors across 100 sampling steps and frees all on dispose', async () => {
+    const policy = Policy.make(configs[0]![1], 3)
+    await expectNoLeak(() => {
+      const session = _.make(policy, { slots: 2, maxLen: 96 })
+      session.append([0, 1], [Int32Array.of(1, 2), Int32Array.of(3)])
+      const rng = Rng.make(0)
+      session.generate([0, 1], { maxNewTokens: 1, temperature: 1, stopTokens: [], rng })
+      const live = tf.memory().numTensors
+      for (let i = 0; i < 100; i++) {
+        if (i % 40 === 39) {
+          const slot = Math.floor(i / 40) % 2
+          session.reset(slot)
+          session.append([slot], [Int32Array.of(4, 5)])
+        }
+        session.generate([0, 1], { maxNewTokens: 1, temperature: 1, stopTokens: [], rng })
+        expect(tf.memory().numTensors).toBe(live)
+      }
+      session.dispose()
+    })
+    policy.dispose()
+  })
+
   it('rejects generating past maxLen and empty slots', () => {
     const policy = Policy.make(configs[0]![1], 3)
     const session = _.make(policy, { slots: 2, maxLen: 8 })

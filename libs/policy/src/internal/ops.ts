@@ -38,7 +38,8 @@ const hasKernel = (name: string): boolean => tf.getKernel(name, tf.getBackend())
 /**
  * Rows `ids` of `table` ([V, D] -> [N, D]). Where the backend has a gather gradient
  * (UnsortedSegmentSum) the plain gather is used; elsewhere (wasm) the gradient is
- * `(dy^T @ onehot(ids))^T`, two transposes and one plain product.
+ * `(dy^T @ onehot(ids))^T`, two transposes and one plain product. (wasm's OneHot ignores its
+ * dtype argument and writes int32 bits, so the one-hot is built as int32 and cast.)
  */
 export const embed = (table: tf.Tensor2D, ids: tf.Tensor1D): tf.Tensor2D => {
   if (hasKernel('UnsortedSegmentSum')) return tf.gather(table, ids)
@@ -51,7 +52,7 @@ export const embed = (table: tf.Tensor2D, ids: tf.Tensor1D): tf.Tensor2D => {
     return {
       value: tf.gather(e, ids),
       gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => {
-        const oneHot = tf.oneHot(saved[0] as tf.Tensor1D, vocab, 1, 0, 'float32') as tf.Tensor2D
+        const oneHot = tf.cast(tf.oneHot(saved[0] as tf.Tensor1D, vocab), 'float32') as tf.Tensor2D
         return tf.transpose(tf.matMul(tf.transpose(dy) as tf.Tensor2D, oneHot))
       }
     }
@@ -72,7 +73,7 @@ export const pick = (x: tf.Tensor2D, targets: tf.Tensor1D): tf.Tensor1D => {
     const flat = tf.add(tf.mul(tf.range(0, N, 1, 'int32'), tf.scalar(V, 'int32')), targets)
     return {
       value: tf.gather(tf.reshape(input, [-1]), flat),
-      gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => tf.mul(tf.oneHot(saved[0] as tf.Tensor1D, V, 1, 0, 'float32'), tf.reshape(dy, [N, 1]))
+      gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => tf.mul(tf.cast(tf.oneHot(saved[0] as tf.Tensor1D, V), 'float32'), tf.reshape(dy, [N, 1]))
     }
   }) as unknown as (x: tf.Tensor) => tf.Tensor1D
   return f(x)

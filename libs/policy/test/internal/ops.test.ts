@@ -1,0 +1,55 @@
+import { expectNoLeak, TestBackend } from '@mtrl/testing'
+import * as tf from '@tensorflow/tfjs'
+import { beforeAll, describe, expect, it } from 'vitest'
+import * as _ from '../../src/internal/ops.js'
+
+beforeAll(async () => {
+  await TestBackend.use('cpu')
+})
+
+const close = (a: tf.Tensor, b: tf.Tensor, tol = 1e-5): void => {
+  expect(a.shape).toEqual(b.shape)
+  expect(tf.tidy(() => tf.max(tf.abs(tf.sub(a, b))).dataSync()[0]!)).toBeLessThan(tol)
+}
+
+describe('ops: hand-written gradients equal autodiff of the plain formulas', () => {
+  it('attention', async () => {
+    await expectNoLeak(() =>
+      tf.tidy(() => {
+        const [q, k, v] = [1, 2, 3].map((seed) => tf.randomNormal([3, 5, 4], 0, 1, 'float32', seed))
+        const dy = tf.randomNormal([3, 5, 4], 0, 1, 'float32', 4)
+        const mask = _.causalMask(5)
+        const plain = (a: tf.Tensor, b: tf.Tensor, c: tf.Tensor): tf.Tensor => tf.matMul(tf.softmax(tf.add(tf.matMul(a, b, false, true), mask)), c)
+        const custom = (a: tf.Tensor, b: tf.Tensor, c: tf.Tensor): tf.Tensor => _.attention(a as tf.Tensor3D, b as tf.Tensor3D, c as tf.Tensor3D, mask)
+        close(custom(q!, k!, v!), plain(q!, k!, v!))
+        const g1 = tf.grads(custom)([q!, k!, v!], dy)
+        const g2 = tf.grads(plain)([q!, k!, v!], dy)
+        g1.forEach((g, i) => close(g, g2[i]!))
+      })
+    )
+  })
+
+  it('mm, rotateHalf and pick', async () => {
+    await expectNoLeak(() =>
+      tf.tidy(() => {
+        const a = tf.randomNormal([4, 6], 0, 1, 'float32', 1)
+        const b = tf.randomNormal([6, 3], 0, 1, 'float32', 2)
+        const [ga, gb] = tf.grads((x: tf.Tensor, y: tf.Tensor) => tf.sum(tf.sin(_.mm(x, y))))([a, b])
+        const [pa, pb] = tf.grads((x: tf.Tensor, y: tf.Tensor) => tf.sum(tf.sin(tf.matMul(x as tf.Tensor2D, y as tf.Tensor2D))))([a, b])
+        close(ga!, pa!)
+        close(gb!, pb!)
+        const x = tf.randomNormal([2, 3, 8], 0, 1, 'float32', 3)
+        const half = (t: tf.Tensor): tf.Tensor => tf.concat([tf.neg(tf.slice(t, [0, 0, 4], [-1, -1, 4])), tf.slice(t, [0, 0, 0], [-1, -1, 4])], 2)
+        close(_.rotateHalf(x), half(x))
+        close(tf.grad((t: tf.Tensor) => tf.sum(tf.sin(_.rotateHalf(t))))(x), tf.grad((t: tf.Tensor) => tf.sum(tf.sin(half(t))))(x))
+        const logits = tf.randomNormal([5, 7], 0, 1, 'float32', 4)
+        const targets = tf.tensor1d([0, 6, 3, 3, 1], 'int32')
+        close(_.pick(logits as tf.Tensor2D, targets), tf.sum(tf.mul(logits, tf.oneHot(targets, 7)), -1))
+        close(
+          tf.grad((t: tf.Tensor) => tf.sum(tf.exp(_.pick(t as tf.Tensor2D, targets))))(logits),
+          tf.grad((t: tf.Tensor) => tf.sum(tf.exp(tf.sum(tf.mul(t, tf.oneHot(targets, 7)), -1))))(logits)
+        )
+      })
+    )
+  })
+})
