@@ -9,7 +9,7 @@
 import { Backend } from '@mtrl/backend'
 import { Rng, type Env } from '@mtrl/core'
 import { Settings, TextWorld } from '@mtrl/env-textworld'
-import { ModelConfig, Policy, Sampler } from '@mtrl/policy'
+import { ChatTemplate, ModelConfig, Policy, Sampler, WordTokenizer } from '@mtrl/policy'
 import * as E from 'fp-ts/lib/Either.js'
 import type * as Generator from '../src/Generator.js'
 import * as Rollout from '../src/Rollout.js'
@@ -21,20 +21,21 @@ const selected = await Backend.select(name)()
 if (E.isLeft(selected)) throw new Error(Backend.message(selected.left))
 console.log(`backend: ${selected.right.name} via ${selected.right.via} (${selected.right.threads} thread(s))`)
 
-// A byte-level tokenizer (7 specials + 256 bytes) for the TextWorld runs: enough for throughput.
-const SPECIALS = 7
-const encoder = new TextEncoder()
-const decoder = new TextDecoder()
-const bytes: Generator.Tokenizer = {
-  vocabSize: SPECIALS + 256,
-  encode: (text) => Int32Array.from(encoder.encode(text), (b) => b + SPECIALS),
-  decode: (ids) => decoder.decode(Uint8Array.from(Array.from(ids).filter((id) => id >= SPECIALS), (id) => id - SPECIALS)),
-  special: { pad: 0, bos: 1, eos: 2, system: 3, user: 4, assistant: 5, endOfTurn: 6 }
+// The policy's word tokenizer, built from TextWorld text (observations and admissible commands
+// of a few games), with the policy's chat template: the layout a real run would use.
+const corpus: string[] = []
+for (let seed = 0; seed < 20; seed++) {
+  const env = TextWorld.make(Settings.custom(2, 3, 4))
+  const start = await env.reset(seed)()
+  if (E.isLeft(start)) throw new Error(JSON.stringify(start.left))
+  corpus.push(start.right.goal, start.right.text, ...(start.right.info.admissibleActions ?? []))
 }
+const words = WordTokenizer.build({ maxVocab: 1024, minCount: 1 })(corpus)
 
 interface Case {
   readonly label: string
   readonly tokenizer: Generator.Tokenizer
+  readonly template: Generator.ChatTemplate
   readonly env: () => Env.Env
   readonly slots: number
   readonly contextLength: number
@@ -43,16 +44,18 @@ interface Case {
 
 const cases: ReadonlyArray<Case> = [
   {
-    label: 'textworld w2-o3-q4, 8 slots, 8 turns x <= 16 new tokens, d=128 L=2',
-    tokenizer: bytes,
+    label: `textworld w2-o3-q4 (word tokenizer, ${words.vocabSize} tokens), 8 slots, 8 turns x <= 16 new tokens, d=128 L=2`,
+    tokenizer: words,
+    template: ChatTemplate.make(words),
     env: () => TextWorld.make(Settings.custom(2, 3, 4)),
     slots: 8,
-    contextLength: 2048,
+    contextLength: 1024,
     options: { ...Rollout.defaultOptions, maxTurns: 8, maxNewTokens: 16, temperature: 0.7 }
   },
   {
     label: 'toy corridor, 32 slots, 3 turns x <= 4 new tokens, d=128 L=2',
     tokenizer: Toy.tokenizer(),
+    template: Toy.template(Toy.tokenizer()),
     env: () => Toy.corridor(),
     slots: 32,
     contextLength: 128,
@@ -63,7 +66,7 @@ const cases: ReadonlyArray<Case> = [
 for (const c of cases) {
   const policy = Policy.make(ModelConfig.make({ vocab: c.tokenizer.vocabSize, dModel: 128, layers: 2, heads: 4, maxLen: c.contextLength }), 0)
   const session = Sampler.make(policy, { slots: c.slots, maxLen: c.contextLength })
-  const generator: Generator.Generator = { session, template: Toy.template(c.tokenizer), tokenizer: c.tokenizer, contextLength: c.contextLength }
+  const generator: Generator.Generator = { session, template: c.template, tokenizer: c.tokenizer, contextLength: c.contextLength }
   const envs = Array.from({ length: c.slots }, c.env)
   const seeds = Array.from({ length: c.slots / 2 }, (_, i) => i)
   const runs: Rollout.Result['metrics'][] = []

@@ -28,7 +28,9 @@ import { drive, seedOf as internalSeedOf } from './internal/drive.js'
  * Rollout options.
  *
  * - `maxTurns`: turn budget of an episode (the exploration budget);
- * - `maxNewTokens`: reply budget of one turn (a reply that hits it is a format error);
+ * - `maxNewTokens`: reply budget of one turn; a reply that hits it is *cut off* (counted as
+ *   `cutOffRate`, not as a format error: its text is still parsed, since mis-scoring length
+ *   truncation as a parse error is a known pitfall, tinker-cookbook PR#506);
  * - `temperature`, `topK`, `topP`: sampling (the paper uses temperature 0.7);
  * - `actionFormat`: `plain` or `tagged` (see {@link ActionFormat});
  * - `memory`: `full` or `window(K)` (see {@link Memory});
