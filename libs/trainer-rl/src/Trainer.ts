@@ -23,6 +23,7 @@ import * as KlController from './KlController.js'
 import { link } from './internal/link.js'
 import * as score from './internal/score.js'
 import { update } from './internal/update.js'
+import { assemble } from './internal/assemble.js'
 import { explainedVariance, type Metrics } from './Metrics.js'
 
 /**
@@ -237,57 +238,3 @@ export const iterate =
     state.iteration += 1
     return E.right(metricsOut)
   }
-
-const assemble = (
-  base: {
-    readonly iteration: number
-    readonly rollout: Rollout.Result['metrics']
-    readonly outcomes: ReadonlyArray<number>
-    readonly episodes: ReadonlyArray<{ readonly turns: ReadonlyArray<unknown> }>
-    readonly filtered: number
-    readonly rolloutSeconds: number
-  },
-  stats:
-    | {
-        readonly updated: ReturnType<typeof update>
-        readonly klMean: number
-        readonly gap: number
-        readonly explainedVariance: number
-        readonly advantageMean: number
-        readonly samples: number
-      }
-    | undefined,
-  updateSeconds: number,
-  kl: KlController.KlController
-): Metrics => {
-  const r = base.rollout
-  const u = stats?.updated
-  return {
-    iteration: base.iteration,
-    'loss/policy': u?.policyLoss ?? Number.NaN,
-    'loss/value': u?.valueLoss ?? Number.NaN,
-    'kl/mean': stats?.klMean ?? 0,
-    'kl/coef': kl.coef,
-    'kl/policy_change': u?.approxKl ?? Number.NaN,
-    'clip/fraction': u?.clipFraction ?? Number.NaN,
-    'clip/value_fraction': u?.valueClipFraction ?? Number.NaN,
-    'entropy/mean': u?.entropy ?? Number.NaN,
-    'grad/policy_norm': u?.policyGradNorm ?? Number.NaN,
-    'grad/critic_norm': u?.criticGradNorm ?? Number.NaN,
-    'value/explained_variance': stats?.explainedVariance ?? Number.NaN,
-    'advantage/mean': stats?.advantageMean ?? Number.NaN,
-    'episode/success_rate': r.successRate,
-    'episode/return': base.outcomes.reduce((a, b) => a + b, 0) / Math.max(1, base.outcomes.length),
-    'episode/turns': r.turnsMean,
-    'episode/invalid_rate': r.invalidRate,
-    'episode/format_error_rate': r.formatErrorRate,
-    'episode/truncated_rate': r.truncatedRate,
-    'episode/action_hacking_rate': r.actionHackingRate,
-    'batch/samples': stats?.samples ?? 0,
-    'batch/filtered_episodes': base.filtered,
-    'logprob/sampler_trainer_gap': stats?.gap ?? Number.NaN,
-    'perf/tokens_per_s': r.tokensPerSecond,
-    'time/rollout_s': base.rolloutSeconds,
-    'time/update_s': updateSeconds
-  }
-}

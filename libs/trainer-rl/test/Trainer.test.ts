@@ -1,4 +1,6 @@
+import { RewardFn } from '@mtrl/core'
 import { Critic, ModelConfig, Policy } from '@mtrl/policy'
+import { Penalty } from '@mtrl/rewards'
 import { Memory, Toy } from '@mtrl/rollout'
 import { expectNoLeak, TestBackend } from '@mtrl/testing'
 import * as tf from '@tensorflow/tfjs'
@@ -91,6 +93,18 @@ describe('Trainer', () => {
     expect(m['batch/samples']).toBe(16 * 3)
     expect(Number.isFinite(m['loss/policy'])).toBe(true)
     run.dispose()
+  })
+
+  it('applies the reward function (here: the env reward plus an invalid-action penalty)', async () => {
+    const config = toyConfig('grpo', 'bandit')
+    const policy = Policy.make(ModelConfig.make({ vocab: tokenizer.vocabSize, dModel: 16, layers: 1, heads: 2, maxLen: 64 }), 0)
+    const reward = RewardFn.sum([(t) => t.turnRewards, Penalty.invalidActionPenalty(1)])
+    const trainer = Trainer.make({ config, policy, reward, envs: Array.from({ length: 16 }, () => Toy.bandit()), template, tokenizer, contextLength: 64 })
+    const m = await step(trainer)
+    expect(m['episode/invalid_rate']).toBeGreaterThan(0)
+    expect(m['episode/return']).toBeCloseTo(m['episode/success_rate'] - m['episode/invalid_rate'], 6)
+    trainer.dispose()
+    policy.dispose()
   })
 
   it('rejects setups that cannot run the algorithm', () => {
