@@ -1,4 +1,7 @@
 import { Trajectory } from '@mtrl/core'
+import { Settings, TextWorld } from '@mtrl/env-textworld'
+import { ChatTemplate, WordTokenizer } from '@mtrl/policy'
+import * as O from 'fp-ts/lib/Option.js'
 import { Toy } from '@mtrl/rollout'
 import * as E from 'fp-ts/lib/Either.js'
 import { describe, expect, it } from 'vitest'
@@ -43,5 +46,24 @@ describe('ExpertData', () => {
     expect(
       E.isLeft(_.fromConversation(renderer)({ messages: [{ role: 'user', content: 'a' }, { role: 'user', content: 'b' }] }))
     ).toBe(true)
+  })
+
+  it("replays a TextWorld expert planner's plan in the rollout token layout, and wins", async () => {
+    const env = TextWorld.make(Settings.custom(2, 3, 4))
+    const start = await env.reset(5)()
+    if (E.isLeft(start)) throw new Error(start.left._tag)
+    const plan = TextWorld.expertPlan(env)
+    if (O.isNone(plan)) throw new Error('no plan')
+    const words = WordTokenizer.build({ maxVocab: 600, minCount: 1 })([start.right.goal, start.right.text, ...plan.value])
+    const renderer = { template: ChatTemplate.make(words), tokenizer: words }
+    const replayed = await _.replay({ systemPrompt: 'You play a text game.', actionFormat: 'tagged' }, renderer)(env, 5, plan.value)()
+    if (E.isLeft(replayed)) throw new Error(replayed.left._tag)
+    const demo = replayed.right
+    expect(demo.won).toBe(true)
+    expect(demo.turns.length).toBe(plan.value.length)
+    expect(E.isRight(Trajectory.validate(demo))).toBe(true)
+    const actions = demo.segments.filter((s) => s.kind === 'action')
+    expect(words.decode(actions[0]!.tokens)).toContain(`<action>${plan.value[0]}</action>`)
+    for (const a of actions) expect(renderer.template.stopTokens).toContain(a.tokens[a.tokens.length - 1])
   })
 })
