@@ -92,8 +92,8 @@ export const make = (policy: Policy, options: Options): SamplerSession => {
   if (!Number.isInteger(S) || S <= 0) throw new Error(`Sampler.make: slots must be a positive integer, got ${S}`)
   if (maxLen > config.maxLen) throw new Error(`Sampler.make: maxLen ${maxLen} exceeds the model's maxLen ${config.maxLen}`)
   const V = config.vocab
-  let kT: tf.Tensor4D[] | undefined
-  let v: tf.Tensor4D[] | undefined
+  let kCache: tf.Tensor4D[] | undefined
+  let vCache: tf.Tensor4D[] | undefined
   let columns = 0
   const valid: number[][] = Array.from({ length: S }, () => [])
   const lengths = new Array<number>(S).fill(0)
@@ -111,16 +111,16 @@ export const make = (policy: Policy, options: Options): SamplerSession => {
   }
 
   const setCache = (k: tf.Tensor4D[] | undefined, vv: tf.Tensor4D[] | undefined): void => {
-    kT?.forEach((t) => t.dispose())
-    v?.forEach((t) => t.dispose())
-    kT = k
-    v = vv
+    kCache?.forEach((t) => t.dispose())
+    vCache?.forEach((t) => t.dispose())
+    kCache = k
+    vCache = vv
   }
 
   /** Drops hole columns: each slot's real columns moved to the front, in order. */
   const compact = (): void => {
     const width = Math.max(...lengths)
-    if (kT === undefined || v === undefined || width === columns) return
+    if (kCache === undefined || vCache === undefined || width === columns) return
     if (width === 0) {
       setCache(undefined, undefined)
       columns = 0
@@ -137,8 +137,8 @@ export const make = (policy: Policy, options: Options): SamplerSession => {
     const next = tf.tidy(() => {
       const idx = tf.tensor2d(index, [S, width], 'int32')
       return {
-        k: kT!.map((t) => tf.gather(t, idx, 3, 1) as tf.Tensor4D),
-        v: v!.map((t) => tf.gather(t, idx, 2, 1) as tf.Tensor4D)
+        k: kCache!.map((t) => tf.gather(t, idx, 2, 1) as tf.Tensor4D),
+        v: vCache!.map((t) => tf.gather(t, idx, 2, 1) as tf.Tensor4D)
       }
     })
     setCache(next.k, next.v)
@@ -173,10 +173,10 @@ export const make = (policy: Policy, options: Options): SamplerSession => {
         for (let j = 0; j <= i && j < n; j++) mask[base + L0 + j] = 0
       }
     })
-    const subK = all || kT === undefined ? kT : tf.tidy(() => kT!.map((t) => tf.gather(t, rows as number[], 0) as tf.Tensor4D))
-    const subV = all || v === undefined ? v : tf.tidy(() => v!.map((t) => tf.gather(t, rows as number[], 0) as tf.Tensor4D))
+    const subK = all || kCache === undefined ? kCache : tf.tidy(() => kCache!.map((t) => tf.gather(t, rows as number[], 0) as tf.Tensor4D))
+    const subV = all || vCache === undefined ? vCache : tf.tidy(() => vCache!.map((t) => tf.gather(t, rows as number[], 0) as tf.Tensor4D))
     const result = forward(prep, subK, subV, { rows: R, width, tokens, positions, mask, last })
-    if (all) setCache(result.kT, result.v)
+    if (all) setCache(result.k, result.v)
     else {
       const rowOf = new Int32Array(S).fill(R)
       rows.forEach((s, r) => (rowOf[s] = r))
@@ -189,9 +189,9 @@ export const make = (policy: Policy, options: Options): SamplerSession => {
           const padded = tf.gather(tf.concat([fresh, tf.zerosLike(tf.slice(fresh, [0, 0, 0, 0], [1, -1, -1, -1]))], 0), map)
           return (full === undefined ? padded : tf.concat([full, padded], axis)) as tf.Tensor4D
         }
-        return { k: result.kT.map((t, i) => widen(kT?.[i], t, 3)), v: result.v.map((t, i) => widen(v?.[i], t, 2)) }
+        return { k: result.k.map((t, i) => widen(kCache?.[i], t, 2)), v: result.v.map((t, i) => widen(vCache?.[i], t, 2)) }
       })
-      result.kT.forEach((t) => t.dispose())
+      result.k.forEach((t) => t.dispose())
       result.v.forEach((t) => t.dispose())
       subK?.forEach((t) => t.dispose())
       subV?.forEach((t) => t.dispose())

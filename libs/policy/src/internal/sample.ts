@@ -16,6 +16,12 @@ export interface SampleOptions {
   readonly topP?: number | undefined
 }
 
+let scratch = new Float64Array(0)
+const scratchOf = (n: number): Float64Array => {
+  if (scratch.length < n) scratch = new Float64Array(n)
+  return scratch
+}
+
 const logSumExp = (z: ArrayLike<number>, scale: number, from: number, to: number): { readonly max: number; readonly lse: number } => {
   let max = -Infinity
   for (let i = from; i < to; i++) if (z[i]! * scale > max) max = z[i]! * scale
@@ -38,22 +44,26 @@ export const draw = (logits: Float32Array, from: number, to: number, options: Sa
   }
   if (!(options.temperature > 0)) throw new Error(`temperature must be >= 0, got ${options.temperature}`)
   const scale = 1 / options.temperature
-  const { lse } = logSumExp(logits, scale, from, to)
   const topK = options.topK !== undefined && options.topK > 0 && options.topK < V ? options.topK : V
   const topP = options.topP !== undefined && options.topP > 0 && options.topP < 1 ? options.topP : 1
   if (topK === V && topP === 1) {
-    const u = rng.next()
+    // one pass of exponentials: probabilities relative to the max, then an inverse-CDF draw
+    let max = -Infinity
+    for (let i = from; i < to; i++) if (logits[i]! > max) max = logits[i]!
+    const weights = scratchOf(V)
+    let sum = 0
+    for (let i = 0; i < V; i++) sum += weights[i] = Math.exp((logits[from + i]! - max) * scale)
+    const u = rng.next() * sum
     let acc = 0
-    let last = 0
+    let pick = -1
     for (let i = 0; i < V; i++) {
-      const lp = logits[from + i]! * scale - lse
-      const p = Math.exp(lp)
-      if (p > 0) last = i
-      acc += p
-      if (u < acc) return { token: i, logprob: lp }
+      if (weights[i]! > 0) pick = i
+      acc += weights[i]!
+      if (u < acc) break
     }
-    return { token: last, logprob: logits[from + last]! * scale - lse }
+    return { token: pick, logprob: (logits[from + pick]! - max) * scale - Math.log(sum) }
   }
+  const { lse } = logSumExp(logits, scale, from, to)
   // candidates in order of decreasing probability, ties by lower id
   const order = Array.from({ length: V }, (_, i) => i)
   order.sort((a, b) => logits[from + b]! - logits[from + a]! || a - b)
