@@ -139,3 +139,11 @@ describe('Rollout', () => {
     expect(metrics.tokensPerSecond).toBeGreaterThan(0)
   })
 })
+
+describe('Rollout failures', () => {
+  it('ends with the environment error when a step fails', async () => {
+    const broken = { ...Toy.corridor(), step: () => async () => E.left({ _tag: 'StepFailed' as const, env: 'corridor', action: 'x', reason: 'boom' }) }
+    const result = await withGenerator(1, 128, (g) => _.run(options)(g)({ envs: [broken], seeds: [1], groupSize: 1, rng: Rng.make(0) })())
+    expect(result).toEqual(E.left({ _tag: 'StepFailed', env: 'corridor', action: 'x', reason: 'boom' }))
+  })
+})
