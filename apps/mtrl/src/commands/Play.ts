@@ -2,43 +2,12 @@
  * `mtrl play ENV`: play an environment in the terminal (or feed commands on stdin), see the
  * admissible commands, or watch the expert.
  */
-import { Decode, EnvError, type Env } from '@mtrl/core'
+import { EnvError, type Env } from '@mtrl/core'
 import * as E from 'fp-ts/lib/Either.js'
 import { createInterface } from 'node:readline'
 import { intFlag, parseFlags, UsageError, type Command } from '../Command.js'
-import { EnvConfig, handle, type EnvHandle } from '../recipe/EnvConfig.js'
-
-const configOf = (kind: string, values: Record<string, string | boolean | undefined>): EnvConfig => {
-  const str = (k: string) => (typeof values[k] === 'string' ? (values[k] as string) : undefined)
-  let candidate: unknown
-  switch (kind) {
-    case 'textworld': {
-      const config = str('config')
-      if (config !== undefined) candidate = { kind, settings: config }
-      else {
-        const rooms = intFlag('rooms', str('rooms'), 2)
-        const objects = intFlag('objects', str('objects'), 3)
-        const quest = intFlag('quest', str('quest'), 4)
-        candidate = { kind, settings: { _tag: 'custom', rooms, objects, questLength: quest, ...(str('objective') === undefined ? {} : { objective: str('objective') }) } }
-      }
-      break
-    }
-    case 'cooking':
-      candidate = { kind: 'textworld', settings: str('config') ?? `tw-simple-${str('rewards') ?? 'dense'}-${str('goal') ?? 'detailed'}${values['test'] === true ? '-test' : ''}` }
-      break
-    case 'alfworld':
-      candidate = { kind, settings: { ...(str('split') === undefined ? {} : { split: str('split') }), ...(str('task') === undefined ? {} : { taskTypes: [str('task')] }) } }
-      break
-    case 'swe':
-      candidate = { kind, settings: { ...(str('tier') === undefined ? {} : { tier: str('tier') }) } }
-      break
-    default:
-      throw new UsageError(`unknown environment "${kind}" (expected textworld, cooking, alfworld or swe)`)
-  }
-  const decoded = Decode.decode('environment flags', EnvConfig)(candidate)
-  if (E.isLeft(decoded)) throw new UsageError(Decode.formatError(decoded.left))
-  return decoded.right
-}
+import { envFlags, envFromFlags } from '../EnvFlags.js'
+import { handle, type EnvHandle } from '../recipe/EnvConfig.js'
 
 const statusLine = (info: Env.StepInfo, turn: number, admissible: boolean): string => {
   const line = `[score ${info.score}/${info.maxScore}, turn ${turn}${info.valid ? '' : ', invalid'}]`
@@ -110,23 +79,13 @@ Examples:
         seed: { type: 'string' },
         admissible: { type: 'boolean' },
         expert: { type: 'boolean' },
-        config: { type: 'string' },
-        rooms: { type: 'string' },
-        objects: { type: 'string' },
-        quest: { type: 'string' },
-        objective: { type: 'string' },
-        rewards: { type: 'string' },
-        goal: { type: 'string' },
-        test: { type: 'boolean' },
-        task: { type: 'string' },
-        split: { type: 'string' },
-        tier: { type: 'string' }
+        ...envFlags
       },
       true
     )
     const [kind] = positionals
     if (kind === undefined) throw new UsageError('which environment? (textworld, cooking, alfworld or swe)')
-    const h = handle(configOf(kind, values))
+    const h = handle(envFromFlags(kind, values))
     return play(h, intFlag('seed', values.seed, 0), values.admissible === true, values.expert === true, (s) => process.stdout.write(`${s}\n`))
   }
 }

@@ -1,0 +1,108 @@
+/**
+ * The agent a recipe trains: policy, optional critic, tokenizer and chat template. A model
+ * trained from scratch gets a word-level tokenizer built from its environments' own text
+ * (expert episodes: goals, observations, actions).
+ */
+import { EnvError, Rng } from '@mtrl/core'
+import { Critic, ModelConfig, Policy } from '@mtrl/policy'
+import { Toy, type Generator } from '@mtrl/rollout'
+import * as E from 'fp-ts/lib/Either.js'
+import type { EnvHandle } from '../recipe/EnvConfig.js'
+import type { ScratchModel } from '../recipe/Recipe.js'
+
+export interface Agent {
+  readonly policy: Policy.Policy
+  readonly critic: Critic.Critic | undefined
+  readonly tokenizer: Generator.Tokenizer
+  readonly template: Generator.ChatTemplate
+  readonly contextLength: number
+  /** A frozen copy of the policy as it is now (for KL); made once, on first use. */
+  readonly reference: () => Policy.Policy
+  readonly dispose: () => void
+}
+
+/** Text an environment produces: goals, observations and expert actions of `episodes` games. */
+export const corpus = async (handle: EnvHandle, episodes: number, rng: Rng.Rng): Promise<ReadonlyArray<string>> => {
+  const env = handle.make()
+  const texts: string[] = []
+  try {
+    for (let i = 0; i < episodes; i++) {
+      const seed = rng.int(2147483647)
+      const start = await env.reset(seed)()
+      if (E.isLeft(start)) throw new Error(EnvError.message(start.left))
+      texts.push(start.right.goal, start.right.text, ...(start.right.info.admissibleActions ?? []))
+      for (const action of await handle.expertPlan(env)) {
+        const step = await env.step(action)()
+        if (E.isLeft(step)) throw new Error(EnvError.message(step.left))
+        texts.push(action, step.right.observation, ...(step.right.info.admissibleActions ?? []))
+        if (step.right.done) break
+      }
+    }
+  } finally {
+    await env.close()()
+  }
+  return texts
+}
+
+/** Punctuation becomes its own word, so "crate." and "crate" share the id of "crate". */
+const spaced = (text: string): string => text.replace(/([.,!?;:()"'\[\]])/g, ' $1 ')
+const words = (text: string): string[] => spaced(text).split(/\s+/).filter((w) => w.length > 0)
+
+/** A word-level tokenizer over the words of `texts` (sorted by frequency, then alphabetically). */
+export const wordTokenizer = (texts: ReadonlyArray<string>): Generator.Tokenizer => {
+  const counts = new Map<string, number>()
+  for (const text of texts) for (const w of words(text)) counts.set(w, (counts.get(w) ?? 0) + 1)
+  const vocabulary = ['unk', ...[...counts.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).map(([w]) => w).filter((w) => w !== 'unk')]
+  const base = Toy.tokenizer(vocabulary)
+  return { ...base, encode: (text) => base.encode(spaced(text)) }
+}
+
+/** Builds a from-scratch agent for the given environments. */
+export const scratch = async (model: ScratchModel, handles: ReadonlyArray<EnvHandle>, withCritic: boolean, seed: number): Promise<Agent> => {
+  const rng = Rng.make(seed)
+  const texts = (await Promise.all(handles.map((h) => corpus(h, model.corpusEpisodes ?? 400, rng.split())))).flat()
+  const tokenizer = wordTokenizer(texts)
+  const template = Toy.template(tokenizer)
+  const config = ModelConfig.make({
+    vocab: tokenizer.vocabSize,
+    dModel: model.dModel ?? 128,
+    layers: model.layers ?? 2,
+    heads: model.heads ?? 4,
+    ...(model.ffn === undefined ? {} : { ffn: model.ffn }),
+    maxLen: model.maxLen ?? 512,
+    positional: model.positional ?? 'rope',
+    norm: model.norm ?? 'rmsnorm',
+    activation: model.activation ?? 'swiglu',
+    tiedEmbeddings: model.tiedEmbeddings ?? true
+  })
+  const policy = Policy.make(config, seed)
+  const critic = withCritic ? Critic.make(config, { shareTrunk: false }, seed + 7) : undefined
+  return fromParts(policy, critic, tokenizer, template, config.maxLen)
+}
+
+/** An agent from its parts. */
+export const fromParts = (
+  policy: Policy.Policy,
+  critic: Critic.Critic | undefined,
+  tokenizer: Generator.Tokenizer,
+  template: Generator.ChatTemplate,
+  contextLength: number
+): Agent => {
+  let reference: Policy.Policy | undefined
+  return {
+    policy,
+    critic,
+    tokenizer,
+    template,
+    contextLength,
+    reference: () => {
+      reference ??= Policy.fromHost(policy.config, Policy.toHost(policy.variables))
+      return reference
+    },
+    dispose: () => {
+      policy.dispose()
+      critic?.dispose()
+      reference?.dispose()
+    }
+  }
+}

@@ -1,0 +1,111 @@
+/**
+ * The two kinds of stage: SFT on expert demonstrations, and RL on the policy's own episodes.
+ * Each takes the agent (policy, critic, tokenizer, template) and returns its metrics as data;
+ * the caller logs and checkpoints.
+ */
+import { EnvError, Trajectory, type Rng } from '@mtrl/core'
+import { RewardSpec } from '@mtrl/rewards'
+import { Rollout, type Generator } from '@mtrl/rollout'
+import { Config as TrainerConfig, Trainer } from '@mtrl/trainer-rl'
+import { ExpertData, Sft } from '@mtrl/trainer-sft'
+import * as E from 'fp-ts/lib/Either.js'
+import { readFile } from 'node:fs/promises'
+import type { EnvHandle } from '../recipe/EnvConfig.js'
+import type { RlStage, RolloutSettings, SftStage } from '../recipe/Recipe.js'
+import type { Agent } from './Agent.js'
+
+/** Training seeds are drawn below 2^31; evaluation seeds start at 3e9, so they never meet. */
+export const trainSeed = (rng: Rng.Rng): number => rng.int(2147483647)
+
+/** The rollout options of a stage: library defaults < recipe-wide < stage; maxTurns defaults to the env's budget. */
+export const rolloutOptions = (handle: EnvHandle, recipeWide: RolloutSettings | undefined, stage: RolloutSettings | undefined): Rollout.Options => ({
+  ...Rollout.defaultOptions,
+  maxTurns: handle.maxTurns,
+  ...recipeWide,
+  ...stage
+})
+
+/** Expert demonstrations: the env's expert plays `episodes` training seeds, recorded as rollouts would be. */
+export const expertDemos = async (
+  agent: Agent,
+  handle: EnvHandle,
+  options: Rollout.Options,
+  episodes: number,
+  rng: Rng.Rng
+): Promise<ReadonlyArray<Trajectory.Trajectory>> => {
+  const env = handle.make()
+  const renderer = { template: agent.template, tokenizer: agent.tokenizer }
+  const replay = ExpertData.replay({ systemPrompt: options.systemPrompt, actionFormat: options.actionFormat }, renderer)
+  const out: Trajectory.Trajectory[] = []
+  try {
+    while (out.length < episodes) {
+      const seed = trainSeed(rng)
+      const start = await env.reset(seed)()
+      if (E.isLeft(start)) throw new Error(EnvError.message(start.left))
+      const plan = (await handle.expertPlan(env)).slice(0, options.maxTurns)
+      if (plan.length === 0) continue
+      const demo = await replay(env, seed, plan)()
+      if (E.isLeft(demo)) throw new Error(EnvError.message(demo.left))
+      if (Trajectory.length(demo.right) <= agent.contextLength) out.push(demo.right)
+    }
+  } finally {
+    await env.close()()
+  }
+  return out
+}
+
+
+/** The SFT options of a stage over the library defaults. */
+export const sftOptions = (stage: SftStage, seed: number): Sft.Options => ({
+  ...Sft.defaultOptions,
+  epochs: stage.epochs ?? 3,
+  batchSize: stage.batchSize ?? 16,
+  learningRate: stage.learningRate ?? 1e-3,
+  warmupSteps: stage.warmupSteps ?? 10,
+  minLrRatio: stage.minLrRatio ?? 0.1,
+  maxGradNorm: stage.maxGradNorm ?? 1,
+  heldOutFraction: stage.heldOutFraction ?? 0.05,
+  seed
+})
+
+/** Demonstrations of an SFT stage: from the expert, or from a JSONL file in the OpenAI chat format. */
+export const sftData = async (agent: Agent, handle: EnvHandle, stage: SftStage, options: Rollout.Options, rng: Rng.Rng): Promise<ReadonlyArray<Trajectory.Trajectory>> => {
+  if (stage.data !== undefined) {
+    const text = await readFile(stage.data, 'utf8')
+    const parsed = ExpertData.fromChatJsonl({ template: agent.template, tokenizer: agent.tokenizer })(text)
+    if (E.isLeft(parsed)) throw new Error(`${stage.data}: ${parsed.left}`)
+    return parsed.right
+  }
+  return expertDemos(agent, handle, options, stage.episodes ?? 100, rng)
+}
+
+/** The trainer configuration of an RL stage over the library defaults. */
+export const trainerConfig = (stage: RlStage, rollout: Rollout.Options, seed: number): TrainerConfig.Config => {
+  const { kind: _kind, env: _env, iterations: _iterations, reward: _reward, rollout: _rollout, ...overrides } = stage
+  return { ...TrainerConfig.defaultConfig, ...overrides, rollout, seed, checkpointEvery: 0 }
+}
+
+/** Makes the RL trainer of a stage (its envs, reward, reference policy when a KL term is on). */
+export const makeTrainer = (agent: Agent, handle: EnvHandle, stage: RlStage, rollout: Rollout.Options, seed: number): Trainer.Trainer => {
+  const config = trainerConfig(stage, rollout, seed)
+  const slots = config.seedsPerIteration * config.groupSize
+  return Trainer.make({
+    config,
+    policy: agent.policy,
+    ...(agent.critic === undefined ? {} : { critic: agent.critic }),
+    ...(config.kl.placement === 'none' ? {} : { reference: agent.reference() }),
+    envs: Array.from({ length: slots }, () => handle.make()),
+    template: agent.template,
+    tokenizer: agent.tokenizer,
+    contextLength: agent.contextLength,
+    reward: RewardSpec.fromSpec(stage.reward ?? { kind: 'outcome' })
+  })
+}
+
+/** A generator (sampler session + template) for evaluation with `slots` parallel episodes. */
+export const generatorFor = (agent: Agent, session: Generator.SamplerSession): Generator.Generator => ({
+  session,
+  template: agent.template,
+  tokenizer: agent.tokenizer,
+  contextLength: agent.contextLength
+})
