@@ -95,6 +95,16 @@ describe('Trainer', () => {
     run.dispose()
   })
 
+  it('trains on fixed-turn batches, bootstrapping the episode cut at the window edge', async () => {
+    const base = toyConfig('ppo', 'corridor')
+    const run = makeToyRun({ ...base, rollout: { ...base.rollout, turnsPerSlot: 4 } }, 'corridor')
+    const m = await step(run.trainer)
+    expect(m['batch/samples']).toBe(16 * 2) // per slot: one full episode (3 turns) + one cut after 1 turn
+    expect(m['episode/truncated_rate']).toBeCloseTo(0.5)
+    expect(Number.isFinite(m['loss/value'])).toBe(true)
+    run.dispose()
+  })
+
   it('applies the reward function (here: the env reward plus an invalid-action penalty)', async () => {
     const config = toyConfig('grpo', 'bandit')
     const policy = Policy.make(ModelConfig.make({ vocab: tokenizer.vocabSize, dModel: 16, layers: 1, heads: 2, maxLen: 64 }), 0)
