@@ -5,14 +5,16 @@ import { BackendUnavailable } from './Runtime.js'
 import { UsageError, type Command } from './Command.js'
 import { advantages } from './commands/Advantages.js'
 import { collect } from './commands/Collect.js'
+import { evalCommand } from './commands/Eval.js'
 import { info } from './commands/Info.js'
+import { logprobs } from './commands/LogprobsCmd.js'
 import { serveEnv } from './commands/ServeEnv.js'
 import { playCommand } from './commands/Play.js'
 import { smoke } from './commands/Smoke.js'
 import { start } from './commands/Start.js'
-import { sft, train } from './commands/Train.js'
+import { resume, sft, train } from './commands/Train.js'
 
-const commands: ReadonlyArray<Command> = [start, train, sft, info, playCommand, serveEnv, collect, advantages, smoke]
+const commands: ReadonlyArray<Command> = [start, train, sft, resume, evalCommand, info, playCommand, serveEnv, collect, advantages, logprobs, smoke]
 
 const usage = (): string =>
   `mtrl: multi-turn agentic reinforcement learning for language-model agents

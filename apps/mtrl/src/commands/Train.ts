@@ -6,7 +6,7 @@ import { backendFlag, parseFlags, UsageError, type Command } from '../Command.js
 import { readJson } from '../Input.js'
 import * as Recipe from '../recipe/Recipe.js'
 import * as RunDir from '../pipeline/RunDir.js'
-import { formatEval, train as runRecipe, type Summary } from '../pipeline/Train.js'
+import { formatEval, Stopped, train as runRecipe, type StopSignal, type Summary } from '../pipeline/Train.js'
 import { startBackend } from '../Runtime.js'
 
 /** Reads and decodes a recipe file; a bad recipe fails before any work, naming the field. */
@@ -26,15 +26,43 @@ const printSummary = (summary: Summary): void => {
 
 const flags = { ...backendFlag, 'run-dir': { type: 'string' } } as const
 
+/** Ctrl-C once: finish the current iteration, write a checkpoint, stop. Twice: stop now. */
+const stopOnInterrupt = (): StopSignal & { readonly release: () => void } => {
+  let requested = false
+  const onSignal = (): void => {
+    if (requested) process.exit(130)
+    requested = true
+    process.stderr.write('\nstopping after the current iteration (Ctrl-C again to stop now)\n')
+  }
+  process.on('SIGINT', onSignal)
+  return { requested: () => requested, release: () => process.off('SIGINT', onSignal) }
+}
+
+/** Runs (or resumes) a recipe in a run folder, printing progress and the summary. */
+export const runIn = async (recipe: Recipe.Resolved, run: RunDir.RunDir, backendFlag: string | undefined, resume: boolean): Promise<number> => {
+  const backend = await startBackend(backendFlag)
+  run.writeJson('backend.json', backend)
+  process.stdout.write(`${resume ? 'resuming' : 'run'} ${recipe.name} -> ${run.path}\n`)
+  const stop = stopOnInterrupt()
+  try {
+    const summary = await runRecipe(recipe, run, backend, { line: (text) => process.stdout.write(`${text}\n`) }, resume, stop)
+    printSummary(summary)
+    return 0
+  } catch (e) {
+    if (e instanceof Stopped) {
+      process.stdout.write(`${e.message}\n`)
+      return 130
+    }
+    throw e
+  } finally {
+    stop.release()
+  }
+}
+
 export const runTrain = async (recipe: Recipe.Resolved, argv: { readonly backend?: string | undefined; readonly runDir?: string | undefined }): Promise<number> => {
-  const backend = await startBackend(argv.backend)
   const run = RunDir.create(recipe.name, argv.runDir)
   run.writeJson('recipe.json', recipe)
-  run.writeJson('backend.json', backend)
-  process.stdout.write(`run ${recipe.name} -> ${run.path}\n`)
-  const summary = await runRecipe(recipe, run, backend, { line: (text) => process.stdout.write(`${text}\n`) })
-  printSummary(summary)
-  return 0
+  return runIn(recipe, run, argv.backend, false)
 }
 
 export const train: Command = {
@@ -71,5 +99,27 @@ Example:
     const stages = recipe.stages.filter((s) => s.kind === 'sft')
     if (stages.length === 0) throw new UsageError(`${positionals[0]}: the recipe has no sft stage`)
     return runTrain({ ...recipe, stages }, { backend: values.backend, runDir: values['run-dir'] })
+  }
+}
+
+export const resume: Command = {
+  name: 'resume',
+  summary: 'continue a stopped or killed run from its last checkpoint',
+  help: `mtrl resume RUN_DIR [--backend B]
+
+Reads RUN_DIR/recipe.json and continues: finished stages are skipped, an RL stage continues
+after its last checkpoint (every checkpointEvery iterations) with the same random streams, an
+SFT stage restarts. Metrics of work after the checkpoint are dropped and redone.
+
+Example:
+  mtrl resume runs/default-20261130-101500Z`,
+  run: async (argv) => {
+    const { values, positionals } = parseFlags(argv, backendFlag, true)
+    const dir = positionals[0]
+    if (dir === undefined) throw new UsageError('which run folder?')
+    const run = RunDir.open(dir)
+    const decoded = Recipe.decode(await readJson(run.file('recipe.json')))
+    if (E.isLeft(decoded)) throw new UsageError(`${run.file('recipe.json')}: ${decoded.left}`)
+    return runIn(decoded.right, run, values.backend, true)
   }
 }

@@ -4,11 +4,11 @@
  * (expert episodes: goals, observations, actions).
  */
 import { EnvError, Rng } from '@mtrl/core'
-import { Critic, ModelConfig, Policy } from '@mtrl/policy'
-import { Toy, type Generator } from '@mtrl/rollout'
+import { ChatTemplate, Checkpoint, Critic, HuggingFace, Lora, ModelConfig, Policy, PolicyError, WordTokenizer } from '@mtrl/policy'
+import type { Generator } from '@mtrl/rollout'
 import * as E from 'fp-ts/lib/Either.js'
 import type { EnvHandle } from '../recipe/EnvConfig.js'
-import type { ScratchModel } from '../recipe/Recipe.js'
+import type { PretrainedModel, ScratchModel } from '../recipe/Recipe.js'
 
 export interface Agent {
   readonly policy: Policy.Policy
@@ -44,25 +44,13 @@ export const corpus = async (handle: EnvHandle, episodes: number, rng: Rng.Rng):
   return texts
 }
 
-/** Punctuation becomes its own word, so "crate." and "crate" share the id of "crate". */
-const spaced = (text: string): string => text.replace(/([.,!?;:()"'\[\]])/g, ' $1 ')
-const words = (text: string): string[] => spaced(text).split(/\s+/).filter((w) => w.length > 0)
-
-/** A word-level tokenizer over the words of `texts` (sorted by frequency, then alphabetically). */
-export const wordTokenizer = (texts: ReadonlyArray<string>): Generator.Tokenizer => {
-  const counts = new Map<string, number>()
-  for (const text of texts) for (const w of words(text)) counts.set(w, (counts.get(w) ?? 0) + 1)
-  const vocabulary = ['unk', ...[...counts.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).map(([w]) => w).filter((w) => w !== 'unk')]
-  const base = Toy.tokenizer(vocabulary)
-  return { ...base, encode: (text) => base.encode(spaced(text)) }
-}
-
 /** Builds a from-scratch agent for the given environments. */
 export const scratch = async (model: ScratchModel, handles: ReadonlyArray<EnvHandle>, withCritic: boolean, seed: number): Promise<Agent> => {
   const rng = Rng.make(seed)
   const texts = (await Promise.all(handles.map((h) => corpus(h, model.corpusEpisodes ?? 400, rng.split())))).flat()
-  const tokenizer = wordTokenizer(texts)
-  const template = Toy.template(tokenizer)
+  // Words seen at least twice get an id; anything else is spelled in bytes, so nothing is unknown.
+  const tokenizer = WordTokenizer.build({ maxVocab: model.maxVocab ?? 2048, minCount: 2 })(texts)
+  const template = ChatTemplate.make(tokenizer)
   const config = ModelConfig.make({
     vocab: tokenizer.vocabSize,
     dModel: model.dModel ?? 128,
@@ -75,7 +63,7 @@ export const scratch = async (model: ScratchModel, handles: ReadonlyArray<EnvHan
     activation: model.activation ?? 'swiglu',
     tiedEmbeddings: model.tiedEmbeddings ?? true
   })
-  const policy = Policy.make(config, seed)
+  const policy = Policy.make(config, seed, { tokenizer })
   const critic = withCritic ? Critic.make(config, { shareTrunk: false }, seed + 7) : undefined
   return fromParts(policy, critic, tokenizer, template, config.maxLen)
 }
@@ -105,4 +93,28 @@ export const fromParts = (
       reference?.dispose()
     }
   }
+}
+
+/** An agent from a local Hugging Face folder or an mtrl checkpoint (optionally with LoRA adapters). */
+export const pretrained = async (model: PretrainedModel, withCritic: boolean, seed: number): Promise<Agent> => {
+  const lora = model.lora === undefined ? undefined : { ...Lora.defaultOptions, ...model.lora }
+  let policy: Policy.Policy
+  let critic: Critic.Critic | undefined
+  if (model.kind === 'checkpoint') {
+    const loaded = await Checkpoint.load(model.path)()
+    if (E.isLeft(loaded)) throw new Error(PolicyError.message(loaded.left))
+    policy = loaded.right.policy
+    critic = loaded.right.critic
+  } else {
+    const loaded = await HuggingFace.load(model.path, lora === undefined ? {} : { lora })()
+    if (E.isLeft(loaded)) throw new Error(PolicyError.message(loaded.left))
+    policy = loaded.right
+  }
+  if (policy.tokenizer === undefined) throw new Error(`${model.path}: no tokenizer.json`)
+  if (withCritic && critic === undefined) critic = Critic.make(policy, { shareTrunk: false }, seed + 7)
+  if (!withCritic) {
+    critic?.dispose()
+    critic = undefined
+  }
+  return fromParts(policy, critic, policy.tokenizer, ChatTemplate.make(policy.tokenizer), policy.config.maxLen)
 }

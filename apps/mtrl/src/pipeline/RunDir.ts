@@ -10,6 +10,7 @@ export interface RunDir {
   readonly path: string
   readonly file: (name: string) => string
   readonly writeJson: (name: string, value: unknown) => void
+  readonly writeText: (name: string, text: string) => void
   readonly readJson: (name: string) => unknown
   readonly appendMetrics: (record: Readonly<Record<string, unknown>>) => void
   readonly readMetrics: () => ReadonlyArray<Record<string, unknown>>
@@ -32,6 +33,7 @@ export const open = (path: string): RunDir => {
     path: root,
     file,
     writeJson: (name, value) => writeAtomic(file(name), `${JSON.stringify(value, null, 2)}\n`),
+    writeText: (name, text) => writeAtomic(file(name), text),
     readJson: (name) => JSON.parse(readFileSync(file(name), 'utf8')) as unknown,
     appendMetrics: (record) => appendFileSync(file('metrics.jsonl'), `${JSON.stringify(record)}\n`),
     readMetrics: () => {

@@ -4,14 +4,15 @@
  */
 import type { Backend } from '@mtrl/backend'
 import { EnvError, Rng } from '@mtrl/core'
-import { Sampler } from '@mtrl/policy'
-import { Trainer } from '@mtrl/trainer-rl'
+import { ChatTemplate, Checkpoint, PolicyError, Sampler } from '@mtrl/policy'
+import { Checkpointing, Trainer } from '@mtrl/trainer-rl'
 import { Sft } from '@mtrl/trainer-sft'
 import * as E from 'fp-ts/lib/Either.js'
 import { handle, type EnvHandle } from '../recipe/EnvConfig.js'
 import type { Resolved, Stage } from '../recipe/Recipe.js'
 import * as Agent from './Agent.js'
 import { evaluate, type EvalResult } from './Evaluate.js'
+import * as Progress from './Progress.js'
 import type { RunDir } from './RunDir.js'
 import { generatorFor, makeTrainer, rolloutOptions, sftData, sftOptions } from './Stages.js'
 
@@ -20,9 +21,18 @@ export interface Reporter {
   readonly line: (text: string) => void
 }
 
-export interface PhaseEval {
-  readonly phase: string
-  readonly results: ReadonlyArray<EvalResult>
+export type PhaseEval = Progress.PhaseEval
+
+/** Set by Ctrl-C: the run stops at the next checkpoint. */
+export interface StopSignal {
+  readonly requested: () => boolean
+}
+
+export const never: StopSignal = { requested: () => false }
+
+/** Thrown when a run stopped on request after writing its checkpoint. */
+export class Stopped extends Error {
+  override readonly name = 'Stopped'
 }
 
 export interface Summary {
@@ -32,7 +42,7 @@ export interface Summary {
   readonly seconds: number
 }
 
-const stageName = (stage: Stage, i: number): string => `stage ${i + 1} (${stage.kind} on ${handle(stage.env).name})`
+export const stageName = (stage: Stage, i: number): string => `stage ${i + 1} (${stage.kind} on ${handle(stage.env).name})`
 
 /** Evaluates the agent on every evaluation environment. */
 export const evaluateAll = async (agent: Agent.Agent, recipe: Resolved, handles: ReadonlyArray<EnvHandle>): Promise<ReadonlyArray<EvalResult>> => {
@@ -66,33 +76,75 @@ export const formatEval = (results: ReadonlyArray<EvalResult>): string =>
     .map((r) => `  ${r.env.padEnd(34)} success ${pct(r.successRate).padStart(6)} [${pct(r.ci95.low)}, ${pct(r.ci95.high)}]  turns ${r.turnsMean.toFixed(1)}  invalid ${pct(r.invalidRate)}`)
     .join('\n')
 
-/** Runs a resolved recipe into `run`. */
-export const train = async (recipe: Resolved, run: RunDir, backend: Backend.Selected, reporter: Reporter): Promise<Summary> => {
+const loadAgent = async (dir: string): Promise<Agent.Agent> => {
+  const loaded = await Checkpoint.load(dir)()
+  if (E.isLeft(loaded)) throw new Error(PolicyError.message(loaded.left))
+  const { policy, critic } = loaded.right
+  if (policy.tokenizer === undefined) throw new Error(`${dir}: the checkpoint has no tokenizer`)
+  return Agent.fromParts(policy, critic, policy.tokenizer, ChatTemplate.make(policy.tokenizer), policy.config.maxLen)
+}
+
+const saveAgent = async (dir: string, agent: Agent.Agent, extra: unknown): Promise<void> => {
+  const saved = await Checkpoint.save(dir, { policy: agent.policy, ...(agent.critic === undefined ? {} : { critic: agent.critic }), extra })()
+  if (E.isLeft(saved)) throw new Error(PolicyError.message(saved.left))
+}
+
+/** Keeps the metrics of work that is saved: finished stages, and RL iterations before `iteration` of `stage`. */
+const truncateMetrics = (run: RunDir, progress: Progress.Progress, iteration: number): void => {
+  const phases = new Set(progress.evals.map((e) => e.phase))
+  const kept = run.readMetrics().filter((r) => {
+    if (r['kind'] === 'eval') return phases.has(r['phase'] as string)
+    const stage = r['stage'] as number
+    return stage < progress.nextStage || (stage === progress.nextStage && r['kind'] === 'rl' && (r['iteration'] as number) < iteration)
+  })
+  run.writeText('metrics.jsonl', kept.map((r) => `${JSON.stringify(r)}\n`).join(''))
+}
+
+/**
+ * Runs a resolved recipe into `run`, or continues it (`resume`) from its last checkpoint:
+ * finished stages are skipped, an RL stage continues from its last iteration checkpoint with
+ * the same random streams, an SFT stage restarts. With `stop` requested (Ctrl-C) it writes a
+ * checkpoint after the current iteration and throws {@link Stopped}.
+ */
+export const train = async (recipe: Resolved, run: RunDir, backend: Backend.Selected, reporter: Reporter, resume = false, stop: StopSignal = never): Promise<Summary> => {
   const started = performance.now()
   const stageHandles = recipe.stages.map((s) => handle(s.env))
   const evalHandles = recipe.eval.envs.map(handle)
-  const rng = Rng.make(recipe.seed)
-  const evals: PhaseEval[] = []
+  let progress = resume ? Progress.read(run) : Progress.initial
+  const evals: PhaseEval[] = [...progress.evals]
   const needsCritic = recipe.stages.some((s) => s.kind === 'rl' && (s.algorithm ?? 'ppo') === 'ppo')
-  if (recipe.model.kind !== 'scratch') throw new Error('pretrained models in recipes: not yet wired')
-  reporter.line(`building the agent (word tokenizer from ${recipe.model.corpusEpisodes} expert episodes per environment)`)
-  const agent = await Agent.scratch(recipe.model, [...stageHandles, ...evalHandles], needsCritic, recipe.seed)
+  let agent: Agent.Agent
+  if (progress.nextStage > 0) {
+    agent = await loadAgent(Progress.stageEnd(run, progress.nextStage - 1))
+    reporter.line(`resuming at stage ${progress.nextStage + 1} of ${recipe.stages.length}`)
+  } else if (recipe.model.kind === 'scratch') {
+    reporter.line(`building the agent (word tokenizer from ${recipe.model.corpusEpisodes} expert episodes per environment)`)
+    agent = await Agent.scratch(recipe.model, [...stageHandles, ...evalHandles], needsCritic, recipe.seed)
+  } else {
+    agent = await Agent.pretrained(recipe.model, needsCritic, recipe.seed)
+  }
   reporter.line(`model: ${agent.policy.config.layers} layers, d ${agent.policy.config.dModel}, vocab ${agent.tokenizer.vocabSize}, context ${agent.contextLength}`)
   const evalPhase = async (phase: string): Promise<void> => {
+    if (evals.some((e) => e.phase === phase)) return
     const t0 = performance.now()
     const results = await evaluateAll(agent, recipe, evalHandles)
     evals.push({ phase, results })
     run.appendMetrics({ kind: 'eval', phase, results, seconds: (performance.now() - t0) / 1000 })
+    progress = { ...progress, evals }
+    Progress.write(run, progress)
     reporter.line(`eval ${phase} (${((performance.now() - t0) / 1000).toFixed(1)} s):\n${formatEval(results)}`)
   }
   try {
+    if (resume) truncateMetrics(run, progress, Number.POSITIVE_INFINITY)
     if (recipe.evalAfterEachStage) await evalPhase('before training')
-    for (const [i, stage] of recipe.stages.entries()) {
+    for (let i = progress.nextStage; i < recipe.stages.length; i++) {
+      const stage = recipe.stages[i]!
       const h = stageHandles[i]!
       const name = stageName(stage, i)
-      const stageRng = rng.split()
+      const stageRng = Rng.make(recipe.seed * 7919 + i + 1)
       const rollout = rolloutOptions(h, recipe.rollout, stage.kind === 'rl' ? stage.rollout : undefined)
       if (stage.kind === 'sft') {
+        if (resume) truncateMetrics(run, { ...progress, nextStage: i }, 0)
         const t0 = performance.now()
         const demos = await sftData(agent, h, stage, rollout, stageRng)
         const tokens = demos.reduce((n, d) => n + d.segments.reduce((m, s) => m + s.tokens.length, 0), 0)
@@ -104,32 +156,51 @@ export const train = async (recipe: Resolved, run: RunDir, backend: Backend.Sele
           reporter.line(`${name}: epoch ${epoch.epoch + 1} loss ${epoch['loss/train'].toFixed(4)} held-out ${epoch['loss/heldout'].toFixed(4)}`)
         }
         const seconds = (performance.now() - t0) / 1000
-        reporter.line(`${name}: done in ${seconds.toFixed(1)} s (${(tokens * (stage.epochs ?? 3) / seconds).toFixed(0)} tokens/s)`)
+        reporter.line(`${name}: done in ${seconds.toFixed(1)} s (${((tokens * (stage.epochs ?? 3)) / seconds).toFixed(0)} tokens/s)`)
       } else {
         const trainer = makeTrainer(agent, h, stage, rollout, recipe.seed + 100 * (i + 1))
+        const dir = Progress.stageDir(run, i)
         try {
-          for (let it = 0; it < stage.iterations; it++) {
+          if (resume) {
+            const at = await Checkpointing.resume(dir)(trainer)()
+            if (E.isLeft(at)) throw new Error(Checkpointing.message(at.left))
+            truncateMetrics(run, { ...progress, nextStage: i }, at.right)
+            if (at.right > 0) reporter.line(`${name}: resumed after iteration ${at.right}`)
+          }
+          while (trainer.state.iteration < stage.iterations) {
             const metrics = await Trainer.iterate(trainer)()
             if (E.isLeft(metrics)) throw new Error(EnvError.message(metrics.left))
-            run.appendMetrics({ kind: 'rl', stage: i, ...metrics.right })
             const m = metrics.right
+            run.appendMetrics({ kind: 'rl', stage: i, ...m })
             reporter.line(
-              `${name}: iter ${it + 1}/${stage.iterations} success ${pct(m['episode/success_rate'] ?? 0)} return ${(m['episode/return'] ?? 0).toFixed(3)} turns ${(m['episode/turns'] ?? 0).toFixed(1)} ` +
+              `${name}: iter ${trainer.state.iteration}/${stage.iterations} success ${pct(m['episode/success_rate'] ?? 0)} return ${(m['episode/return'] ?? 0).toFixed(3)} turns ${(m['episode/turns'] ?? 0).toFixed(1)} ` +
                 `loss/policy ${(m['loss/policy'] ?? 0).toFixed(4)} loss/value ${(m['loss/value'] ?? 0).toFixed(4)} entropy ${(m['entropy/mean'] ?? 0).toFixed(3)} ` +
                 `(${(m['time/rollout_s'] ?? 0).toFixed(1)}+${(m['time/update_s'] ?? 0).toFixed(1)} s)`
             )
+            const due = recipe.checkpointEvery > 0 && trainer.state.iteration % recipe.checkpointEvery === 0
+            if (due || stop.requested()) {
+              const saved = await Checkpointing.save(dir)(trainer)()
+              if (E.isLeft(saved)) throw new Error(Checkpointing.message(saved.left))
+            }
+            if (stop.requested()) throw new Stopped(`stopped after ${name} iteration ${trainer.state.iteration}; continue with: mtrl resume ${run.path}`)
           }
         } finally {
           trainer.dispose()
           await Promise.all(trainer.setup.envs.map((env) => env.close()()))
         }
       }
+      await saveAgent(Progress.stageEnd(run, i), agent, { stage: i })
+      progress = { ...progress, nextStage: i + 1 }
+      Progress.write(run, progress)
       if (recipe.evalAfterEachStage || i === recipe.stages.length - 1) await evalPhase(`after ${name}`)
+      if (stop.requested() && i < recipe.stages.length - 1) throw new Stopped(`stopped after ${name}; continue with: mtrl resume ${run.path}`)
     }
   } finally {
     agent.dispose()
     for (const h of [...stageHandles, ...evalHandles]) h.dispose()
   }
+  progress = { ...progress, finished: true }
+  Progress.write(run, progress)
   const summary = { run: run.path, backend, evals, seconds: (performance.now() - started) / 1000 }
   run.writeJson('eval.json', summary)
   return summary

@@ -39,6 +39,8 @@ export const ScratchModel = t.intersection([
     maxLen: PositiveInt,
     /** Episodes whose text builds the tokenizer's vocabulary (per stage environment). */
     corpusEpisodes: PositiveInt,
+    /** Largest vocabulary of the word tokenizer (words beyond it are spelled in bytes). */
+    maxVocab: PositiveInt,
     positional: t.keyof({ rope: null, learned: null }),
     norm: t.keyof({ rmsnorm: null, layernorm: null }),
     activation: t.keyof({ swiglu: null, gelu: null }),
@@ -52,6 +54,7 @@ export const PretrainedModel = t.intersection([
   t.type({ kind: t.keyof({ hf: null, checkpoint: null }), path: t.string }),
   t.partial({ lora: t.partial({ rank: PositiveInt, alpha: Positive }) })
 ])
+export type PretrainedModel = t.TypeOf<typeof PretrainedModel>
 export const Model = t.union([ScratchModel, PretrainedModel])
 export type Model = t.TypeOf<typeof Model>
 

@@ -1,0 +1,34 @@
+/**
+ * `mtrl logprobs`: token ids, next-token log-probs and a greedy continuation of a text under any
+ * loadable model folder (Hugging Face Llama/Qwen2 or an mtrl checkpoint): the quick way to check
+ * a model loaded right against another framework.
+ */
+import { Logprobs, PolicyError } from '@mtrl/policy'
+import * as E from 'fp-ts/lib/Either.js'
+import { backendFlag, intFlag, parseFlags, UsageError, type Command } from '../Command.js'
+import { startBackend } from '../Runtime.js'
+
+export const logprobs: Command = {
+  name: 'logprobs',
+  summary: 'ids, next-token log-probs and greedy ids of a text under a model folder',
+  help: `mtrl logprobs --model DIR --text "..." [--greedy 12] [--backend B]
+
+Prints JSON { ids, nextTokenLogprobs, greedy }: nextTokenLogprobs[i] = log p(ids[i+1] | ids[..i]),
+greedy = the greedy continuation ids. DIR is a Hugging Face folder (config.json,
+model.safetensors, tokenizer.json; LlamaForCausalLM or Qwen2ForCausalLM) or an mtrl checkpoint.
+
+Example:
+  mtrl logprobs --model ../shared/fixtures/hf/tiny-qwen2 --text "Hello world"`,
+  run: async (argv) => {
+    const { values } = parseFlags(argv, { ...backendFlag, model: { type: 'string' }, text: { type: 'string' }, greedy: { type: 'string' } })
+    if (values.model === undefined || values.text === undefined) throw new UsageError('--model DIR and --text "..." are required')
+    await startBackend(values.backend ?? 'cpu', true)
+    const result = await Logprobs.run({ model: values.model, text: values.text, greedyTokens: intFlag('greedy', values.greedy, 12) })()
+    if (E.isLeft(result)) {
+      process.stderr.write(`mtrl logprobs: ${PolicyError.message(result.left)}\n`)
+      return 1
+    }
+    process.stdout.write(`${JSON.stringify(result.right)}\n`)
+    return 0
+  }
+}
