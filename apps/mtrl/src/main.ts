@@ -8,13 +8,14 @@ import { collect } from './commands/Collect.js'
 import { evalCommand } from './commands/Eval.js'
 import { info } from './commands/Info.js'
 import { logprobs } from './commands/LogprobsCmd.js'
+import { report } from './commands/ReportCmd.js'
 import { serveEnv } from './commands/ServeEnv.js'
 import { playCommand } from './commands/Play.js'
 import { smoke } from './commands/Smoke.js'
 import { start } from './commands/Start.js'
 import { resume, sft, train } from './commands/Train.js'
 
-const commands: ReadonlyArray<Command> = [start, train, sft, resume, evalCommand, info, playCommand, serveEnv, collect, advantages, logprobs, smoke]
+const commands: ReadonlyArray<Command> = [start, train, sft, resume, evalCommand, report, info, playCommand, serveEnv, collect, advantages, logprobs, smoke]
 
 const usage = (): string =>
   `mtrl: multi-turn agentic reinforcement learning for language-model agents

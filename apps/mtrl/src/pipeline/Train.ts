@@ -13,6 +13,7 @@ import type { Resolved, Stage } from '../recipe/Recipe.js'
 import * as Agent from './Agent.js'
 import { evaluate, type EvalResult } from './Evaluate.js'
 import * as Progress from './Progress.js'
+import * as Report from './Report.js'
 import type { RunDir } from './RunDir.js'
 import { generatorFor, makeTrainer, rolloutOptions, sftData, sftOptions } from './Stages.js'
 
@@ -203,5 +204,6 @@ export const train = async (recipe: Resolved, run: RunDir, backend: Backend.Sele
   Progress.write(run, progress)
   const summary = { run: run.path, backend, evals, seconds: (performance.now() - started) / 1000 }
   run.writeJson('eval.json', summary)
+  Report.write(run, `mtrl run ${recipe.name}`)
   return summary
 }

@@ -1,0 +1,80 @@
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { chromium } from 'playwright-core'
+import { describe, expect, it } from 'vitest'
+import * as _ from '../src/pipeline/Report.js'
+
+const metrics: Array<Record<string, unknown>> = [
+  { kind: 'eval', phase: 'before training', results: [{ env: 'textworld/w2-o3-q4', episodes: 100, successRate: 0.05, ci95: { low: 0.02, high: 0.11 }, turnsMean: 8 }] },
+  ...Array.from({ length: 20 }, (_, i) => ({ kind: 'sft', stage: 0, step: i, 'loss/sft': 3 / (i + 1) })),
+  ...Array.from({ length: 10 }, (_, i) => ({
+    kind: 'rl',
+    stage: 1,
+    iteration: i,
+    'episode/success_rate': i / 10,
+    'episode/return': i / 10,
+    'kl/mean': 0.01 * i,
+    'entropy/mean': 1 - i / 20,
+    'loss/policy': -0.01,
+    'loss/value': i === 3 ? Number.NaN : 0.1,
+    'perf/tokens_per_s': 1000
+  })),
+  { kind: 'eval', phase: 'after stage 2 (rl on textworld/w2-o3-q4)', results: [{ env: 'textworld/w2-o3-q4', episodes: 100, successRate: 0.93, ci95: { low: 0.86, high: 0.97 }, turnsMean: 4.2 }] }
+]
+
+const chromiumPath = '/usr/bin/chromium'
+
+describe('Report', () => {
+  it('renders the evaluation table with both phases', () => {
+    const html = _.render('test run', metrics)
+    expect(html).toContain('before training')
+    expect(html).toContain('93.0%')
+    expect(html).toContain('textworld/w2-o3-q4')
+    // one canvas for the SFT loss and one per RL curve
+    expect(html.match(/<canvas/g)?.length).toBe(1 + _.curves.length)
+  })
+
+  it('escapes text from metrics', () => {
+    expect(_.render('<script>x</script>', [])).not.toContain('<script>x</script>')
+  })
+
+  it.skipIf(!existsSync(chromiumPath))('draws every chart in headless Chromium, offline, without console errors', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mtrl-report-'))
+    const file = join(dir, 'report.html')
+    writeFileSync(file, _.render('test run', metrics))
+    const browser = await chromium.launch({
+      executablePath: chromiumPath,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
+    })
+    try {
+      const page = await browser.newPage()
+      const errors: string[] = []
+      const requests: string[] = []
+      page.on('console', (m) => {
+        if (m.type() === 'error') errors.push(m.text())
+      })
+      page.on('pageerror', (e) => errors.push(e.message))
+      page.on('request', (r) => {
+        if (!r.url().startsWith('file:')) requests.push(r.url())
+      })
+      await page.goto(`file://${file}`)
+      await page.waitForSelector('body[data-charts]')
+      expect(await page.evaluate(() => document.body.dataset['charts'])).toBe(String(1 + _.curves.length))
+      // every canvas has been drawn on (not blank)
+      const blank = await page.evaluate(() =>
+        [...document.querySelectorAll('canvas')].filter((c) => {
+          const ctx = (c as HTMLCanvasElement).getContext('2d')!
+          const data = ctx.getImageData(0, 0, (c as HTMLCanvasElement).width, (c as HTMLCanvasElement).height).data
+          return !data.some((v) => v !== 0)
+        }).length
+      )
+      expect(blank).toBe(0)
+      expect(errors).toEqual([])
+      expect(requests).toEqual([])
+    } finally {
+      await browser.close()
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+})
