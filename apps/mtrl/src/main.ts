@@ -3,6 +3,7 @@
  */
 import { BackendUnavailable } from './Runtime.js'
 import { UsageError, type Command } from './Command.js'
+import { ablate } from './commands/Ablate.js'
 import { advantages } from './commands/Advantages.js'
 import { collect } from './commands/Collect.js'
 import { evalCommand } from './commands/Eval.js'
@@ -15,7 +16,7 @@ import { smoke } from './commands/Smoke.js'
 import { start } from './commands/Start.js'
 import { resume, sft, train } from './commands/Train.js'
 
-const commands: ReadonlyArray<Command> = [start, train, sft, resume, evalCommand, report, info, playCommand, serveEnv, collect, advantages, logprobs, smoke]
+const commands: ReadonlyArray<Command> = [start, train, sft, resume, evalCommand, ablate, report, info, playCommand, serveEnv, collect, advantages, logprobs, smoke]
 
 const usage = (): string =>
   `mtrl: multi-turn agentic reinforcement learning for language-model agents

@@ -112,7 +112,9 @@ export const Recipe = t.intersection([
     eval: Eval,
     /** Evaluate before training and after each stage (the summary's before/after SFT/after RL). */
     evalAfterEachStage: t.boolean,
-    checkpointEvery: NonNegativeInt
+    checkpointEvery: NonNegativeInt,
+    /** For `mtrl ablate`: dotted recipe paths and their values (a cell per combination), seeds repeated. */
+    ablation: t.intersection([t.type({ grid: t.record(t.string, t.array(t.unknown)) }), t.partial({ seeds: t.array(NonNegativeInt) })])
   })
 ])
 export type Recipe = t.TypeOf<typeof Recipe>
