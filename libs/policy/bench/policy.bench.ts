@@ -9,6 +9,7 @@
 import { Backend } from '@mtrl/backend'
 import { Rng } from '@mtrl/core'
 import * as tf from '@tensorflow/tfjs'
+import { cpus, loadavg } from 'node:os'
 import { ModelConfig, Policy, Sampler, Scoring } from '../src/index.js'
 
 const now = (): number => performance.now()
@@ -21,20 +22,29 @@ const selectBackend = async (): Promise<Backend.Selected> => {
   return result.right
 }
 
-/** GFLOP/s of a [n, n] x [n, n] product, best of a few. */
+/** GFLOP/s of a [n, n] x [n, n] product, best of a few (the backend's large-matmul rate). */
 const matmulGflops = (n: number): number => {
   const a = tf.randomNormal([n, n])
   const b = tf.randomNormal([n, n])
-  tf.tidy(() => tf.matMul(a, b).dataSync())
-  let best = Infinity
-  for (let i = 0; i < 5; i++) {
-    const t0 = now()
-    tf.tidy(() => tf.matMul(a, b).dataSync())
-    best = Math.min(best, now() - t0)
-  }
+  const best = bestOf(5, () => tf.tidy(() => void tf.matMul(a, b).dataSync()))
   a.dispose()
   b.dispose()
-  return (2 * n * n * n) / (best / 1000) / 1e9
+  return (2 * n * n * n) / best / 1e9
+}
+
+/**
+ * Best (shortest) wall time in seconds of `runs` calls after one warm-up. The best of several
+ * runs is the figure least disturbed by other processes on a shared machine.
+ */
+const bestOf = (runs: number, f: () => void): number => {
+  f()
+  let best = Infinity
+  for (let i = 0; i < runs; i++) {
+    const t0 = now()
+    f()
+    best = Math.min(best, now() - t0)
+  }
+  return best / 1000
 }
 
 interface Bench {
@@ -53,13 +63,6 @@ const forwardFlopsPerToken = (config: ModelConfig.ModelConfig, ctx: number): num
 const randomIds = (rng: Rng.Rng, b: number, t: number, vocab: number): tf.Tensor2D =>
   tf.tensor2d(Int32Array.from({ length: b * t }, () => rng.int(vocab)), [b, t], 'int32')
 
-const timeit = (warmup: number, runs: number, f: () => void): number => {
-  for (let i = 0; i < warmup; i++) f()
-  const t0 = now()
-  for (let i = 0; i < runs; i++) f()
-  return (now() - t0) / 1000 / runs
-}
-
 const run = (bench: Bench, gflops: number): void => {
   const { config, seq: T, batch: B } = bench
   const policy = Policy.make(config, 0)
@@ -68,12 +71,13 @@ const run = (bench: Bench, gflops: number): void => {
   const optimizer = tf.train.adam(3e-4)
   const vars = Policy.trainableVariables(policy)
   const loss = (): tf.Scalar => tf.neg(tf.mean(Scoring.tokenLogprobs(policy, { entropy: false })(ids).logprobs)) as tf.Scalar
-  const trainS = timeit(1, bench.name === 'small' ? 6 : 3, () => {
+  const runs = bench.name === 'small' ? 5 : 3
+  const trainS = bestOf(runs, () => {
     const l = optimizer.minimize(loss, true, vars)
     l?.dataSync()
     l?.dispose()
   })
-  const scoreS = timeit(1, bench.name === 'small' ? 6 : 3, () =>
+  const scoreS = bestOf(runs, () =>
     tf.tidy(() => {
       const s = Scoring.tokenLogprobs(policy)(ids)
       s.logprobs.dataSync()
@@ -82,27 +86,22 @@ const run = (bench: Bench, gflops: number): void => {
   )
   const prompt = 16
   const newTokens = 64
-  const sample = (): void => {
+  const slots = Array.from({ length: B }, (_, i) => i)
+  let prefillS = Infinity
+  let decodeS = Infinity
+  for (let r = 0; r <= runs; r++) {
     const session = Sampler.make(policy, { slots: B, maxLen: prompt + newTokens })
-    const slots = Array.from({ length: B }, (_, i) => i)
-    session.append(slots, slots.map(() => Int32Array.from({ length: prompt }, () => rng.int(config.vocab))))
-    session.generate(slots, { maxNewTokens: newTokens, temperature: 1, stopTokens: [], rng })
-    session.dispose()
-  }
-  sample()
-  const t0 = now()
-  const t1 = (() => {
-    const s0 = now()
-    const session = Sampler.make(policy, { slots: B, maxLen: prompt + newTokens })
-    const slots = Array.from({ length: B }, (_, i) => i)
+    const p0 = now()
     session.append(slots, slots.map(() => Int32Array.from({ length: prompt }, () => rng.int(config.vocab))))
     const g0 = now()
     session.generate(slots, { maxNewTokens: newTokens, temperature: 1, stopTokens: [], rng })
     const g1 = now()
     session.dispose()
-    return { prefill: (g0 - s0) / 1000, decode: (g1 - g0) / 1000 }
-  })()
-  void t0
+    if (r === 0) continue // warm-up
+    prefillS = Math.min(prefillS, (g0 - p0) / 1000)
+    decodeS = Math.min(decodeS, (g1 - g0) / 1000)
+  }
+  const t1 = { prefill: prefillS, decode: decodeS }
   const tokens = B * T
   const trainTps = tokens / trainS
   const scoreTps = tokens / scoreS
@@ -121,7 +120,7 @@ const run = (bench: Bench, gflops: number): void => {
 
 const main = async (): Promise<void> => {
   const selected = await selectBackend()
-  console.log(`backend: ${selected.name} via ${selected.via}, ${selected.threads} thread(s)`)
+  console.log(`backend: ${selected.name} via ${selected.via}, ${selected.threads} thread(s); load average ${loadavg().map((l) => l.toFixed(2)).join(' ')} on ${cpus().length} CPUs`)
   const gflops = matmulGflops(1024)
   console.log(`large matmul [1024x1024]x[1024x1024]: ${gflops.toFixed(2)} GFLOP/s`)
   const only = process.env['BENCH_ONLY']
@@ -130,7 +129,7 @@ const main = async (): Promise<void> => {
     { name: 'medium', config: ModelConfig.make({ vocab: 2048, dModel: 256, layers: 4, heads: 8, maxLen: 256 }), seq: 256, batch: 8 }
   ]
   for (const bench of benches) if (only === undefined || only === bench.name) run(bench, gflops)
-  console.log(`\n(fractions: model FLOPs (2/weight/token + attention; train = 3x forward) per second over the matmul rate)`)
+  console.log(`\n(best of several runs; fractions: model FLOPs (2 per weight per token + causal attention; train = 3x forward) per second over the large-matmul rate)`)
 }
 
 void main()

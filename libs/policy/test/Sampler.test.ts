@@ -73,7 +73,7 @@ describe('Sampler', () => {
     })
   }
 
-  it('compacts holes left by resets and uneven turns without changing log-probs', async () => {
+  it('keeps per-slot positions exact across resets and uneven turns', async () => {
     const config = configs[0]![1]
     const policy = Policy.make(config, 11)
     await expectNoLeak(() => {

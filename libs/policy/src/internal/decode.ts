@@ -1,16 +1,16 @@
 /**
- * The incremental forward pass over a per-layer KV cache, for sampling (never differentiated).
- * Written for the per-op cost of wasm: weights are prepared once per call (transposed, the
- * attention scale folded into q), embeddings are looked up on the host (a wasm gather is slower
- * than building the rows in JavaScript), projections are separate products (a wasm split copies
- * its whole input per output), and both caches grow along axis 2 (block copies).
- *
- * Cache layout per layer: keys and values [rows, kvHeads, L, headDim]. Columns are shared by all
- * rows; a column may be a hole for some row (masked out).
+ * The incremental forward pass for sampling (never differentiated), written for the per-op
+ * cost of TensorFlow.js: a decode step on a small batch is dominated by op dispatch (tens of
+ * microseconds per op on wasm), not arithmetic. So only the weight products run as tensor ops
+ * (one fused product per block: q|k|rot(q)|rot(k)|v, o, gate|up, down, head), on weights
+ * prepared once per call with the norm weights, the attention scale and the RoPE rotation
+ * folded in. Everything between them (norms, RoPE mixing, attention over the cache, SwiGLU)
+ * runs on Float32Arrays in JavaScript, and the KV cache is a preallocated Float32Array per
+ * layer written in place at each slot's own position: no concatenation, no holes.
  */
 import * as tf from '@tensorflow/tfjs'
 import { headDim, type ModelConfig } from '../ModelConfig.js'
-import { gelu, repeatKv, ropeTable, rotationOf, rows, swiglu } from './ops.js'
+import { ropeTable, rotationOf } from './ops.js'
 import { headWeight, layerPrefix, type WeightOf } from './transformer.js'
 
 /**
@@ -39,7 +39,11 @@ export interface Prepared {
   readonly embed: Float32Array
   readonly positions: Float32Array | undefined
   readonly layers: ReadonlyArray<LayerWeights>
+  /** Host copies of each layer's q|k|v and gate|up biases (undefined without biases). */
+  readonly biases: ReadonlyArray<Float32Array | undefined>
+  readonly upBiases: ReadonlyArray<Float32Array | undefined>
   readonly head: Projection
+  readonly headBias: Float32Array | undefined
   readonly dispose: () => void
 }
 
@@ -65,7 +69,7 @@ export const prepare = (config: ModelConfig, w: WeightOf): Prepared => {
     }
     return { weightT: keep(tf.mul(weightT, tf.reshape(nw, [-1, 1])) as tf.Tensor2D), bias: bias === undefined ? undefined : keep(bias as tf.Tensor1D) }
   }
-  let built: Omit<Prepared, 'config' | 'dispose' | 'embed' | 'positions'> | undefined
+  let built: Omit<Prepared, 'config' | 'dispose' | 'embed' | 'positions' | 'biases' | 'upBiases' | 'headBias'> | undefined
   tf.tidy(() => {
     const layers: LayerWeights[] = []
     for (let i = 0; i < config.layers; i++) {
@@ -99,130 +103,263 @@ export const prepare = (config: ModelConfig, w: WeightOf): Prepared => {
   if (built === undefined) throw new Error('unreachable')
   const embed = new Float32Array(w('model.embed_tokens.weight').dataSync())
   const positions = config.positional === 'learned' ? new Float32Array(w('model.embed_positions.weight').dataSync()) : undefined
-  return { config, embed, positions, ...built, dispose: () => held.forEach((t) => t.dispose()) }
+  const b = built
+  const host = (t: tf.Tensor | undefined): Float32Array | undefined => (t === undefined ? undefined : new Float32Array(t.dataSync()))
+  const biases = b.layers.map((layer) => host(layer.qkv.bias))
+  const upBiases = b.layers.map((layer) => host(layer.up.bias))
+  const headBias = b.head.bias === undefined ? undefined : new Float32Array(b.head.bias.dataSync())
+  return { config, embed, positions, ...b, biases, upBiases, headBias, dispose: () => held.forEach((t) => t.dispose()) }
 }
 
-/** The normalisation alone (weight and bias are folded into the next product). */
-const normalize = (config: ModelConfig, x: tf.Tensor): tf.Tensor => {
-  const centered = config.norm === 'layernorm' ? tf.sub(x, tf.mean(x, -1, true)) : x
-  return tf.mul(centered, tf.rsqrt(tf.add(tf.mean(tf.square(centered), -1, true), config.normEps)))
+/** `a` [rows, in] @ `w` [in, out] on the backend, read back in bulk. */
+const product = (a: Float32Array, rows: number, w: tf.Tensor2D): Float32Array => {
+  // not returned from the tidy: tidy walks returned containers, element by element for arrays
+  let out: Float32Array | undefined
+  tf.tidy(() => {
+    out = tf.matMul(tf.tensor2d(a, [rows, w.shape[0]]), w).dataSync() as Float32Array
+  })
+  return out!
 }
 
-const apply = (p: Projection, x: tf.Tensor): tf.Tensor => {
-  const y = tf.matMul(x as tf.Tensor2D, p.weightT)
-  return p.bias === undefined ? y : tf.add(y, p.bias)
-}
-
-export interface Chunk {
-  /** Rows in this call. */
-  readonly rows: number
-  /** New columns per row (tokens per row, padded). */
-  readonly width: number
-  /** [rows * width] token ids. */
-  readonly tokens: Int32Array
-  /** [rows * width] absolute positions. */
-  readonly positions: Int32Array
-  /** [rows * width * (L + width)] additive mask (0 = attend, -1e9 = masked). */
-  readonly mask: Float32Array
-  /** [rows] index (within width) of the row's position whose next-token logits are wanted. */
-  readonly last: Int32Array
-}
-
-export interface ChunkResult {
-  /** [rows * vocab] next-token logits. */
-  readonly logits: Float32Array
-  /** Per layer, the caches with the chunk's columns appended. */
-  readonly k: tf.Tensor4D[]
-  readonly v: tf.Tensor4D[]
-}
-
-/** Input rows (token embedding + learned position) built on the host. */
-const inputRows = (prep: Prepared, chunk: Chunk): Float32Array => {
-  const d = prep.config.dModel
-  const out = new Float32Array(chunk.tokens.length * d)
-  for (let i = 0; i < chunk.tokens.length; i++) {
-    const tok = chunk.tokens[i]!
-    out.set(prep.embed.subarray(tok * d, (tok + 1) * d), i * d)
-    if (prep.positions !== undefined) {
-      const p = chunk.positions[i]!
-      for (let j = 0; j < d; j++) out[i * d + j]! += prep.positions[p * d + j]!
-    }
+const project = (p: Projection, biasHost: Float32Array | undefined, a: Float32Array, rows: number): Float32Array => {
+  const out = product(a, rows, p.weightT)
+  if (biasHost !== undefined) {
+    const width = biasHost.length
+    for (let r = 0; r < rows; r++) for (let j = 0; j < width; j++) out[r * width + j]! += biasHost[j]!
   }
   return out
 }
 
+/** The normalisation alone, per row (weight and bias are folded into the next product). */
+const normalize = (config: ModelConfig, x: Float32Array, rows: number): Float32Array => {
+  const d = config.dModel
+  const out = new Float32Array(rows * d)
+  for (let r = 0; r < rows; r++) {
+    const o = r * d
+    let mean = 0
+    if (config.norm === 'layernorm') {
+      for (let j = 0; j < d; j++) mean += x[o + j]!
+      mean /= d
+    }
+    let ss = 0
+    for (let j = 0; j < d; j++) {
+      const c = x[o + j]! - mean
+      ss += c * c
+    }
+    const scale = 1 / Math.sqrt(ss / d + config.normEps)
+    for (let j = 0; j < d; j++) out[o + j] = (x[o + j]! - mean) * scale
+  }
+  return out
+}
+
+const GELU_C = Math.sqrt(2 / Math.PI)
+
 /**
- * Runs a chunk of `width` tokens per row against the cache (`k`/`v` per layer, undefined when
- * the cache has no columns). Does not dispose the old cache.
+ * The KV cache of a session: per layer, keys and values [slots, kvHeads, capacity, headDim],
+ * and each slot's length. Capacity grows by doubling up to `maxLen`.
  */
-export const forward = (prep: Prepared, k: ReadonlyArray<tf.Tensor4D> | undefined, v: ReadonlyArray<tf.Tensor4D> | undefined, chunk: Chunk): ChunkResult => {
+export interface Cache {
+  readonly slots: number
+  readonly maxLen: number
+  capacity: number
+  readonly k: Float32Array[]
+  readonly v: Float32Array[]
+  readonly lengths: Int32Array
+}
+
+export const makeCache = (config: ModelConfig, slots: number, maxLen: number): Cache => ({
+  slots,
+  maxLen,
+  capacity: 0,
+  k: Array.from({ length: config.layers }, () => new Float32Array(0)),
+  v: Array.from({ length: config.layers }, () => new Float32Array(0)),
+  lengths: new Int32Array(slots)
+})
+
+const reserve = (config: ModelConfig, cache: Cache, needed: number): void => {
+  if (needed <= cache.capacity) return
+  if (needed > cache.maxLen) throw new Error(`KV cache: ${needed} positions exceed maxLen ${cache.maxLen}`)
+  let capacity = Math.max(16, cache.capacity)
+  while (capacity < needed) capacity *= 2
+  capacity = Math.min(capacity, cache.maxLen)
+  const hd = headDim(config)
+  const blocks = cache.slots * config.kvHeads
+  for (const store of [cache.k, cache.v])
+    store.forEach((old, l) => {
+      const next = new Float32Array(blocks * capacity * hd)
+      for (let b = 0; b < blocks; b++) next.set(old.subarray(b * cache.capacity * hd, (b * cache.capacity + cache.capacity) * hd), b * capacity * hd)
+      store[l] = next
+    })
+  cache.capacity = capacity
+}
+
+/**
+ * RoPE on q and k (`x * cos + rot(x) * sin`, `rot(x)` computed by the product) and the cache
+ * writes of k and v; the rotated q is written back over q in `P`.
+ */
+const placeQkv = (
+  P: Float32Array,
+  width: number,
+  qkWidth: number,
+  table: { readonly cos: Float32Array; readonly sin: Float32Array } | undefined,
+  K: Float32Array,
+  V: Float32Array,
+  cap: number,
+  slotOf: Int32Array,
+  posOf: Int32Array,
+  H: number,
+  Hkv: number,
+  hd: number
+): void => {
+  const vStart = table === undefined ? qkWidth : 2 * qkWidth
+  for (let m = 0; m < slotOf.length; m++) {
+    const slot = slotOf[m]!
+    const pos = posOf[m]!
+    const o = m * width
+    for (let h = 0; h < H + Hkv; h++) {
+      const dst = h < H ? o + h * hd : ((slot * Hkv + (h - H)) * cap + pos) * hd
+      const target = h < H ? P : K
+      for (let i = 0; i < hd; i++) {
+        const c = o + h * hd + i
+        target[dst + i] = table === undefined ? P[c]! : P[c]! * table.cos[pos * hd + i]! + P[c + qkWidth]! * table.sin[pos * hd + i]!
+      }
+    }
+    for (let g = 0; g < Hkv; g++) V.set(P.subarray(o + vStart + g * hd, o + vStart + (g + 1) * hd), ((slot * Hkv + g) * cap + pos) * hd)
+  }
+}
+
+/** SwiGLU (`U` = [gate | up] per row) or GELU (tanh approximation) on the host. */
+const activate = (swigluAct: boolean, U: Float32Array, M: number, F: number): Float32Array => {
+  const act = new Float32Array(M * F)
+  if (swigluAct) {
+    for (let m = 0; m < M; m++)
+      for (let j = 0; j < F; j++) {
+        const g = U[m * 2 * F + j]!
+        act[m * F + j] = (g / (1 + Math.exp(-g))) * U[m * 2 * F + F + j]!
+      }
+  } else
+    for (let i = 0; i < M * F; i++) {
+      const u = U[i]!
+      act[i] = 0.5 * u * (1 + Math.tanh(GELU_C * (u + 0.044715 * u * u * u)))
+    }
+  return act
+}
+
+/**
+ * Attention of each row over its slot's cached positions up to its own. A top-level function
+ * with everything in locals: the hot loop of decoding.
+ */
+const attend = (
+  P: Float32Array,
+  width: number,
+  K: Float32Array,
+  V: Float32Array,
+  cap: number,
+  slotOf: Int32Array,
+  posOf: Int32Array,
+  H: number,
+  Hkv: number,
+  hd: number,
+  D: number,
+  scores: Float64Array,
+  qv: Float64Array,
+  acc: Float64Array,
+  attended: Float32Array
+): void => {
+  const G = H / Hkv
+  const M = slotOf.length
+  for (let m = 0; m < M; m++) {
+    const slot = slotOf[m]!
+    const pos = posOf[m]!
+    for (let h = 0; h < H; h++) {
+      const base = (slot * Hkv + ((h / G) | 0)) * cap * hd
+      const qo = m * width + h * hd
+      for (let i = 0; i < hd; i++) qv[i] = P[qo + i]!
+      let max = -Infinity
+      for (let j = 0, ko = base; j <= pos; j++, ko += hd) {
+        let dot = 0
+        for (let i = 0; i < hd; i++) dot += qv[i]! * K[ko + i]!
+        scores[j] = dot
+        if (dot > max) max = dot
+      }
+      let sum = 0
+      for (let j = 0; j <= pos; j++) {
+        const e = Math.exp(scores[j]! - max)
+        scores[j] = e
+        sum += e
+      }
+      acc.fill(0)
+      for (let j = 0, vo = base; j <= pos; j++, vo += hd) {
+        const p = scores[j]!
+        for (let i = 0; i < hd; i++) acc[i]! += p * V[vo + i]!
+      }
+      const out = m * D + h * hd
+      const inv = 1 / sum
+      for (let i = 0; i < hd; i++) attended[out + i] = acc[i]! * inv
+    }
+  }
+}
+
+/** Tokens to run for one slot, appended after its cached positions. */
+export interface Item {
+  readonly slot: number
+  readonly tokens: ArrayLike<number>
+}
+
+/**
+ * Runs `items` through the model, writing their keys and values into the cache and advancing
+ * the slots' lengths. Returns the next-token logits after each item's last token
+ * ([items.length * vocab]).
+ */
+export const forward = (prep: Prepared, cache: Cache, items: ReadonlyArray<Item>): Float32Array => {
   const config = prep.config
-  const { rows: R, width: N } = chunk
+  const D = config.dModel
   const hd = headDim(config)
   const H = config.heads
   const Hkv = config.kvHeads
-  const G = H / Hkv
-  const D = config.dModel
-  const L0 = k?.[0]?.shape[2] ?? 0
   const rope = config.positional === 'rope'
   const qkWidth = (H + Hkv) * hd
-  const out = tf.tidy(() => {
-    let x: tf.Tensor = tf.tensor2d(inputRows(prep, chunk), [R * N, D])
-    let cos: tf.Tensor | undefined
-    let sin: tf.Tensor | undefined
-    if (rope) {
-      const table = ropeTable(config.maxLen, H + Hkv, hd, config.ropeTheta)
-      cos = tf.tensor2d(rows(table.cos, qkWidth, chunk.positions), [R * N, qkWidth])
-      sin = tf.tensor2d(rows(table.sin, qkWidth, chunk.positions), [R * N, qkWidth])
-    }
-    const mask = tf.tensor4d(chunk.mask, [R, 1, N, L0 + N])
-    const newK: tf.Tensor4D[] = []
-    const newV: tf.Tensor4D[] = []
-    prep.layers.forEach((layer, i) => {
-      const projected = apply(layer.qkv, normalize(config, x))
-      let qk: tf.Tensor
-      let vv: tf.Tensor
-      if (cos !== undefined && sin !== undefined) {
-        const [plain, rotated, v0] = tf.split(projected, [qkWidth, qkWidth, Hkv * hd], 1) as [tf.Tensor, tf.Tensor, tf.Tensor]
-        qk = tf.add(tf.mul(plain, cos), tf.mul(rotated, sin))
-        vv = v0
-      } else [qk, vv] = tf.split(projected, [qkWidth, Hkv * hd], 1) as [tf.Tensor, tf.Tensor]
-      const [q, kk] = tf.split(qk, [H * hd, Hkv * hd], 1) as [tf.Tensor, tf.Tensor]
-      const toCache = (t: tf.Tensor): tf.Tensor4D =>
-        (N === 1 ? tf.reshape(t, [R, Hkv, 1, hd]) : tf.transpose(tf.reshape(t, [R, N, Hkv, hd]), [0, 2, 1, 3])) as tf.Tensor4D
-      const kAll = (L0 === 0 ? toCache(kk) : tf.concat([k![i]!, toCache(kk)], 2)) as tf.Tensor4D
-      const vAll = (L0 === 0 ? toCache(vv) : tf.concat([v![i]!, toCache(vv)], 2)) as tf.Tensor4D
-      newK.push(kAll)
-      newV.push(vAll)
-      let attended: tf.Tensor
-      if (N === 1) {
-        const q4 = tf.reshape(q, [R, Hkv, G, hd])
-        const probs = tf.softmax(tf.add(tf.matMul(q4, kAll, false, true), mask))
-        attended = tf.reshape(tf.matMul(probs, vAll), [R, D])
-      } else {
-        const q4 = tf.transpose(tf.reshape(q, [R, N, H, hd]), [0, 2, 1, 3])
-        const probs = tf.softmax(tf.add(tf.matMul(q4, repeatKv(kAll, G), false, true), mask))
-        attended = tf.reshape(tf.transpose(tf.matMul(probs, repeatKv(vAll, G)), [0, 2, 1, 3]), [R * N, D])
-      }
-      x = tf.add(x, tf.matMul(attended as tf.Tensor2D, layer.oT))
-      const up = apply(layer.up, normalize(config, x))
-      let act: tf.Tensor
-      if (config.activation === 'swiglu') {
-        const [g, u] = tf.split(up, 2, 1) as [tf.Tensor, tf.Tensor]
-        act = swiglu(g, u)
-      } else act = gelu(up)
-      x = tf.add(x, tf.matMul(act as tf.Tensor2D, layer.downT))
-    })
-    let last = x
-    if (N > 1) {
-      const index = new Int32Array(R)
-      for (let r = 0; r < R; r++) index[r] = r * N + chunk.last[r]!
-      last = tf.gather(x, tf.tensor1d(index, 'int32'))
-    }
-    const logits = apply(prep.head, normalize(config, last))
-    return { logits, k: newK, v: newV }
+  const width = (rope ? 2 * qkWidth : qkWidth) + Hkv * hd
+  const rows: Array<{ readonly slot: number; readonly pos: number; readonly token: number }> = []
+  for (const item of items) {
+    const start = cache.lengths[item.slot]!
+    for (let i = 0; i < item.tokens.length; i++) rows.push({ slot: item.slot, pos: start + i, token: item.tokens[i]! })
+  }
+  const M = rows.length
+  reserve(config, cache, Math.max(...rows.map((r) => r.pos + 1)))
+  const cap = cache.capacity
+  const x = new Float32Array(M * D)
+  rows.forEach(({ token, pos }, m) => {
+    x.set(prep.embed.subarray(token * D, (token + 1) * D), m * D)
+    if (prep.positions !== undefined) for (let j = 0; j < D; j++) x[m * D + j]! += prep.positions[pos * D + j]!
   })
-  const logits = out.logits.dataSync() as Float32Array
-  out.logits.dispose()
-  return { logits, k: out.k, v: out.v }
+  const table = rope ? ropeTable(config.maxLen, 1, hd, config.ropeTheta) : undefined
+  const attended = new Float32Array(M * D)
+  const qv = new Float64Array(hd)
+  const acc = new Float64Array(hd)
+  const scores = new Float64Array(cap)
+  const slotOf = Int32Array.from(rows, (r) => r.slot)
+  const posOf = Int32Array.from(rows, (r) => r.pos)
+  prep.layers.forEach((layer, l) => {
+    const P = project(layer.qkv, prep.biases[l], normalize(config, x, M), M)
+    const K = cache.k[l]!
+    const V = cache.v[l]!
+    placeQkv(P, width, qkWidth, rope ? table : undefined, K, V, cap, slotOf, posOf, H, Hkv, hd)
+    attend(P, width, K, V, cap, slotOf, posOf, H, Hkv, hd, D, scores, qv, acc, attended)
+    const o = product(attended, M, layer.oT)
+    for (let i = 0; i < M * D; i++) x[i]! += o[i]!
+    const U = project(layer.up, prep.upBiases[l], normalize(config, x, M), M)
+    const act = activate(config.activation === 'swiglu', U, M, config.ffn)
+    const down = product(act, M, layer.downT)
+    for (let i = 0; i < M * D; i++) x[i]! += down[i]!
+  })
+  items.forEach((item) => (cache.lengths[item.slot] = cache.lengths[item.slot]! + item.tokens.length))
+  // logits after each item's last token
+  const last = new Float32Array(items.length * D)
+  let end = 0
+  items.forEach((item, r) => {
+    end += item.tokens.length
+    last.set(x.subarray((end - 1) * D, end * D), r * D)
+  })
+  return project(prep.head, prep.headBias, normalize(config, last, items.length), items.length)
 }

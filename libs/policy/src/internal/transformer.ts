@@ -4,7 +4,7 @@
  */
 import * as tf from '@tensorflow/tfjs'
 import { headDim, type ModelConfig } from '../ModelConfig.js'
-import { attention, causalMask, embed, gelu, layerNorm, linear, repeatKv, rmsNorm, rope, ropeTable, swiglu } from './ops.js'
+import { causalAttention, embed, gelu, layerNorm, linear, repeatKv, rmsNorm, rope, ropeTable, swiglu } from './ops.js'
 
 /** A weight by its Hugging Face name (LoRA already merged). */
 export type WeightOf = (name: string) => tf.Tensor
@@ -126,7 +126,6 @@ export const trunk = (config: ModelConfig, w: WeightOf, ids: tf.Tensor2D): tf.Te
     cosQ = cosK = cos
     sinQ = sinK = sin
   }
-  const mask = causalMask(T)
   const heads = (x2: tf.Tensor2D, n: number, cos: tf.Tensor | undefined, sin: tf.Tensor | undefined): tf.Tensor3D => {
     let x4: tf.Tensor = tf.reshape(x2, [B, T, n, hd])
     if (cos !== undefined && sin !== undefined) x4 = rope(x4, cos, sin)
@@ -136,7 +135,7 @@ export const trunk = (config: ModelConfig, w: WeightOf, ids: tf.Tensor2D): tf.Te
     const p = layerPrefix(i)
     const h = normOf(config, w, `${p}.input_layernorm`, x) as tf.Tensor2D
     const [q, k, v] = projectQkv(config, w, i, h)
-    const out = attention(heads(q, H, cosQ, sinQ), heads(k, Hkv, cosK, sinK), heads(v, Hkv, undefined, undefined), mask)
+    const out = causalAttention(heads(q, H, cosQ, sinQ), heads(k, Hkv, cosK, sinK), heads(v, Hkv, undefined, undefined))
     const attended = tf.reshape(tf.transpose(tf.reshape(out, [B, H, T, hd]), [0, 2, 1, 3]), [B * T, d]) as tf.Tensor2D
     x = tf.add(x, linear(attended, w(`${p}.self_attn.o_proj.weight`) as tf.Tensor2D))
     const h2 = normOf(config, w, `${p}.post_attention_layernorm`, x) as tf.Tensor2D
