@@ -18,7 +18,7 @@ export const ablate: Command = {
   help: `mtrl ablate RECIPE.json [--grid path=v1,v2 ...] [--seeds 1,2,3] [--backend B] [--out DIR]
 
 The grid comes from the recipe's "ablation" field, or from --grid flags (dotted recipe paths;
-values parsed as JSON when they parse). Every cell is decoded like a recipe before anything
+paths joined by | are tied to one value; values parsed as JSON when they parse). Every cell is decoded like a recipe before anything
 runs. Results: DIR/<cell>-seed<N>/ run folders, DIR/ablation.json, and a table.
 
 Examples:
@@ -43,16 +43,9 @@ Examples:
     const seeds = values.seeds !== undefined ? values.seeds.split(',').map(Number) : (base.right.ablation?.seeds ?? [base.right.seed])
     if (seeds.some((s) => !Number.isInteger(s) || s < 0)) throw new UsageError(`--seeds: expected non-negative integers, got "${values.seeds}"`)
     // Decode every cell before running any, so a bad grid fails at once.
-    const plan = Ablation.cells(grid).flatMap((cell) =>
-      seeds.map((seed) => {
-        let variant: unknown = Ablation.setPath(json, 'seed', seed)
-        for (const [key, value] of Object.entries(cell.values)) variant = Ablation.setPath(variant, key, value)
-        const { ablation: _a, ...withoutAblation } = variant as Record<string, unknown>
-        const decoded = Recipe.decode(withoutAblation)
-        if (E.isLeft(decoded)) throw new UsageError(`cell ${cell.name}, seed ${seed}: ${decoded.left}`)
-        return { cell: cell.name, seed, recipe: decoded.right }
-      })
-    )
+    const planned = Ablation.plan(json, grid, seeds)
+    if (E.isLeft(planned)) throw new UsageError(planned.left)
+    const plan = planned.right
     const backend = await startBackend(values.backend)
     const out = values.out ?? join('runs', `${base.right.name}-ablate-${new Date().toISOString().replace(/[-:.]/g, '').slice(0, 15)}`)
     const results: Array<{ cell: string; seed: number; final: ReadonlyArray<import('../pipeline/Evaluate.js').EvalResult>; run: string }> = []

@@ -2,6 +2,8 @@
  * Ablations: a grid of recipe variations (dotted paths such as `stages.1.algorithm` or
  * `stages.0.env.settings`), every cell run with every seed, summarised one row per cell.
  */
+import * as E from 'fp-ts/lib/Either.js'
+import * as Recipe from '../recipe/Recipe.js'
 import type { EvalResult } from './Evaluate.js'
 
 export type Grid = Readonly<Record<string, ReadonlyArray<unknown>>>
@@ -18,11 +20,33 @@ export const cells = (grid: Grid): ReadonlyArray<Cell> => {
   for (const key of keys) out = out.flatMap((partial) => (grid[key] ?? []).map((v) => ({ ...partial, [key]: v })))
   return out.map((values) => ({
     values,
-    name: keys.length === 0 ? 'base' : keys.map((k) => `${k.split('.').pop()}=${typeof values[k] === 'string' ? values[k] : JSON.stringify(values[k])}`).join(',')
+    name: keys.length === 0 ? 'base' : keys.map((k) => labelOf(k, values[k])).join(',')
   }))
 }
 
-/** A copy of `json` with the value at a dotted path replaced (arrays indexed by number). */
+/**
+ * A copy of `json` with the value at a dotted path replaced (arrays indexed by number). A key
+ * of several paths joined by `|` sets them all to the same value (tied settings, e.g. the
+ * training and evaluation environment of one cell).
+ */
+export const setPaths = (json: unknown, key: string, value: unknown): unknown => {
+  if (key === '@') {
+    // A variant: { "name"?: label, "<path>": value, ... } sets several paths to different values.
+    const entries = Object.entries((value ?? {}) as Record<string, unknown>).filter(([k]) => k !== 'name')
+    return entries.reduce((acc, [path, v]) => setPaths(acc, path, v), json)
+  }
+  return key.split('|').reduce((acc, path) => setPath(acc, path, value), json)
+}
+
+const labelOf = (key: string, value: unknown): string => {
+  if (key === '@') {
+    const name = (value as { name?: unknown } | null)?.name
+    return typeof name === 'string' ? name : JSON.stringify(value)
+  }
+  return `${key.split('|')[0]!.split('.').pop()}=${typeof value === 'string' ? value : JSON.stringify(value)}`
+}
+
+/** A copy of `json` with the value at one dotted path replaced. */
 export const setPath = (json: unknown, path: string, value: unknown): unknown => {
   const [head, ...rest] = path.split('.')
   if (head === undefined || head === '') return value
@@ -76,4 +100,29 @@ export const rows = (results: ReadonlyArray<{ readonly cell: string; readonly se
     const std = values.length < 2 ? 0 : Math.sqrt(values.reduce((a, b) => a + (b - mean) ** 2, 0) / (values.length - 1))
     return { cell, env, seeds: values.length, mean, std, values }
   })
+}
+
+export interface PlanItem {
+  readonly cell: string
+  readonly seed: number
+  readonly recipe: Recipe.Resolved
+}
+
+/** Every cell x seed as a decoded recipe; the first bad cell is an error naming it. */
+export const plan = (json: unknown, grid: Grid, seeds: ReadonlyArray<number>): E.Either<string, ReadonlyArray<PlanItem>> => {
+  const out: PlanItem[] = []
+  for (const cell of cells(grid))
+    for (const seed of seeds) {
+      let variant: unknown = setPath(json, 'seed', seed)
+      try {
+        for (const [key, value] of Object.entries(cell.values)) variant = setPaths(variant, key, value)
+      } catch (e) {
+        return E.left(`cell ${cell.name}: ${(e as Error).message}`)
+      }
+      const { ablation: _a, ...withoutAblation } = variant as Record<string, unknown>
+      const decoded = Recipe.decode(withoutAblation)
+      if (E.isLeft(decoded)) return E.left(`cell ${cell.name}, seed ${seed}: ${decoded.left}`)
+      out.push({ cell: cell.name, seed, recipe: decoded.right })
+    }
+  return E.right(out)
 }

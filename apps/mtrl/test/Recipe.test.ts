@@ -1,0 +1,88 @@
+import * as E from 'fp-ts/lib/Either.js'
+import { readFileSync, readdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import * as _ from '../src/recipe/Recipe.js'
+
+const recipes = join(__dirname, '..', '..', '..', 'recipes')
+const good = {
+  name: 't',
+  stages: [
+    { kind: 'sft', env: { kind: 'textworld', settings: 'w2-o3-q4' }, episodes: 10 },
+    { kind: 'rl', env: { kind: 'textworld', settings: 'w2-o3-q4' }, iterations: 3, algorithm: 'grpo', groupSize: 4 }
+  ]
+}
+const error = (json: unknown): string => {
+  const r = _.decode(json)
+  return E.isLeft(r) ? r.left : 'decoded'
+}
+
+describe('Recipe', () => {
+  it('decodes a good recipe and fills the defaults', () => {
+    const r = _.decode(good)
+    expect(E.isRight(r)).toBe(true)
+    if (E.isRight(r)) {
+      expect(r.right.model.kind).toBe('scratch')
+      expect(r.right.eval.episodes).toBe(100)
+      expect(r.right.eval.envs).toEqual([{ kind: 'textworld', settings: { _tag: 'custom', rooms: 2, objects: 3, questLength: 4 } }])
+    }
+  })
+
+  it('rejects a wrong type, naming the field', () => {
+    expect(error({ ...good, seed: 'one' })).toMatch(/seed: expected a non-negative integer, got "one"/)
+  })
+
+  it('rejects an unknown estimator, naming the field', () => {
+    const bad = { ...good, stages: [good.stages[0], { ...good.stages[1], estimator: 'ppo-magic' }] }
+    expect(error(bad)).toMatch(/stages\.1\.estimator/)
+  })
+
+  it('rejects a negative budget', () => {
+    const bad = { ...good, stages: [good.stages[0], { ...good.stages[1], iterations: -5 }] }
+    expect(error(bad)).toMatch(/stages\.1\.iterations: expected a positive integer, got -5/)
+  })
+
+  it('rejects a missing environment', () => {
+    const { env: _env, ...noEnv } = good.stages[1]!
+    expect(error({ ...good, stages: [good.stages[0], noEnv] })).toMatch(/stages\.1\.env/)
+  })
+
+  it('rejects an unknown environment setting string', () => {
+    const bad = { ...good, stages: [{ ...good.stages[0], env: { kind: 'textworld', settings: 'w2-o3' } }] }
+    expect(error(bad)).toMatch(/stages\.0\.env/)
+  })
+
+  it('rejects unknown fields (typos are errors)', () => {
+    expect(error({ ...good, stages: [{ ...good.stages[0], epocs: 3 }] })).toMatch(/stages\.0\.epocs: expected no such field/)
+  })
+
+  it('needs at least one stage, and demonstrations for SFT', () => {
+    expect(error({ ...good, stages: [] })).toMatch(/at least one stage/)
+    expect(error({ ...good, stages: [{ kind: 'sft', env: { kind: 'textworld', settings: 'w2-o3-q4' } }] })).toMatch(/episodes/)
+  })
+
+  it('every recipe shipped in recipes/ decodes', () => {
+    const files = [
+      ...readdirSync(recipes).filter((f) => f.endsWith('.json')).map((f) => join(recipes, f)),
+      ...readdirSync(join(recipes, 'paper')).filter((f) => f.endsWith('.json')).map((f) => join(recipes, 'paper', f))
+    ]
+    expect(files.length).toBeGreaterThan(1)
+    for (const file of files) {
+      const r = _.decode(JSON.parse(readFileSync(file, 'utf8')))
+      expect(E.isLeft(r) ? `${file}: ${r.left}` : 'ok').toBe('ok')
+    }
+  })
+})
+
+describe('paper recipes', () => {
+  it('every ablation cell of every shipped recipe decodes', async () => {
+    const { plan } = await import('../src/pipeline/Ablation.js')
+    const dir = join(recipes, 'paper')
+    for (const file of readdirSync(dir).filter((f) => f.endsWith('.json'))) {
+      const json = JSON.parse(readFileSync(join(dir, file), 'utf8'))
+      const planned = plan(json, json.ablation?.grid ?? {}, json.ablation?.seeds ?? [1])
+      expect(E.isLeft(planned) ? `${file}: ${planned.left}` : 'ok').toBe('ok')
+      if (E.isRight(planned)) expect(planned.right.length).toBeGreaterThan(1)
+    }
+  })
+})
