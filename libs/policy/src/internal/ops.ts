@@ -37,23 +37,30 @@ const hasKernel = (name: string): boolean => tf.getKernel(name, tf.getBackend())
 
 /**
  * Rows `ids` of `table` ([V, D] -> [N, D]). Where the backend has a gather gradient
- * (UnsortedSegmentSum) the plain gather is used; elsewhere (wasm) the gradient is
- * `(dy^T @ onehot(ids))^T`, two transposes and one plain product. (wasm's OneHot ignores its
- * dtype argument and writes int32 bits, so the one-hot is built as int32 and cast.)
+ * (UnsortedSegmentSum) the plain gather is used; elsewhere (wasm) the gradient is a scatter-add
+ * of `dy`'s rows on the host: one bulk read of `dy` and `ids`, N * D additions, instead of a
+ * [V, N] one-hot product (as many FLOPs as a whole projection).
  */
 export const embed = (table: tf.Tensor2D, ids: tf.Tensor1D): tf.Tensor2D => {
   if (hasKernel('UnsortedSegmentSum')) return tf.gather(table, ids)
   const lookup = tf.customGrad((...args: Array<tf.Tensor | tf.GradSaveFunc>) => {
     const e = args[0] as tf.Tensor
     const save = args[1] as tf.GradSaveFunc
-    const vocab = e.shape[0] ?? 0
+    const [vocab, d] = e.shape as [number, number]
     // closure tensors may be disposed by the caller's tidy before backprop: save them
     save([ids])
     return {
       value: tf.gather(e, ids),
       gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => {
-        const oneHot = tf.cast(tf.oneHot(saved[0] as tf.Tensor1D, vocab), 'float32') as tf.Tensor2D
-        return tf.transpose(tf.matMul(tf.transpose(dy) as tf.Tensor2D, oneHot))
+        const rows = saved[0]!.dataSync()
+        const grad = dy.dataSync()
+        const out = new Float32Array(vocab * d)
+        for (let n = 0; n < rows.length; n++) {
+          const to = rows[n]! * d
+          const from = n * d
+          for (let j = 0; j < d; j++) out[to + j]! += grad[from + j]!
+        }
+        return tf.tensor2d(out, [vocab, d])
       }
     }
   }) as unknown as (e: tf.Tensor) => tf.Tensor2D
