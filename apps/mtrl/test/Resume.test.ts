@@ -1,0 +1,87 @@
+import { spawn, spawnSync } from 'node:child_process'
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+
+const bin = join(__dirname, '..', 'bin', 'mtrl.mjs')
+const dir = mkdtempSync(join(tmpdir(), 'mtrl-resume-'))
+const env = { kind: 'textworld', settings: 'w1-o2-q2' }
+const recipe = {
+  name: 'resume-test',
+  seed: 3,
+  model: { kind: 'scratch', dModel: 32, layers: 1, heads: 2, maxLen: 256, corpusEpisodes: 30 },
+  rollout: { maxNewTokens: 6 },
+  stages: [
+    { kind: 'sft', env, episodes: 16, epochs: 1, batchSize: 8 },
+    { kind: 'rl', env, iterations: 6, algorithm: 'ppo', seedsPerIteration: 4, groupSize: 1 }
+  ],
+  eval: { episodes: 4, batch: 4 },
+  evalAfterEachStage: false,
+  checkpointEvery: 1
+}
+const recipeFile = join(dir, 'recipe.json')
+writeFileSync(recipeFile, JSON.stringify(recipe))
+
+const runSync = (args: ReadonlyArray<string>) => spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', env: { ...process.env, MTRL_BACKEND: 'wasm' }, timeout: 240_000 })
+
+const rlMetrics = (runDir: string): Array<Record<string, unknown>> =>
+  readFileSync(join(runDir, 'metrics.jsonl'), 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l) as Record<string, unknown>)
+    .filter((m) => m['kind'] === 'rl')
+
+/** Metrics without wall-clock figures, which differ between any two runs. */
+const comparable = (m: Record<string, unknown>) =>
+  Object.fromEntries(Object.entries(m).filter(([k]) => !k.startsWith('time/') && !k.startsWith('perf/')))
+
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+describe('kill and resume', () => {
+  it('a run killed with SIGKILL resumes and ends with the metrics of an uninterrupted run', async () => {
+    const straight = join(dir, 'straight')
+    const full = runSync(['train', recipeFile, '--run-dir', straight])
+    expect(full.status, full.stderr).toBe(0)
+
+    const killed = join(dir, 'killed')
+    const child = spawn(process.execPath, [bin, 'train', recipeFile, '--run-dir', killed], { env: { ...process.env, MTRL_BACKEND: 'wasm' }, stdio: 'ignore' })
+    // Kill it once the RL stage has written its third iteration checkpoint.
+    await new Promise<void>((resolve, reject) => {
+      const deadline = Date.now() + 180_000
+      const poll = setInterval(() => {
+        if (existsSync(join(killed, 'checkpoints', 'stage-1', 'iter-00000003'))) {
+          clearInterval(poll)
+          child.kill('SIGKILL')
+          resolve()
+        } else if (Date.now() > deadline || child.exitCode !== null) {
+          clearInterval(poll)
+          reject(new Error('the run ended or stalled before its third checkpoint'))
+        }
+      }, 50)
+    })
+    await new Promise((resolve) => child.once('exit', resolve))
+    expect(JSON.parse(readFileSync(join(killed, 'progress.json'), 'utf8')).finished).toBe(false)
+
+    const resumed = runSync(['resume', killed])
+    expect(resumed.status, resumed.stderr).toBe(0)
+    // it continued after the checkpoint instead of redoing the stage
+    const done = Number(/resumed after iteration (\d+)/.exec(resumed.stdout)?.[1])
+    expect(done).toBeGreaterThanOrEqual(3)
+    expect(resumed.stdout).not.toMatch(/iter 1\/6 /)
+    expect(resumed.stdout).not.toMatch(/stage 1 \(sft/)
+    expect(JSON.parse(readFileSync(join(killed, 'progress.json'), 'utf8')).finished).toBe(true)
+
+    const a = rlMetrics(straight)
+    const b = rlMetrics(killed)
+    expect(b.map((m) => m['iteration'])).toEqual([0, 1, 2, 3, 4, 5])
+    expect(b.map(comparable)).toEqual(a.map(comparable))
+    // the final evaluation agrees too
+    const evalOf = (d: string) => JSON.parse(readFileSync(join(d, 'eval.json'), 'utf8')).evals.map((e: { results: unknown }) => e.results)
+    expect(evalOf(killed)).toEqual(evalOf(straight))
+    // and mtrl eval reproduces the run's success rate
+    const again = runSync(['eval', '--run', killed, '--json'])
+    expect(again.status, again.stderr).toBe(0)
+    expect(JSON.parse(again.stdout).results[0].successRate).toBe(evalOf(straight)[0][0].successRate)
+  }, 600_000)
+})
