@@ -27,7 +27,7 @@ const randomTokens = (rng: Rng.Rng, n: number, vocab: number): Int32Array => Int
 
 describe('Sampler', () => {
   for (const [label, config] of configs) {
-    it(`multi-turn KV-cache sampling reproduces full-recompute log-probs (${label})`, async () => {
+    it(`multi-turn KV-cache sampling: Scoring the sampled sequences (full recompute) reproduces the sampler's log-probs (${label})`, async () => {
       const policy = Policy.make(config, 7)
       await expectNoLeak(() => {
         const session = _.make(policy, { slots: 3, maxLen: 96 })
