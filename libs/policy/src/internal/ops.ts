@@ -126,28 +126,31 @@ export const causalAttention = (q: tf.Tensor3D, k: tf.Tensor3D, v: tf.Tensor3D):
   const padRows = (x: tf.Tensor, end: number): tf.Tensor => (end === T ? x : tf.pad(x, [[0, 0], [0, T - end], [0, 0]]))
   const f = tf.customGrad((...args: Array<tf.Tensor | tf.GradSaveFunc>) => {
     const [q0, k0, v0, save] = args as [tf.Tensor, tf.Tensor, tf.Tensor, tf.GradSaveFunc]
-    const probs: tf.Tensor[] = []
-    const outs = blocks.map(([start, end]) => {
-      const p = tf.softmax(tf.add(tf.matMul(rowsOf(q0, start, end), swapLast(rowsOf(k0, 0, end)) as tf.Tensor3D), blockMask(start, end)))
-      probs.push(p)
-      return tf.matMul(p as tf.Tensor3D, rowsOf(v0, 0, end))
+    // per block: q rows, k and v prefixes, probabilities; saved for the backward pass (a wasm
+    // slice copies its whole input, so each is cut once)
+    const parts = blocks.map(([start, end]) => {
+      const qj = rowsOf(q0, start, end)
+      const kj = rowsOf(k0, 0, end)
+      const vj = rowsOf(v0, 0, end)
+      const p = tf.softmax(tf.add(tf.matMul(qj, swapLast(kj) as tf.Tensor3D), blockMask(start, end))) as tf.Tensor3D
+      return { qj, kj, vj, p, out: tf.matMul(p, vj) }
     })
-    save([q0, k0, v0, ...probs])
+    save(parts.flatMap(({ qj, kj, vj, p }) => [qj, kj, vj, p]))
+    const outs = parts.map((part) => part.out)
     return {
       value: outs.length === 1 ? outs[0]! : tf.concat(outs, 1),
       gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => {
-        const [sq, sk, sv, ...ps] = saved as tf.Tensor3D[]
         const dq: tf.Tensor[] = []
         let dk: tf.Tensor | undefined
         let dv: tf.Tensor | undefined
         blocks.forEach(([start, end], j) => {
-          const p = ps[j]!
+          const [qj, kj, vj, p] = saved.slice(4 * j, 4 * j + 4) as [tf.Tensor3D, tf.Tensor3D, tf.Tensor3D, tf.Tensor3D]
           const dyj = rowsOf(dy, start, end)
           const dvj = padRows(tf.matMul(swapLast(p) as tf.Tensor3D, dyj), end)
-          const dp = tf.matMul(dyj, swapLast(rowsOf(sv!, 0, end)) as tf.Tensor3D)
+          const dp = tf.matMul(dyj, swapLast(vj) as tf.Tensor3D)
           const ds = tf.mul(p, tf.sub(dp, tf.sum(tf.mul(dp, p), -1, true))) as tf.Tensor3D
-          dq.push(tf.matMul(ds, rowsOf(sk!, 0, end)))
-          const dkj = padRows(tf.matMul(swapLast(ds) as tf.Tensor3D, rowsOf(sq!, start, end)), end)
+          dq.push(tf.matMul(ds, kj))
+          const dkj = padRows(tf.matMul(swapLast(ds) as tf.Tensor3D, qj), end)
           dk = dk === undefined ? dkj : tf.add(dk, dkj)
           dv = dv === undefined ? dvj : tf.add(dv, dvj)
         })
