@@ -2,15 +2,15 @@
  * The incremental forward pass for sampling (never differentiated), written for the per-op
  * cost of TensorFlow.js: a decode step on a small batch is dominated by op dispatch (tens of
  * microseconds per op on wasm), not arithmetic. So only the weight products run as tensor ops
- * (one fused product per block: q|k|rot(q)|rot(k)|v, o, gate|up, down, head), on weights
- * prepared once per call with the norm weights, the attention scale and the RoPE rotation
- * folded in. Everything between them (norms, RoPE mixing, attention over the cache, SwiGLU)
+ * (one fused product per block: q|k|v, o, gate|up, down, head), on weights prepared once per
+ * call with the norm weights and the attention scale folded in. Everything between them
+ * (norms, RoPE, attention over the cache, SwiGLU)
  * runs on Float32Arrays in JavaScript, and the KV cache is a preallocated Float32Array per
  * layer written in place at each slot's own position: no concatenation, no holes.
  */
 import * as tf from '@tensorflow/tfjs'
 import { headDim, type ModelConfig } from '../ModelConfig.js'
-import { ropeTable, rotationOf } from './ops.js'
+import { ropeTable } from './ops.js'
 import { headWeight, layerPrefix, type WeightOf } from './transformer.js'
 
 /**
@@ -25,7 +25,7 @@ interface Projection {
 }
 
 interface LayerWeights {
-  /** input norm + [q | k | rotate(q) | rotate(k) | v] (q scaled by 1/sqrt(hd)). */
+  /** input norm + [q | k | v] (q scaled by 1/sqrt(hd)). */
   readonly qkv: Projection
   readonly oT: tf.Tensor2D
   /** post-attention norm + [gate | up] (or up alone for GELU). */
@@ -56,9 +56,6 @@ export const prepare = (config: ModelConfig, w: WeightOf): Prepared => {
   }
   const hd = headDim(config)
   const scale = 1 / Math.sqrt(hd)
-  const rotation = tf.tensor2d(rotationOf(hd).r, [hd, hd])
-  /** Rotates every head of the columns of `t` [rows, heads * hd]. */
-  const rotate = (t: tf.Tensor): tf.Tensor => tf.reshape(tf.matMul(tf.reshape(t, [-1, hd]) as tf.Tensor2D, rotation), t.shape)
   const project = (norm: string, weights: ReadonlyArray<tf.Tensor>, biases: ReadonlyArray<tf.Tensor> | undefined): Projection => {
     const weightT = tf.transpose(tf.concat(weights as tf.Tensor[], 0)) // [in, out]
     const nw = w(`${norm}.weight`)
@@ -77,14 +74,12 @@ export const prepare = (config: ModelConfig, w: WeightOf): Prepared => {
       const m = `${layerPrefix(i)}.mlp`
       const q = tf.mul(w(`${a}.q_proj.weight`), scale)
       const k = w(`${a}.k_proj.weight`)
-      const rot = (t: tf.Tensor): tf.Tensor => tf.transpose(rotate(tf.transpose(t)))
-      const weights = config.positional === 'rope' ? [q, k, rot(q), rot(k), w(`${a}.v_proj.weight`)] : [q, k, w(`${a}.v_proj.weight`)]
+      const weights = [q, k, w(`${a}.v_proj.weight`)]
       let biases: tf.Tensor[] | undefined
       if (config.qkvBias) {
         const bq = tf.mul(w(`${a}.q_proj.bias`), scale)
         const bk = w(`${a}.k_proj.bias`)
-        const rb = (t: tf.Tensor): tf.Tensor => tf.reshape(rotate(tf.reshape(t, [1, -1])), [-1])
-        biases = config.positional === 'rope' ? [bq, bk, rb(bq), rb(bk), w(`${a}.v_proj.bias`)] : [bq, bk, w(`${a}.v_proj.bias`)]
+        biases = [bq, bk, w(`${a}.v_proj.bias`)]
       }
       layers.push({
         qkv: project(`${layerPrefix(i)}.input_layernorm`, weights, biases),
@@ -99,7 +94,6 @@ export const prepare = (config: ModelConfig, w: WeightOf): Prepared => {
     }
     built = { layers, head: project('model.norm', [headWeight(config, w)], undefined) }
   })
-  rotation.dispose()
   if (built === undefined) throw new Error('unreachable')
   const embed = new Float32Array(w('model.embed_tokens.weight').dataSync())
   const positions = config.positional === 'learned' ? new Float32Array(w('model.embed_positions.weight').dataSync()) : undefined
@@ -194,8 +188,8 @@ const reserve = (config: ModelConfig, cache: Cache, needed: number): void => {
 }
 
 /**
- * RoPE on q and k (`x * cos + rot(x) * sin`, `rot(x)` computed by the product) and the cache
- * writes of k and v; the rotated q is written back over q in `P`.
+ * RoPE on q and k (`x * cos + rotate_half(x) * sin`) and the cache writes of k and v; the
+ * rotated q is written back over q in `P`.
  */
 const placeQkv = (
   P: Float32Array,
@@ -209,22 +203,31 @@ const placeQkv = (
   posOf: Int32Array,
   H: number,
   Hkv: number,
-  hd: number
+  hd: number,
+  scratch: Float32Array
 ): void => {
-  const vStart = table === undefined ? qkWidth : 2 * qkWidth
+  const half = hd / 2
   for (let m = 0; m < slotOf.length; m++) {
     const slot = slotOf[m]!
     const pos = posOf[m]!
     const o = m * width
     for (let h = 0; h < H + Hkv; h++) {
-      const dst = h < H ? o + h * hd : ((slot * Hkv + (h - H)) * cap + pos) * hd
+      const src = o + h * hd
       const target = h < H ? P : K
-      for (let i = 0; i < hd; i++) {
-        const c = o + h * hd + i
-        target[dst + i] = table === undefined ? P[c]! : P[c]! * table.cos[pos * hd + i]! + P[c + qkWidth]! * table.sin[pos * hd + i]!
+      const dst = h < H ? src : ((slot * Hkv + (h - H)) * cap + pos) * hd
+      if (table === undefined) {
+        for (let i = 0; i < hd; i++) target[dst + i] = P[src + i]!
+        continue
       }
+      // x * cos + rotate_half(x) * sin, rotate_half(x) = [-x2, x1]
+      const t = pos * hd
+      for (let i = 0; i < hd; i++) {
+        const rotated = i < half ? -P[src + i + half]! : P[src + i - half]!
+        scratch[i] = P[src + i]! * table.cos[t + i]! + rotated * table.sin[t + i]!
+      }
+      for (let i = 0; i < hd; i++) target[dst + i] = scratch[i]!
     }
-    for (let g = 0; g < Hkv; g++) V.set(P.subarray(o + vStart + g * hd, o + vStart + (g + 1) * hd), ((slot * Hkv + g) * cap + pos) * hd)
+    for (let g = 0; g < Hkv; g++) V.set(P.subarray(o + qkWidth + g * hd, o + qkWidth + (g + 1) * hd), ((slot * Hkv + g) * cap + pos) * hd)
   }
 }
 
@@ -276,9 +279,21 @@ const attend = (
       const qo = m * width + h * hd
       for (let i = 0; i < hd; i++) qv[i] = P[qo + i]!
       let max = -Infinity
+      const hd4 = hd - (hd % 4)
       for (let j = 0, ko = base; j <= pos; j++, ko += hd) {
-        let dot = 0
-        for (let i = 0; i < hd; i++) dot += qv[i]! * K[ko + i]!
+        let d0 = 0
+        let d1 = 0
+        let d2 = 0
+        let d3 = 0
+        let i = 0
+        for (; i < hd4; i += 4) {
+          d0 += qv[i]! * K[ko + i]!
+          d1 += qv[i + 1]! * K[ko + i + 1]!
+          d2 += qv[i + 2]! * K[ko + i + 2]!
+          d3 += qv[i + 3]! * K[ko + i + 3]!
+        }
+        for (; i < hd; i++) d0 += qv[i]! * K[ko + i]!
+        const dot = d0 + d1 + d2 + d3
         scores[j] = dot
         if (dot > max) max = dot
       }
@@ -291,7 +306,14 @@ const attend = (
       acc.fill(0)
       for (let j = 0, vo = base; j <= pos; j++, vo += hd) {
         const p = scores[j]!
-        for (let i = 0; i < hd; i++) acc[i]! += p * V[vo + i]!
+        let i = 0
+        for (; i < hd4; i += 4) {
+          acc[i]! += p * V[vo + i]!
+          acc[i + 1]! += p * V[vo + i + 1]!
+          acc[i + 2]! += p * V[vo + i + 2]!
+          acc[i + 3]! += p * V[vo + i + 3]!
+        }
+        for (; i < hd; i++) acc[i]! += p * V[vo + i]!
       }
       const out = m * D + h * hd
       const inv = 1 / sum
@@ -319,7 +341,7 @@ export const forward = (prep: Prepared, cache: Cache, items: ReadonlyArray<Item>
   const Hkv = config.kvHeads
   const rope = config.positional === 'rope'
   const qkWidth = (H + Hkv) * hd
-  const width = (rope ? 2 * qkWidth : qkWidth) + Hkv * hd
+  const width = qkWidth + Hkv * hd
   const rows: Array<{ readonly slot: number; readonly pos: number; readonly token: number }> = []
   for (const item of items) {
     const start = cache.lengths[item.slot]!
@@ -336,6 +358,7 @@ export const forward = (prep: Prepared, cache: Cache, items: ReadonlyArray<Item>
   const table = rope ? ropeTable(config.maxLen, 1, hd, config.ropeTheta) : undefined
   const attended = new Float32Array(M * D)
   const qv = new Float64Array(hd)
+  const rotScratch = new Float32Array(hd)
   const acc = new Float64Array(hd)
   const scores = new Float64Array(cap)
   const slotOf = Int32Array.from(rows, (r) => r.slot)
@@ -344,7 +367,7 @@ export const forward = (prep: Prepared, cache: Cache, items: ReadonlyArray<Item>
     const P = project(layer.qkv, prep.biases[l], normalize(config, x, M), M)
     const K = cache.k[l]!
     const V = cache.v[l]!
-    placeQkv(P, width, qkWidth, rope ? table : undefined, K, V, cap, slotOf, posOf, H, Hkv, hd)
+    placeQkv(P, width, qkWidth, rope ? table : undefined, K, V, cap, slotOf, posOf, H, Hkv, hd, rotScratch)
     attend(P, width, K, V, cap, slotOf, posOf, H, Hkv, hd, D, scores, qv, acc, attended)
     const o = product(attended, M, layer.oT)
     for (let i = 0; i < M * D; i++) x[i]! += o[i]!

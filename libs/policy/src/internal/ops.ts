@@ -181,7 +181,7 @@ export const gelu = (x: tf.Tensor): tf.Tensor =>
   tf.mul(tf.mul(x, 0.5), tf.add(tf.tanh(tf.mul(tf.add(x, tf.mul(tf.pow(x, 3), 0.044715)), GELU_C)), 1))
 
 const rotations = new Map<number, { readonly r: Float32Array; readonly rT: Float32Array }>()
-export const rotationOf = (headDim: number): { readonly r: Float32Array; readonly rT: Float32Array } => {
+const rotationOf = (headDim: number): { readonly r: Float32Array; readonly rT: Float32Array } => {
   let hit = rotations.get(headDim)
   if (hit === undefined) {
     const half = headDim / 2
