@@ -10,6 +10,7 @@
  */
 import * as tf from '@tensorflow/tfjs'
 import { headDim, type ModelConfig } from '../ModelConfig.js'
+import { activate, attend, normalize, placeQkv } from './hostKernels.js'
 import { ropeTable } from './ops.js'
 import { headWeight, layerPrefix, type WeightOf } from './transformer.js'
 
@@ -35,9 +36,9 @@ interface LayerWeights {
 
 export interface Prepared {
   readonly config: ModelConfig
-  /** Host copies of the embedding tables ([vocab * d], [maxLen * d]). */
-  readonly embed: Float32Array
-  readonly positions: Float32Array | undefined
+  /** The embedding tables ([vocab, d], [maxLen, d]); rows are gathered on the backend. */
+  readonly embed: tf.Tensor2D
+  readonly positions: tf.Tensor2D | undefined
   readonly layers: ReadonlyArray<LayerWeights>
   /** Host copies of each layer's q|k|v and gate|up biases (undefined without biases). */
   readonly biases: ReadonlyArray<Float32Array | undefined>
@@ -95,8 +96,8 @@ export const prepare = (config: ModelConfig, w: WeightOf): Prepared => {
     built = { layers, head: project('model.norm', [headWeight(config, w)], undefined) }
   })
   if (built === undefined) throw new Error('unreachable')
-  const embed = new Float32Array(w('model.embed_tokens.weight').dataSync())
-  const positions = config.positional === 'learned' ? new Float32Array(w('model.embed_positions.weight').dataSync()) : undefined
+  const embed = keep(tf.clone(w('model.embed_tokens.weight') as tf.Tensor2D))
+  const positions = config.positional === 'learned' ? keep(tf.clone(w('model.embed_positions.weight') as tf.Tensor2D)) : undefined
   const b = built
   const host = (t: tf.Tensor | undefined): Float32Array | undefined => (t === undefined ? undefined : new Float32Array(t.dataSync()))
   const biases = b.layers.map((layer) => host(layer.qkv.bias))
@@ -123,30 +124,6 @@ const project = (p: Projection, biasHost: Float32Array | undefined, a: Float32Ar
   }
   return out
 }
-
-/** The normalisation alone, per row (weight and bias are folded into the next product). */
-const normalize = (config: ModelConfig, x: Float32Array, rows: number): Float32Array => {
-  const d = config.dModel
-  const out = new Float32Array(rows * d)
-  for (let r = 0; r < rows; r++) {
-    const o = r * d
-    let mean = 0
-    if (config.norm === 'layernorm') {
-      for (let j = 0; j < d; j++) mean += x[o + j]!
-      mean /= d
-    }
-    let ss = 0
-    for (let j = 0; j < d; j++) {
-      const c = x[o + j]! - mean
-      ss += c * c
-    }
-    const scale = 1 / Math.sqrt(ss / d + config.normEps)
-    for (let j = 0; j < d; j++) out[o + j] = (x[o + j]! - mean) * scale
-  }
-  return out
-}
-
-const GELU_C = Math.sqrt(2 / Math.PI)
 
 /**
  * The KV cache of a session: per layer, keys and values [slots, kvHeads, capacity, headDim],
@@ -187,141 +164,6 @@ const reserve = (config: ModelConfig, cache: Cache, needed: number): void => {
   cache.capacity = capacity
 }
 
-/**
- * RoPE on q and k (`x * cos + rotate_half(x) * sin`) and the cache writes of k and v; the
- * rotated q is written back over q in `P`.
- */
-const placeQkv = (
-  P: Float32Array,
-  width: number,
-  qkWidth: number,
-  table: { readonly cos: Float32Array; readonly sin: Float32Array } | undefined,
-  K: Float32Array,
-  V: Float32Array,
-  cap: number,
-  slotOf: Int32Array,
-  posOf: Int32Array,
-  H: number,
-  Hkv: number,
-  hd: number,
-  scratch: Float32Array
-): void => {
-  const half = hd / 2
-  for (let m = 0; m < slotOf.length; m++) {
-    const slot = slotOf[m]!
-    const pos = posOf[m]!
-    const o = m * width
-    for (let h = 0; h < H + Hkv; h++) {
-      const src = o + h * hd
-      const target = h < H ? P : K
-      const dst = h < H ? src : ((slot * Hkv + (h - H)) * cap + pos) * hd
-      if (table === undefined) {
-        for (let i = 0; i < hd; i++) target[dst + i] = P[src + i]!
-        continue
-      }
-      // x * cos + rotate_half(x) * sin, rotate_half(x) = [-x2, x1]
-      const t = pos * hd
-      for (let i = 0; i < hd; i++) {
-        const rotated = i < half ? -P[src + i + half]! : P[src + i - half]!
-        scratch[i] = P[src + i]! * table.cos[t + i]! + rotated * table.sin[t + i]!
-      }
-      for (let i = 0; i < hd; i++) target[dst + i] = scratch[i]!
-    }
-    for (let g = 0; g < Hkv; g++) V.set(P.subarray(o + qkWidth + g * hd, o + qkWidth + (g + 1) * hd), ((slot * Hkv + g) * cap + pos) * hd)
-  }
-}
-
-/** SwiGLU (`U` = [gate | up] per row) or GELU (tanh approximation) on the host. */
-const activate = (swigluAct: boolean, U: Float32Array, M: number, F: number): Float32Array => {
-  const act = new Float32Array(M * F)
-  if (swigluAct) {
-    for (let m = 0; m < M; m++)
-      for (let j = 0; j < F; j++) {
-        const g = U[m * 2 * F + j]!
-        act[m * F + j] = (g / (1 + Math.exp(-g))) * U[m * 2 * F + F + j]!
-      }
-  } else
-    for (let i = 0; i < M * F; i++) {
-      const u = U[i]!
-      act[i] = 0.5 * u * (1 + Math.tanh(GELU_C * (u + 0.044715 * u * u * u)))
-    }
-  return act
-}
-
-/**
- * Attention of each row over its slot's cached positions up to its own. A top-level function
- * with everything in locals: the hot loop of decoding.
- */
-const attend = (
-  P: Float32Array,
-  width: number,
-  K: Float32Array,
-  V: Float32Array,
-  cap: number,
-  slotOf: Int32Array,
-  posOf: Int32Array,
-  H: number,
-  Hkv: number,
-  hd: number,
-  D: number,
-  scores: Float64Array,
-  qv: Float64Array,
-  acc: Float64Array,
-  attended: Float32Array
-): void => {
-  const G = H / Hkv
-  const M = slotOf.length
-  for (let m = 0; m < M; m++) {
-    const slot = slotOf[m]!
-    const pos = posOf[m]!
-    for (let h = 0; h < H; h++) {
-      const base = (slot * Hkv + ((h / G) | 0)) * cap * hd
-      const qo = m * width + h * hd
-      for (let i = 0; i < hd; i++) qv[i] = P[qo + i]!
-      let max = -Infinity
-      const hd4 = hd - (hd % 4)
-      for (let j = 0, ko = base; j <= pos; j++, ko += hd) {
-        let d0 = 0
-        let d1 = 0
-        let d2 = 0
-        let d3 = 0
-        let i = 0
-        for (; i < hd4; i += 4) {
-          d0 += qv[i]! * K[ko + i]!
-          d1 += qv[i + 1]! * K[ko + i + 1]!
-          d2 += qv[i + 2]! * K[ko + i + 2]!
-          d3 += qv[i + 3]! * K[ko + i + 3]!
-        }
-        for (; i < hd; i++) d0 += qv[i]! * K[ko + i]!
-        const dot = d0 + d1 + d2 + d3
-        scores[j] = dot
-        if (dot > max) max = dot
-      }
-      let sum = 0
-      for (let j = 0; j <= pos; j++) {
-        const e = Math.exp(scores[j]! - max)
-        scores[j] = e
-        sum += e
-      }
-      acc.fill(0)
-      for (let j = 0, vo = base; j <= pos; j++, vo += hd) {
-        const p = scores[j]!
-        let i = 0
-        for (; i < hd4; i += 4) {
-          acc[i]! += p * V[vo + i]!
-          acc[i + 1]! += p * V[vo + i + 1]!
-          acc[i + 2]! += p * V[vo + i + 2]!
-          acc[i + 3]! += p * V[vo + i + 3]!
-        }
-        for (; i < hd; i++) acc[i]! += p * V[vo + i]!
-      }
-      const out = m * D + h * hd
-      const inv = 1 / sum
-      for (let i = 0; i < hd; i++) attended[out + i] = acc[i]! * inv
-    }
-  }
-}
-
 /** Tokens to run for one slot, appended after its cached positions. */
 export interface Item {
   readonly slot: number
@@ -348,12 +190,13 @@ export const forward = (prep: Prepared, cache: Cache, items: ReadonlyArray<Item>
     for (let i = 0; i < item.tokens.length; i++) rows.push({ slot: item.slot, pos: start + i, token: item.tokens[i]! })
   }
   const M = rows.length
-  reserve(config, cache, Math.max(...rows.map((r) => r.pos + 1)))
+  reserve(config, cache, rows.reduce((n, r) => Math.max(n, r.pos + 1), 0))
   const cap = cache.capacity
-  const x = new Float32Array(M * D)
-  rows.forEach(({ token, pos }, m) => {
-    x.set(prep.embed.subarray(token * D, (token + 1) * D), m * D)
-    if (prep.positions !== undefined) for (let j = 0; j < D; j++) x[m * D + j]! += prep.positions[pos * D + j]!
+  let x = new Float32Array(0)
+  tf.tidy(() => {
+    let e = tf.gather(prep.embed, tf.tensor1d(Int32Array.from(rows, (r) => r.token), 'int32'))
+    if (prep.positions !== undefined) e = tf.add(e, tf.gather(prep.positions, tf.tensor1d(Int32Array.from(rows, (r) => r.pos), 'int32')))
+    x = new Float32Array(e.dataSync()) // a copy: updated in place below
   })
   const table = rope ? ropeTable(config.maxLen, 1, hd, config.ropeTheta) : undefined
   const attended = new Float32Array(M * D)
