@@ -96,7 +96,7 @@ export const fromHost = (config: ModelConfig, weights: ReadonlyMap<string, HostT
     const policy = assemble(config, scope, base, options, 1)
     for (const [name, v] of Object.entries(policy.variables)) {
       const saved = Lora.isAdapter(name) ? weights.get(name) : undefined
-      if (saved !== undefined) v.assign(tf.tensor(saved.data, [...saved.shape]))
+      if (saved !== undefined) tf.tidy(() => v.assign(tf.tensor(saved.data, [...saved.shape])))
     }
     return policy
   } catch (e) {

@@ -79,8 +79,10 @@ describe('Checkpoint', () => {
     tf.tidy(() => policy.variables['model.layers.0.self_attn.q_proj.lora_B.weight']!.assign(tf.randomNormal([64, 2], 0, 0.1, 'float32', 3)))
     const dir = scratch()
     expect((await _.save(dir, { policy })())._tag).toBe('Right')
+    const before = tf.memory().numTensors
     const back = await _.load(dir)()
     if (back._tag === 'Left') throw new Error(JSON.stringify(back.left))
+    expect(tf.memory().numTensors - before).toBe(Object.keys(back.right.policy.variables).length)
     sameVariables(policy.variables, back.right.policy.variables)
     expect(back.right.policy.lora).toEqual(policy.lora)
     expect(back.right.policy.tokenizer!.encode('héllo').length).toBeGreaterThan(0)
