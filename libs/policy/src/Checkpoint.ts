@@ -31,16 +31,28 @@ import * as WordTokenizer from './WordTokenizer.js'
  * @category codecs
  * @since 0.1.0
  */
-export const Meta = t.type({
-  format: t.literal('mtrl-policy'),
-  version: t.literal(1),
-  model: ModelConfig,
-  lora: t.union([Lora.Options, t.null]),
+export const Meta = t.intersection([
+  t.type({
+    format: t.literal('mtrl-policy'),
+    version: t.literal(1),
+    model: ModelConfig,
+    lora: t.union([Lora.Options, t.null]),
+    critic: t.union([t.type({ shareTrunk: t.boolean }), t.null]),
+    optimizer: t.union([t.type({ step: t.number }), t.null]),
+    tokenizer: t.union([t.literal('mtrl-word'), t.literal('huggingface'), t.null]),
+    extra: t.unknown
+  }),
+  /** Named extra optimizer states (`optimizer.NAME.safetensors`), e.g. a separate critic optimizer. */
+  t.partial({ optimizers: t.record(t.string, t.type({ step: t.number })) })
+]),
   critic: t.union([t.type({ shareTrunk: t.boolean }), t.null]),
   optimizer: t.union([t.type({ step: t.number }), t.null]),
   tokenizer: t.union([t.literal('mtrl-word'), t.literal('huggingface'), t.null]),
   extra: t.unknown
-})
+  }),
+  /** Named extra optimizer states (`optimizer.NAME.safetensors`), e.g. a separate critic optimizer. */
+  t.partial({ optimizers: t.record(t.string, t.type({ step: t.number })) })
+])
 /** @category models @since 0.1.0 */
 export type Meta = t.TypeOf<typeof Meta>
 
@@ -54,6 +66,8 @@ export interface Contents {
   readonly policy: Policy.Policy
   readonly critic?: Critic.Critic
   readonly optimizerState?: OptimizerState
+  /** More optimizer states by name (letters, digits, `-`, `_`), e.g. `{ critic: ... }` for a trainer with two optimizers. */
+  readonly optimizerStates?: Readonly<Record<string, OptimizerState>>
   /** Anything JSON: step counters, RNG states, the recipe. */
   readonly extra?: unknown
 }
@@ -88,12 +102,19 @@ export const save = (dir: string, contents: Contents): TE.TaskEither<PolicyError
     critic: critic === undefined ? null : { shareTrunk: critic.shareTrunk },
     optimizer: optimizerState === undefined ? null : { step: optimizerState.step },
     tokenizer: tok.kind,
-    extra: contents.extra ?? null
+    extra: contents.extra ?? null,
+    ...(contents.optimizerStates === undefined
+      ? {}
+      : { optimizers: Object.fromEntries(Object.entries(contents.optimizerStates).map(([name, state]) => [name, { step: state.step }])) })
   }
   const files = new Map<string, Uint8Array | string>([['config.json', JSON.stringify(meta, null, 2)]])
   files.set('model.safetensors', Safetensors.encode(hostOf(policy.variables), { format: 'pt' }))
   if (critic !== undefined) files.set('critic.safetensors', Safetensors.encode(hostOf(critic.variables), { format: 'pt' }))
   if (optimizerState !== undefined) files.set('optimizer.safetensors', Safetensors.encode(optimizerState.moments, { step: String(optimizerState.step) }))
+  for (const [name, state] of Object.entries(contents.optimizerStates ?? {})) {
+    if (!/^[A-Za-z0-9_-]+$/.test(name)) throw new Error(`Checkpoint.save: optimizer state name ${JSON.stringify(name)} must match [A-Za-z0-9_-]+`)
+    files.set(`optimizer.${name}.safetensors`, Safetensors.encode(state.moments, { step: String(state.step) }))
+  }
   for (const [name, text] of tok.files) files.set(name, text)
   return writeDirAtomic(dir, files)
 }
@@ -154,6 +175,12 @@ export const load =
     if (critic?._tag === 'Left') return critic
     const optimizer = m.optimizer === null ? undefined : await loadSafetensors(join(dir, 'optimizer.safetensors'))()
     if (optimizer?._tag === 'Left') return optimizer
+    const optimizerStates: Record<string, OptimizerState> = {}
+    for (const [name, { step }] of Object.entries(m.optimizers ?? {})) {
+      const file = await loadSafetensors(join(dir, `optimizer.${name}.safetensors`))()
+      if (file._tag === 'Left') return file
+      optimizerStates[name] = { step, moments: hostMap(file.right) }
+    }
     try {
       const policy = Policy.fromHost(m.model, hostMap(model.right), {
         ...(tokenizer.right === undefined ? {} : { tokenizer: tokenizer.right }),
@@ -171,6 +198,7 @@ export const load =
         policy,
         ...(loadedCritic === undefined ? {} : { critic: loadedCritic }),
         ...(optimizerState === undefined ? {} : { optimizerState }),
+        ...(m.optimizers === undefined ? {} : { optimizerStates }),
         extra: m.extra
       })
     } catch (e) {

@@ -41,9 +41,9 @@ describe('Checkpoint', () => {
     for (let i = 0; i < 3; i++) adam.minimize(loss(policy, critic), false, vars)
     const state = await OptimizerState.capture(adam, { policy, critic }, vars)()
     expect(state.step).toBe(3)
-    const saved = await _.save(dir, { policy, critic, optimizerState: state, extra: { iteration: 3 } })()
+    const saved = await _.save(dir, { policy, critic, optimizerState: state, optimizerStates: { spare: state }, extra: { iteration: 3 } })()
     expect(saved._tag).toBe('Right')
-    expect(readdirSync(dir).sort()).toEqual(['config.json', 'critic.safetensors', 'model.safetensors', 'optimizer.safetensors', 'tokenizer.json'])
+    expect(readdirSync(dir).sort()).toEqual(['config.json', 'critic.safetensors', 'model.safetensors', 'optimizer.safetensors', 'optimizer.spare.safetensors', 'tokenizer.json'])
     expect(await _.isCheckpoint(dir)).toBe(true)
 
     const loaded = await _.load(dir)()
@@ -52,6 +52,8 @@ describe('Checkpoint', () => {
     sameVariables(policy.variables, back.policy.variables)
     sameVariables(critic.variables, back.critic!.variables)
     expect(back.extra).toEqual({ iteration: 3 })
+    expect(back.optimizerStates?.['spare']?.step).toBe(3)
+    expect([...back.optimizerStates!['spare']!.moments.keys()].sort()).toEqual([...state.moments.keys()].sort())
     expect(back.policy.config).toEqual(config)
     expect(Array.from(back.policy.tokenizer!.encode('open the door'))).toEqual(Array.from(tokenizer.encode('open the door')))
 
