@@ -44,14 +44,6 @@ export const Meta = t.intersection([
   }),
   /** Named extra optimizer states (`optimizer.NAME.safetensors`), e.g. a separate critic optimizer. */
   t.partial({ optimizers: t.record(t.string, t.type({ step: t.number })) })
-]),
-  critic: t.union([t.type({ shareTrunk: t.boolean }), t.null]),
-  optimizer: t.union([t.type({ step: t.number }), t.null]),
-  tokenizer: t.union([t.literal('mtrl-word'), t.literal('huggingface'), t.null]),
-  extra: t.unknown
-  }),
-  /** Named extra optimizer states (`optimizer.NAME.safetensors`), e.g. a separate critic optimizer. */
-  t.partial({ optimizers: t.record(t.string, t.type({ step: t.number })) })
 ])
 /** @category models @since 0.1.0 */
 export type Meta = t.TypeOf<typeof Meta>
