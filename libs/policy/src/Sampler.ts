@@ -11,7 +11,7 @@
  * @since 0.1.0
  */
 import type { Rng } from '@mtrl/core'
-import { forward, makeCache, prepare } from './internal/decode.js'
+import { forward, makeCache, prepare, type Prepared } from './internal/decode.js'
 import { draw } from './internal/sample.js'
 import { weightOf, type Policy } from './Policy.js'
 
@@ -67,9 +67,10 @@ export interface Options {
 }
 
 /**
- * A sampling session over `slots` independent sequences. Weights are read at each call, so a
- * session stays valid across optimizer steps. The cache lives in host memory (no tensors are
- * held between calls); `dispose` releases it.
+ * A sampling session over `slots` independent sequences. It keeps the weights in decode layout
+ * (transposed, fused) between calls and rebuilds them when any policy variable has been
+ * assigned since, so a session stays valid across optimizer steps. The KV cache lives in host
+ * memory. `dispose` releases both.
  *
  * @example
  * import { Rng } from '@mtrl/core'
@@ -93,6 +94,16 @@ export const make = (policy: Policy, options: Options): SamplerSession => {
   let cache = makeCache(config, S, maxLen)
   const pending: Array<Float32Array | undefined> = new Array(S).fill(undefined)
   let disposed = false
+  // Decode-layout weights, rebuilt when any variable has been assigned since (an optimizer step
+  // replaces a variable's dataId), so a session always samples from the current weights.
+  let prepared: { readonly prep: Prepared; readonly ids: ReadonlyArray<object> } | undefined
+  const weights = (): Prepared => {
+    const ids = Object.values(policy.variables).map((v) => v.dataId)
+    if (prepared !== undefined && prepared.ids.length === ids.length && prepared.ids.every((id, i) => id === ids[i])) return prepared.prep
+    prepared?.prep.dispose()
+    prepared = { prep: prepare(config, weightOf(policy)), ids }
+    return prepared.prep
+  }
 
   const checkSlots = (slots: ReadonlyArray<number>): void => {
     if (disposed) throw new Error('SamplerSession used after dispose')
@@ -113,13 +124,8 @@ export const make = (policy: Policy, options: Options): SamplerSession => {
       if (cache.lengths[slot]! + t.length > maxLen) throw new Error(`append: slot ${slot} would hold ${cache.lengths[slot]! + t.length} tokens, more than maxLen ${maxLen}`)
       for (const id of t) if (!(id >= 0 && id < V)) throw new Error(`append: token id ${id} outside the vocabulary [0, ${V})`)
     }
-    const prep = prepare(config, weightOf(policy))
-    try {
-      const logits = forward(prep, cache, items)
-      items.forEach(({ slot }, r) => (pending[slot] = logits.slice(r * V, (r + 1) * V)))
-    } finally {
-      prep.dispose()
-    }
+    const logits = forward(weights(), cache, items)
+    items.forEach(({ slot }, r) => (pending[slot] = logits.slice(r * V, (r + 1) * V)))
   }
 
   const generate = (slots: ReadonlyArray<number>, opts: GenerateOptions): ReadonlyArray<Generation> => {
@@ -134,9 +140,9 @@ export const make = (policy: Policy, options: Options): SamplerSession => {
     const outLogprobs = slots.map(() => [] as number[])
     const stopped = slots.map(() => false)
     if (slots.length > 0 && opts.maxNewTokens > 0) {
-      const prep = prepare(config, weightOf(policy))
+      const prep = weights()
       const sampling = { temperature: opts.temperature, topK: opts.topK, topP: opts.topP }
-      try {
+      {
         let active = slots.map((_, r) => r)
         for (let t = 0; t < opts.maxNewTokens && active.length > 0; t++) {
           const items = active.map((r) => {
@@ -152,8 +158,6 @@ export const make = (policy: Policy, options: Options): SamplerSession => {
           items.forEach(({ slot }, i) => (pending[slot] = logits.slice(i * V, (i + 1) * V)))
           active = active.filter((r) => !stopped[r] && outTokens[r]!.length < opts.maxNewTokens)
         }
-      } finally {
-        prep.dispose()
       }
     }
     return slots.map((_, r) => ({ tokens: Int32Array.from(outTokens[r]!), logprobs: Float32Array.from(outLogprobs[r]!), stopped: stopped[r]! }))
@@ -175,6 +179,8 @@ export const make = (policy: Policy, options: Options): SamplerSession => {
     generate,
     reset,
     dispose: () => {
+      prepared?.prep.dispose()
+      prepared = undefined
       cache = makeCache(config, S, maxLen)
       pending.fill(undefined)
       disposed = true
