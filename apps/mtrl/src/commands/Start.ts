@@ -1,18 +1,37 @@
 /**
- * `mtrl start`: the main job that `npm start` runs.
+ * `mtrl start`: the main job that `npm start` runs: `mtrl info`, then the default recipe end to
+ * end (TextWorld w2-o3-q4 from scratch, SFT on expert trajectories then PPO, on the default
+ * backend), ending with the summary of success rates before SFT, after SFT and after RL.
  */
-import type { Command } from '../Command.js'
+import { existsSync } from 'node:fs'
+import { dirname, join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { backendFlag, parseFlags, UsageError, type Command } from '../Command.js'
 import { info } from './Info.js'
-import { smoke } from './Smoke.js'
+import { loadRecipe, runTrain } from './Train.js'
+
+/** recipes/default.json of the workspace (or the current folder). */
+const defaultRecipe = (): string => {
+  const candidates = [join(process.cwd(), 'recipes', 'default.json'), resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '..', 'recipes', 'default.json')]
+  const found = candidates.find(existsSync)
+  if (found === undefined) throw new UsageError(`recipes/default.json not found (looked in ${candidates.join(', ')})`)
+  return found
+}
 
 export const start: Command = {
   name: 'start',
-  summary: 'the main job (what npm start runs)',
-  help: `mtrl start
+  summary: 'the main job (what npm start runs): info, then the default recipe',
+  help: `mtrl start [--backend B] [--recipe FILE]
 
-Prints mtrl info, then runs a smoke training step on the wasm backend.`,
-  run: async () => {
-    const code = await info.run([])
-    return code !== 0 ? code : smoke.run(['--backend', 'wasm', '--steps', '5'])
+Prints mtrl info, then runs the default recipe (recipes/default.json): a small transformer
+trained from scratch on TextWorld w2-o3-q4, SFT on expert trajectories then PPO, evaluated on
+100 held-out seeds of w2-o3-q4 and w4-o6-q8 before SFT, after SFT and after RL.`,
+  run: async (argv) => {
+    const { values } = parseFlags(argv, { ...backendFlag, recipe: { type: 'string' } })
+    const code = await info.run(values.backend === undefined ? [] : ['--backend', values.backend])
+    if (code !== 0) return code
+    process.stdout.write('\n')
+    const recipe = await loadRecipe(values.recipe ?? defaultRecipe())
+    return runTrain(recipe, { backend: values.backend })
   }
 }
