@@ -17,16 +17,16 @@ const specArb: fc.Arbitrary<_.RewardSpec> = fc
     base: fc.oneof(
       fc.constant({ kind: 'outcome' as const }),
       fc.constant({ kind: 'dense' as const }),
-      fc.double({ min: 0, max: 1, noNaN: true }).map((fraction) => ({ kind: 'density' as const, fraction })),
+      fc.double({ min: 0, max: 1, noNaN: true }).map((fraction) => ({ kind: 'density' as const, fraction: fraction + 0 })),
       fc.constant({ kind: 'testPassRatio' as const }),
       fc.constant({ kind: 'binary' as const })
     ),
     shaping: fc.record(
       {
-        scale: fc.double({ min: -3, max: 3, noNaN: true }),
-        invalidActionPenalty: fc.double({ min: 0, max: 1, noNaN: true }),
-        formatPenalty: fc.double({ min: 0, max: 1, noNaN: true }),
-        turnCost: fc.double({ min: 0, max: 1, noNaN: true })
+        scale: fc.double({ min: -3, max: 3, noNaN: true }).map((x) => x + 0), // JSON has no -0
+        invalidActionPenalty: fc.double({ min: 0, max: 1, noNaN: true }).map((x) => x + 0),
+        formatPenalty: fc.double({ min: 0, max: 1, noNaN: true }).map((x) => x + 0),
+        turnCost: fc.double({ min: 0, max: 1, noNaN: true }).map((x) => x + 0)
       },
       { requiredKeys: [] }
     )
