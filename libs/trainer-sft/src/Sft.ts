@@ -97,6 +97,18 @@ export interface Result {
 }
 
 /**
+ * Progress callbacks (for progress bars and logs; training does not depend on them).
+ * `onStep` gets the step's metrics and the total number of steps.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Hooks {
+  readonly onStep?: (metrics: StepMetrics, totalSteps: number) => void
+  readonly onEpoch?: (metrics: EpochMetrics) => void
+}
+
+/**
  * The SFT loss from per-token log-probs: mean negative log-likelihood over action tokens.
  * Runs in `tf.tidy`; differentiable; the caller owns the scalar.
  *
@@ -158,7 +170,7 @@ export const evaluate =
 export const train =
   (options: Options) =>
   (policy: Policy.Policy) =>
-  (samples: ReadonlyArray<Trajectory.Trajectory>): Result => {
+  (samples: ReadonlyArray<Trajectory.Trajectory>, hooks: Hooks = {}): Result => {
     const rng = Rng.make(options.seed)
     const shuffled = Rng.shuffle(rng)(samples)
     const heldCount = Math.min(shuffled.length - 1, Math.round(shuffled.length * options.heldOutFraction))
@@ -187,9 +199,13 @@ export const train =
           }))
           tf.dispose([ids, mask])
           sum += result.loss
-          steps.push({ step: steps.length, epoch, 'loss/sft': result.loss, 'grad/norm': result.gradNorm, 'optim/lr': lr })
+          const metrics: StepMetrics = { step: steps.length, epoch, 'loss/sft': result.loss, 'grad/norm': result.gradNorm, 'optim/lr': lr }
+          steps.push(metrics)
+          hooks.onStep?.(metrics, stepsPerEpoch * options.epochs)
         }
-        epochs.push({ epoch, 'loss/train': sum / Math.max(1, stepsPerEpoch), 'loss/heldout': evaluate(policy)(heldOut) })
+        const done: EpochMetrics = { epoch, 'loss/train': sum / Math.max(1, stepsPerEpoch), 'loss/heldout': evaluate(policy)(heldOut) }
+        epochs.push(done)
+        hooks.onEpoch?.(done)
       }
     } finally {
       optimizer.dispose()

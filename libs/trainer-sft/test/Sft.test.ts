@@ -63,4 +63,24 @@ describe('Sft', () => {
     })
     policy.dispose()
   })
+
+  it('reports every step and epoch through its hooks, in order', async () => {
+    const config = ModelConfig.make({ vocab: tokenizer.vocabSize, dModel: 16, layers: 1, heads: 2, maxLen: 64 })
+    const policy = Policy.make(config, 3)
+    const samples = fc.sample(Arbitraries.trajectory({ vocab: tokenizer.vocabSize, maxTurns: 2, maxSegmentTokens: 3 }), { numRuns: 10, seed: 4 })
+    const seen: number[] = []
+    const totals = new Set<number>()
+    const epochs: number[] = []
+    const result = _.train({ ..._.defaultOptions, epochs: 2, batchSize: 4, heldOutFraction: 0 })(policy)(samples, {
+      onStep: (m, total) => {
+        seen.push(m.step)
+        totals.add(total)
+      },
+      onEpoch: (m) => epochs.push(m.epoch)
+    })
+    expect(seen).toEqual(result.steps.map((m) => m.step))
+    expect([...totals]).toEqual([result.steps.length])
+    expect(epochs).toEqual([0, 1])
+    policy.dispose()
+  })
 })

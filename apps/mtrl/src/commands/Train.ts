@@ -4,6 +4,7 @@
 import * as E from 'fp-ts/lib/Either.js'
 import { backendFlag, parseFlags, UsageError, type Command } from '../Command.js'
 import { readJson } from '../Input.js'
+import * as ProgressBar from '../ProgressBar.js'
 import * as Recipe from '../recipe/Recipe.js'
 import * as RunDir from '../pipeline/RunDir.js'
 import { formatEval, Stopped, train as runRecipe, type StopSignal, type Summary } from '../pipeline/Train.js'
@@ -45,7 +46,7 @@ export const runIn = async (recipe: Recipe.Resolved, run: RunDir.RunDir, backend
   process.stdout.write(`${resume ? 'resuming' : 'run'} ${recipe.name} -> ${run.path}\n`)
   const stop = stopOnInterrupt()
   try {
-    const summary = await runRecipe(recipe, run, backend, { line: (text) => process.stdout.write(`${text}\n`) }, resume, stop)
+    const summary = await runRecipe(recipe, run, backend, { line: (text) => process.stdout.write(`${text}\n`), bar: ProgressBar.make(), interactive: process.stdout.isTTY === true }, resume, stop)
     printSummary(summary)
     return 0
   } catch (e) {

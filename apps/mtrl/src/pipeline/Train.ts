@@ -12,6 +12,7 @@ import { handle, type EnvHandle } from '../recipe/EnvConfig.js'
 import type { Resolved, Stage } from '../recipe/Recipe.js'
 import * as Agent from './Agent.js'
 import { evaluate, type EvalResult } from './Evaluate.js'
+import type { MakeBar } from '../ProgressBar.js'
 import * as Progress from './Progress.js'
 import * as Report from './Report.js'
 import type { RunDir } from './RunDir.js'
@@ -20,7 +21,13 @@ import { generatorFor, makeTrainer, rolloutOptions, sftData, sftOptions } from '
 export interface Reporter {
   /** A line of progress for people. */
   readonly line: (text: string) => void
+  /** A progress bar (ETA on a terminal, plain lines otherwise). */
+  readonly bar?: MakeBar
+  /** On a terminal: bars replace the per-iteration lines. */
+  readonly interactive?: boolean
 }
+
+const noBar: MakeBar = () => ({ update: () => undefined, stop: () => undefined })
 
 export type PhaseEval = Progress.PhaseEval
 
@@ -150,7 +157,14 @@ export const train = async (recipe: Resolved, run: RunDir, backend: Backend.Sele
         const demos = await sftData(agent, h, stage, rollout, stageRng)
         const tokens = demos.reduce((n, d) => n + d.segments.reduce((m, s) => m + s.tokens.length, 0), 0)
         reporter.line(`${name}: ${demos.length} demonstrations, ${tokens} tokens`)
-        const result = Sft.train(sftOptions(stage, recipe.seed + i))(agent.policy)(demos)
+        let bar: ReturnType<MakeBar> | undefined
+        const result = Sft.train(sftOptions(stage, recipe.seed + i))(agent.policy)(demos, {
+          onStep: (m, steps) => {
+            bar ??= (reporter.bar ?? noBar)(`${name}: sft steps`, steps)
+            bar.update(m.step + 1, `loss ${m['loss/sft'].toFixed(3)}`)
+          }
+        })
+        bar?.stop()
         for (const step of result.steps) run.appendMetrics({ kind: 'sft', stage: i, ...step })
         for (const epoch of result.epochs) {
           run.appendMetrics({ kind: 'sft-epoch', stage: i, ...epoch })
@@ -168,12 +182,14 @@ export const train = async (recipe: Resolved, run: RunDir, backend: Backend.Sele
             truncateMetrics(run, { ...progress, nextStage: i }, at.right)
             if (at.right > 0) reporter.line(`${name}: resumed after iteration ${at.right}`)
           }
+          const bar = (reporter.bar ?? noBar)(`${name}: iterations`, stage.iterations)
           while (trainer.state.iteration < stage.iterations) {
             const metrics = await Trainer.iterate(trainer)()
             if (E.isLeft(metrics)) throw new Error(EnvError.message(metrics.left))
             const m = metrics.right
             run.appendMetrics({ kind: 'rl', stage: i, ...m })
-            reporter.line(
+            bar.update(trainer.state.iteration, `success ${pct(m['episode/success_rate'] ?? 0)} return ${(m['episode/return'] ?? 0).toFixed(3)}`)
+            if (reporter.interactive !== true) reporter.line(
               `${name}: iter ${trainer.state.iteration}/${stage.iterations} success ${pct(m['episode/success_rate'] ?? 0)} return ${(m['episode/return'] ?? 0).toFixed(3)} turns ${(m['episode/turns'] ?? 0).toFixed(1)} ` +
                 `loss/policy ${(m['loss/policy'] ?? 0).toFixed(4)} loss/value ${(m['loss/value'] ?? 0).toFixed(4)} entropy ${(m['entropy/mean'] ?? 0).toFixed(3)} ` +
                 `(${(m['time/rollout_s'] ?? 0).toFixed(1)}+${(m['time/update_s'] ?? 0).toFixed(1)} s)`
@@ -183,8 +199,10 @@ export const train = async (recipe: Resolved, run: RunDir, backend: Backend.Sele
               const saved = await Checkpointing.save(dir)(trainer)()
               if (E.isLeft(saved)) throw new Error(Checkpointing.message(saved.left))
             }
+            if (stop.requested()) bar.stop()
             if (stop.requested()) throw new Stopped(`stopped after ${name} iteration ${trainer.state.iteration}; continue with: mtrl resume ${run.path}`)
           }
+          bar.stop()
         } finally {
           trainer.dispose()
           await Promise.all(trainer.setup.envs.map((env) => env.close()()))
