@@ -2,6 +2,7 @@
  * `mtrl eval`: success rate (with a 95% confidence interval), mean turns, per task type, of a
  * run's final policy or of any checkpoint, on held-out seeds.
  */
+import { ChatPolicy, Episode } from '@mtrl/env-http'
 import * as E from 'fp-ts/lib/Either.js'
 import { existsSync, readdirSync } from 'node:fs'
 import { backendFlag, intFlag, numberFlag, parseFlags, UsageError, type Command } from '../Command.js'
@@ -31,15 +32,50 @@ const finalCheckpoint = (run: RunDir.RunDir): string => {
   return Progress.stageEnd(run, last)
 }
 
+/** Evaluation of a remote model (OpenAI-compatible chat API) on held-out seeds. */
+const evalRemote = async (values: Record<string, string | boolean | undefined | string[]>, positionals: ReadonlyArray<string>): Promise<number> => {
+  const [envKind] = positionals
+  if (envKind === undefined) throw new UsageError('which environment? (textworld, cooking, alfworld or swe)')
+  if (typeof values['model'] !== 'string') throw new UsageError('--model NAME is required with --base-url')
+  const h = handle(envFromFlags(envKind, values as Record<string, string | boolean | undefined>))
+  const episodes = intFlag('episodes', values['episodes'] as string | undefined, 100)
+  const seedBase = intFlag('seed-base', values['seed-base'] as string | undefined, Recipe.defaults.eval.seedBase)
+  const policy = ChatPolicy.make({
+    baseUrl: values['base-url'] as string,
+    model: values['model'],
+    temperature: numberFlag('temperature', values['temperature'] as string | undefined, 0),
+    concurrency: intFlag('concurrency', values['concurrency'] as string | undefined, 4)
+  })
+  const play = Episode.play({ maxTurns: h.maxTurns })(policy.agent)
+  const results = await Promise.all(
+    Array.from({ length: episodes }, async (_, i) => {
+      const env = h.make()
+      try {
+        return await play(env, seedBase + i)()
+      } finally {
+        await env.close()()
+      }
+    })
+  )
+  h.dispose()
+  const played = results.filter(E.isRight).map((r) => r.right)
+  const summary = { env: h.name, model: values['model'], played: played.length, failed: results.length - played.length, ...Episode.metrics(played) }
+  process.stdout.write(`${JSON.stringify(summary, null, values['json'] === true ? 2 : 0)}\n`)
+  return summary.failed === 0 ? 0 : 1
+}
+
 export const evalCommand: Command = {
   name: 'eval',
   summary: 'evaluate a run or a checkpoint on held-out seeds',
   help: `mtrl eval --run DIR [--episodes N]
 mtrl eval --checkpoint DIR ENV [settings] [--episodes 100] [--temperature 0] [--seed-base 3000000000]
+mtrl eval --base-url URL --model NAME ENV [settings] [--episodes 100] [--concurrency 4]
 
 With --run, the run's final policy on the run's evaluation environments and seeds (so it
 reproduces the run's last evaluation). With --checkpoint, any mtrl checkpoint (or Hugging
-Face folder with --hf) on the environment given by ENV and its flags. Writes JSON with --json.
+Face folder with --hf) on the environment given by ENV and its flags. With --base-url, a model
+served with an OpenAI-compatible API (vLLM, SGLang, Ollama, llama.cpp; key from
+OPENAI_API_KEY) plays through chat messages. Writes JSON with --json.
 
 ${envFlagsHelp}
 
@@ -58,10 +94,14 @@ Examples:
         episodes: { type: 'string' },
         temperature: { type: 'string' },
         'seed-base': { type: 'string' },
-        json: { type: 'boolean' }
+        json: { type: 'boolean' },
+        'base-url': { type: 'string' },
+        model: { type: 'string' },
+        concurrency: { type: 'string' }
       },
       true
     )
+    if (values['base-url'] !== undefined) return evalRemote(values, positionals)
     let recipe: Recipe.Resolved
     let model: string
     let kind: 'checkpoint' | 'hf' = 'checkpoint'

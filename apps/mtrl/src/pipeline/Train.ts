@@ -4,7 +4,7 @@
  */
 import type { Backend } from '@mtrl/backend'
 import { EnvError, Rng } from '@mtrl/core'
-import { ChatTemplate, Checkpoint, PolicyError, Sampler } from '@mtrl/policy'
+import { ChatTemplate, Checkpoint, Critic, PolicyError, Sampler } from '@mtrl/policy'
 import { Checkpointing, Trainer } from '@mtrl/trainer-rl'
 import { Sft } from '@mtrl/trainer-sft'
 import * as E from 'fp-ts/lib/Either.js'
@@ -120,16 +120,15 @@ export const train = async (recipe: Resolved, run: RunDir, backend: Backend.Sele
   const evalHandles = recipe.eval.envs.map(handle)
   let progress = resume ? Progress.read(run) : Progress.initial
   const evals: PhaseEval[] = [...progress.evals]
-  const needsCritic = recipe.stages.some((s) => s.kind === 'rl' && (s.algorithm ?? 'ppo') === 'ppo')
   let agent: Agent.Agent
   if (progress.nextStage > 0) {
     agent = await loadAgent(Progress.stageEnd(run, progress.nextStage - 1))
     reporter.line(`resuming at stage ${progress.nextStage + 1} of ${recipe.stages.length}`)
   } else if (recipe.model.kind === 'scratch') {
     reporter.line(`building the agent (word tokenizer from ${recipe.model.corpusEpisodes} expert episodes per environment)`)
-    agent = await Agent.scratch(recipe.model, [...stageHandles, ...evalHandles], needsCritic, recipe.seed)
+    agent = await Agent.scratch(recipe.model, [...stageHandles, ...evalHandles], false, recipe.seed)
   } else {
-    agent = await Agent.pretrained(recipe.model, needsCritic, recipe.seed)
+    agent = await Agent.pretrained(recipe.model, false, recipe.seed)
   }
   reporter.line(`model: ${agent.policy.config.layers} layers, d ${agent.policy.config.dModel}, vocab ${agent.tokenizer.vocabSize}, context ${agent.contextLength}`)
   const evalPhase = async (phase: string): Promise<void> => {
@@ -173,6 +172,10 @@ export const train = async (recipe: Resolved, run: RunDir, backend: Backend.Sele
         const seconds = (performance.now() - t0) / 1000
         reporter.line(`${name}: done in ${seconds.toFixed(1)} s (${((tokens * (stage.epochs ?? 3)) / seconds).toFixed(0)} tokens/s)`)
       } else {
+        if ((stage.algorithm ?? 'ppo') === 'ppo' && agent.critic === undefined) {
+          // The critic starts as a copy of the policy's trunk as it is now (after SFT), as in the paper's PPO.
+          agent = Agent.fromParts(agent.policy, Critic.make(agent.policy, { shareTrunk: recipe.critic.shareTrunk }, recipe.seed + 7), agent.tokenizer, agent.template, agent.contextLength)
+        }
         const trainer = makeTrainer(agent, h, stage, rollout, recipe.seed + 100 * (i + 1))
         const dir = Progress.stageDir(run, i)
         try {
