@@ -6,7 +6,13 @@
  *
  * ```
  * loss = - sum_{b,t} m[b,t] log p(ids[b,t] | ids[b,<t]) / sum_{b,t} m[b,t]     (m: action mask)
+ *        + w * (the same mean over context tokens: prompt and observations, not padding)
  * ```
+
+ * With `contextWeight` w = 0 (the default) only actions are learned, as in TRL's
+ * `assistant_only_loss=True`; w = 1 is plain language modelling of the whole episode
+ * (TRL's default). A small from-scratch model learns to copy object names from the goal much
+ * sooner when it also models the observations (docs/decisions/0005).
  *
  * Epochs over shuffled minibatches, Adam with linear warm-up + cosine decay, global-norm gradient
  * clipping, and a held-out split whose loss is measured before training and after each epoch.
@@ -26,6 +32,7 @@ import * as Schedule from './Schedule.js'
  * - `learningRate`, `warmupSteps`, `minLrRatio`: the {@link Schedule} (total steps derived);
  * - `maxGradNorm`: global-norm clip (`Infinity`: none);
  * - `heldOutFraction`: share of samples kept out of training to measure generalisation (0: none);
+ * - `contextWeight`: weight of the auxiliary next-token loss on context (non-action) tokens;
  * - `seed`: shuffling and the split.
  *
  * @category codecs
@@ -39,6 +46,7 @@ export const Options = t.type({
   minLrRatio: t.number,
   maxGradNorm: t.number,
   heldOutFraction: t.number,
+  contextWeight: t.number,
   seed: t.number
 })
 /** @category models @since 0.1.0 */
@@ -56,11 +64,13 @@ export const defaultOptions: Options = {
   minLrRatio: 0.1,
   maxGradNorm: 1,
   heldOutFraction: 0.1,
+  contextWeight: 0,
   seed: 0
 }
 
 /**
- * Per-step metrics (`loss/sft` is the action-token NLL of the minibatch before the update).
+ * Per-step metrics (`loss/sft` is the action-token NLL of the minibatch before the update,
+ * `loss/context` the context-token NLL, NaN when `contextWeight` is 0).
  *
  * @category models
  * @since 0.1.0
@@ -69,6 +79,7 @@ export interface StepMetrics {
   readonly step: number
   readonly epoch: number
   readonly 'loss/sft': number
+  readonly 'loss/context': number
   readonly 'grad/norm': number
   readonly 'optim/lr': number
 }
@@ -124,6 +135,22 @@ const tensors = (batch: Batch.Batch): { readonly ids: tf.Tensor2D; readonly mask
   ids: tf.tensor2d(batch.ids, [batch.batch, batch.time], 'int32'),
   mask: tf.tensor2d(batch.actionMask, [batch.batch, batch.time], 'float32')
 })
+
+/**
+ * 1 on the context tokens a row predicts (positions 1 .. length-1 that are not actions): the
+ * first token has no prediction and padding is not data.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export const contextMask = (batch: Batch.Batch): Float32Array => {
+  const out = new Float32Array(batch.batch * batch.time)
+  for (let b = 0; b < batch.batch; b++) {
+    const row = b * batch.time
+    for (let t = 1; t < batch.lengths[b]!; t++) out[row + t] = batch.actionMask[row + t] === 1 ? 0 : 1
+  }
+  return out
+}
 
 const chunks = <A>(items: ReadonlyArray<A>, size: number): A[][] => {
   const out: A[][] = []
@@ -193,13 +220,28 @@ export const train =
         for (const part of chunks(Rng.shuffle(rng)(trainSet), options.batchSize)) {
           const batch = Batch.make({ pad: 0 })(part)
           const { ids, mask } = tensors(batch)
+          const context = options.contextWeight > 0 ? tf.tensor2d(contextMask(batch), [batch.batch, batch.time], 'float32') : undefined
           const lr = schedule(steps.length)
-          const result = Optimizer.step(optimizer, { learningRate: lr, maxNorm: options.maxGradNorm }, () => ({
-            loss: tf.tidy(() => actionLoss(Scoring.tokenLogprobs(policy, { entropy: false })(ids).logprobs, mask))
-          }))
-          tf.dispose([ids, mask])
-          sum += result.loss
-          const metrics: StepMetrics = { step: steps.length, epoch, 'loss/sft': result.loss, 'grad/norm': result.gradNorm, 'optim/lr': lr }
+          const result = Optimizer.step(optimizer, { learningRate: lr, maxNorm: options.maxGradNorm }, () =>
+            tf.tidy(() => {
+              const logprobs = Scoring.tokenLogprobs(policy, { entropy: false })(ids).logprobs
+              const action = actionLoss(logprobs, mask)
+              if (context === undefined) return { loss: action }
+              const contextNll = actionLoss(logprobs, context)
+              return { loss: tf.add(action, tf.mul(contextNll, options.contextWeight)) as tf.Scalar, aux: { action, context: contextNll } }
+            })
+          )
+          tf.dispose([ids, mask, ...(context === undefined ? [] : [context])])
+          const actionNll = result.aux?.['action'] ?? result.loss
+          sum += actionNll
+          const metrics: StepMetrics = {
+            step: steps.length,
+            epoch,
+            'loss/sft': actionNll,
+            'loss/context': result.aux?.['context'] ?? Number.NaN,
+            'grad/norm': result.gradNorm,
+            'optim/lr': lr
+          }
           steps.push(metrics)
           hooks.onStep?.(metrics, stepsPerEpoch * options.epochs)
         }

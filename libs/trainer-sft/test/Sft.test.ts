@@ -1,5 +1,5 @@
 import { Trajectory } from '@mtrl/core'
-import { ModelConfig, Policy } from '@mtrl/policy'
+import { ModelConfig, Policy, Scoring } from '@mtrl/policy'
 import { Batch, Toy } from '@mtrl/rollout'
 import { Arbitraries, expectNoLeak, TestBackend } from '@mtrl/testing'
 import * as tf from '@tensorflow/tfjs'
@@ -40,6 +40,57 @@ describe('Sft', () => {
         { numRuns: 50 }
       )
     )
+  })
+
+  it('contextMask marks exactly the predicted non-action tokens of each row (not the first, not padding)', () => {
+    fc.assert(
+      fc.property(fc.array(Arbitraries.trajectory(), { minLength: 1, maxLength: 4 }), (trajectories) => {
+        const batch = Batch.make({ pad: 0 })(trajectories)
+        const mask = _.contextMask(batch)
+        trajectories.forEach((trajectory, b) => {
+          const kinds = trajectory.segments.flatMap((s) => Array.from(s.tokens, () => s.kind))
+          for (let t = 0; t < batch.time; t++) {
+            const expected = t > 0 && t < kinds.length && kinds[t] !== 'action' ? 1 : 0
+            expect(mask[b * batch.time + t]).toBe(expected)
+          }
+        })
+      }),
+      { numRuns: 100 }
+    )
+  })
+
+  it('with contextWeight > 0 also learns the observations; with 0 it reports no context loss', async () => {
+    const demos: Trajectory.Trajectory[] = []
+    for (let seed = 0; seed < 8; seed++) {
+      const replayed = await ExpertData.replay({ systemPrompt: '', actionFormat: 'plain' }, { template, tokenizer })(Toy.corridor(), seed, ['left', 'forward', 'forward'])()
+      if (E.isLeft(replayed)) throw new Error(replayed.left._tag)
+      demos.push(replayed.right)
+    }
+    const config = ModelConfig.make({ vocab: tokenizer.vocabSize, dModel: 16, layers: 1, heads: 2, maxLen: 64 })
+    const options = { ..._.defaultOptions, epochs: 6, batchSize: 4, learningRate: 1e-2, heldOutFraction: 0 }
+    const contextNll = (p: Policy.Policy): number => {
+      const batch = Batch.make({ pad: 0 })(demos)
+      return tf.tidy(() => {
+        const ids = tf.tensor2d(batch.ids, [batch.batch, batch.time], 'int32')
+        const mask = tf.tensor2d(_.contextMask(batch), [batch.batch, batch.time])
+        return _.actionLoss(Scoring.tokenLogprobs(p, { entropy: false })(ids).logprobs, mask).dataSync()[0]!
+      })
+    }
+    const plain = Policy.make(config, 3)
+    const both = Policy.make(config, 3)
+    const before = contextNll(plain)
+    await expectNoLeak(() => {
+      const a = _.train(options)(plain)(demos)
+      const b = _.train({ ...options, contextWeight: 1 })(both)(demos)
+      for (const s of a.steps) expect(s['loss/context']).toBeNaN()
+      for (const s of b.steps) expect(Number.isFinite(s['loss/context'])).toBe(true)
+      expect(b.steps[b.steps.length - 1]!['loss/context']).toBeLessThan(b.steps[0]!['loss/context'] * 0.8)
+    })
+    // the context loss trains what the action loss alone leaves alone
+    expect(contextNll(both)).toBeLessThan(before * 0.8)
+    expect(contextNll(both)).toBeLessThan(contextNll(plain))
+    plain.dispose()
+    both.dispose()
   })
 
   it('drives the action-token loss down on expert corridor demonstrations', async () => {

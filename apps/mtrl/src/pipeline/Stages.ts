@@ -65,6 +65,7 @@ export const sftOptions = (stage: SftStage, seed: number): Sft.Options => ({
   minLrRatio: stage.minLrRatio ?? 0.1,
   maxGradNorm: stage.maxGradNorm ?? 1,
   heldOutFraction: stage.heldOutFraction ?? 0.05,
+  contextWeight: stage.contextWeight ?? 0,
   seed
 })
 

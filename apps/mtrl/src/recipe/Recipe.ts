@@ -25,6 +25,7 @@ const refine = (name: string, ok: (n: number) => boolean) =>
 export const PositiveInt = refine('a positive integer', (n) => Number.isInteger(n) && n > 0)
 export const NonNegativeInt = refine('a non-negative integer', (n) => Number.isInteger(n) && n >= 0)
 export const Positive = refine('a positive number', (n) => Number.isFinite(n) && n > 0)
+export const NonNegative = refine('a non-negative number', (n) => Number.isFinite(n) && n >= 0)
 export const Fraction = refine('a number in [0, 1)', (n) => n >= 0 && n < 1)
 
 /** A small transformer trained from scratch with a word-level tokenizer built from the environment's text. */
@@ -69,7 +70,9 @@ export const SftStage = t.intersection([
     warmupSteps: NonNegativeInt,
     minLrRatio: Fraction,
     maxGradNorm: Positive,
-    heldOutFraction: Fraction
+    heldOutFraction: Fraction,
+    /** Weight of the next-token loss on context (prompt and observation) tokens; 0: actions only. */
+    contextWeight: NonNegative
   })
 ])
 export type SftStage = t.TypeOf<typeof SftStage>
