@@ -86,81 +86,6 @@ export const pick = (x: tf.Tensor2D, targets: tf.Tensor1D): tf.Tensor1D => {
   return f(x)
 }
 
-const blockMask = (rows0: number, rows1: number): tf.Tensor2D => {
-  const cols = rows1
-  const data = new Float32Array((rows1 - rows0) * cols)
-  for (let i = rows0; i < rows1; i++) for (let j = i + 1; j < cols; j++) data[(i - rows0) * cols + j] = -1e9
-  return tf.tensor2d(data, [rows1 - rows0, cols])
-}
-
-/** Query blocks `[start, end)` for causal attention over T positions. */
-const queryBlocks = (T: number): ReadonlyArray<readonly [number, number]> => {
-  const n = T >= 128 ? 4 : T >= 64 ? 2 : 1
-  const size = Math.ceil(T / n)
-  const out: Array<readonly [number, number]> = []
-  for (let start = 0; start < T; start += size) out.push([start, Math.min(T, start + size)])
-  return out
-}
-
-/**
- * Causal softmax attention over `BH` independent (batch, head) pairs, with a hand-written
- * gradient. Queries are split into blocks that only read the keys at or before them, which
- * skips most of the masked upper triangle (62.5% of the work at 4 blocks): wasm runs batched
- * products on a generic path whose cost is proportional to FLOPs. Per block j:
- * `s = q_j k_{<=j}^T + mask`, `p = softmax(s)`, `o_j = p v_{<=j}`; backward `dv = p^T do_j`,
- * `dp = do_j v^T`, `ds = p * (dp - sum(dp * p))`, `dq_j = ds k`, `dk = ds^T q_j`, every
- * transpose explicit (wasm's transposed BatchMatMul is slower still). Measured alternatives:
- * per-head 2-D products go through XNNPACK (3x faster per product) but extracting the heads
- * (gather, slice, unstack) costs as much as it saves.
- *
- * @param q [BH, T, hd], already scaled by 1/sqrt(hd)
- * @param k [BH, T, hd]
- * @param v [BH, T, hd]
- * @returns [BH, T, hd]
- */
-export const causalAttention = (q: tf.Tensor3D, k: tf.Tensor3D, v: tf.Tensor3D): tf.Tensor3D => {
-  const [BH, T, hd] = q.shape
-  const blocks = queryBlocks(T)
-  const rowsOf = (x: tf.Tensor, start: number, end: number): tf.Tensor3D =>
-    (start === 0 && end === T ? x : tf.slice(x, [0, start, 0], [BH, end - start, hd])) as tf.Tensor3D
-  const padRows = (x: tf.Tensor, end: number): tf.Tensor => (end === T ? x : tf.pad(x, [[0, 0], [0, T - end], [0, 0]]))
-  const f = tf.customGrad((...args: Array<tf.Tensor | tf.GradSaveFunc>) => {
-    const [q0, k0, v0, save] = args as [tf.Tensor, tf.Tensor, tf.Tensor, tf.GradSaveFunc]
-    // per block: q rows, k and v prefixes, probabilities; saved for the backward pass (a wasm
-    // slice copies its whole input, so each is cut once)
-    const parts = blocks.map(([start, end]) => {
-      const qj = rowsOf(q0, start, end)
-      const kj = rowsOf(k0, 0, end)
-      const vj = rowsOf(v0, 0, end)
-      const p = tf.softmax(tf.add(tf.matMul(qj, swapLast(kj) as tf.Tensor3D), blockMask(start, end))) as tf.Tensor3D
-      return { qj, kj, vj, p, out: tf.matMul(p, vj) }
-    })
-    save(parts.flatMap(({ qj, kj, vj, p }) => [qj, kj, vj, p]))
-    const outs = parts.map((part) => part.out)
-    return {
-      value: outs.length === 1 ? outs[0]! : tf.concat(outs, 1),
-      gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => {
-        const dq: tf.Tensor[] = []
-        let dk: tf.Tensor | undefined
-        let dv: tf.Tensor | undefined
-        blocks.forEach(([start, end], j) => {
-          const [qj, kj, vj, p] = saved.slice(4 * j, 4 * j + 4) as [tf.Tensor3D, tf.Tensor3D, tf.Tensor3D, tf.Tensor3D]
-          const dyj = rowsOf(dy, start, end)
-          const dvj = padRows(tf.matMul(swapLast(p) as tf.Tensor3D, dyj), end)
-          const dp = tf.matMul(dyj, swapLast(vj) as tf.Tensor3D)
-          const ds = tf.mul(p, tf.sub(dp, tf.sum(tf.mul(dp, p), -1, true))) as tf.Tensor3D
-          dq.push(tf.matMul(ds, kj))
-          const dkj = padRows(tf.matMul(swapLast(ds) as tf.Tensor3D, qj), end)
-          dk = dk === undefined ? dkj : tf.add(dk, dkj)
-          dv = dv === undefined ? dvj : tf.add(dv, dvj)
-        })
-        return [dq.length === 1 ? dq[0]! : tf.concat(dq, 1), dk!, dv!]
-      }
-    }
-  }) as unknown as (q: tf.Tensor, k: tf.Tensor, v: tf.Tensor) => tf.Tensor3D
-  return f(q, k, v)
-}
-
 /** RMSNorm over the last axis: `x / sqrt(mean(x^2) + eps) * w`. */
 export const rmsNorm = (x: tf.Tensor, w: tf.Tensor, eps: number): tf.Tensor =>
   tf.mul(tf.mul(x, tf.rsqrt(tf.add(tf.mean(tf.square(x), -1, true), eps))), w)
@@ -267,16 +192,4 @@ export const repeatKv = (x: tf.Tensor4D, groups: number): tf.Tensor4D => {
   if (groups === 1) return x
   const [b, kv, p, q] = x.shape
   return tf.reshape(tf.tile(tf.reshape(x, [b * kv, 1, p * q]), [1, groups, 1]), [b, kv * groups, p, q])
-}
-
-const maskCache = new Map<number, Float32Array>()
-/** Additive causal mask [T, T]: 0 on and below the diagonal, -1e9 above. */
-export const causalMask = (T: number): tf.Tensor2D => {
-  let data = maskCache.get(T)
-  if (data === undefined) {
-    data = new Float32Array(T * T)
-    for (let i = 0; i < T; i++) for (let j = i + 1; j < T; j++) data[i * T + j] = -1e9
-    maskCache.set(T, data)
-  }
-  return tf.tensor2d(data, [T, T])
 }

@@ -4,7 +4,8 @@
  */
 import * as tf from '@tensorflow/tfjs'
 import { headDim, type ModelConfig } from '../ModelConfig.js'
-import { causalAttention, embed, gelu, layerNorm, linear, repeatKv, rmsNorm, rope, ropeTable, swiglu } from './ops.js'
+import { causalAttention, causalAttentionByPair } from './attention.js'
+import { embed, gelu, layerNorm, linear, repeatKv, rmsNorm, rope, ropeTable, swiglu } from './ops.js'
 
 /** A weight by its Hugging Face name (LoRA already merged). */
 export type WeightOf = (name: string) => tf.Tensor
@@ -131,11 +132,12 @@ export const trunk = (config: ModelConfig, w: WeightOf, ids: tf.Tensor2D): tf.Te
     if (cos !== undefined && sin !== undefined) x4 = rope(x4, cos, sin)
     return tf.reshape(repeatKv(tf.transpose(x4, [0, 2, 1, 3]) as tf.Tensor4D, H / n), [B * H, T, hd]) as tf.Tensor3D
   }
+  const attention = tf.getBackend() === 'wasm' ? causalAttentionByPair : causalAttention
   for (let i = 0; i < config.layers; i++) {
     const p = layerPrefix(i)
     const h = normOf(config, w, `${p}.input_layernorm`, x) as tf.Tensor2D
     const [q, k, v] = projectQkv(config, w, i, h)
-    const out = causalAttention(heads(q, H, cosQ, sinQ), heads(k, Hkv, cosK, sinK), heads(v, Hkv, undefined, undefined))
+    const out = attention(heads(q, H, cosQ, sinQ), heads(k, Hkv, cosK, sinK), heads(v, Hkv, undefined, undefined))
     const attended = tf.reshape(tf.transpose(tf.reshape(out, [B, H, T, hd]), [0, 2, 1, 3]), [B * T, d]) as tf.Tensor2D
     x = tf.add(x, linear(attended, w(`${p}.self_attn.o_proj.weight`) as tf.Tensor2D))
     const h2 = normOf(config, w, `${p}.post_attention_layernorm`, x) as tf.Tensor2D
