@@ -10,7 +10,7 @@
  * @since 0.1.0
  */
 import * as tf from '@tensorflow/tfjs'
-import { pick } from './internal/ops.js'
+import { pick, pickLogSoftmax } from './internal/ops.js'
 import * as transformer from './internal/transformer.js'
 import { weightOf, type Policy } from './Policy.js'
 
@@ -66,16 +66,12 @@ export const tokenLogprobs =
       const h = tf.reshape(tf.slice(hidden, [0, 0, 0], [B, T - 1, policy.config.dModel]), [B * (T - 1), policy.config.dModel]) as tf.Tensor2D
       let z: tf.Tensor2D = transformer.logits(policy.config, w, h)
       if (temperature !== 1) z = tf.div(z, temperature)
-      const logp = tf.logSoftmax(z)
       const targets = tf.reshape(tf.slice(ids, [0, 1], [B, T - 1]), [-1]) as tf.Tensor1D
-      const picked = pick(logp, targets)
       const pad = tf.zeros([B, 1])
-      const logprobs = tf.concat([pad, tf.reshape(picked, [B, T - 1])], 1) as tf.Tensor2D
-      const entropy =
-        options.entropy === false
-          ? (tf.zeros([B, T]) as tf.Tensor2D)
-          : (tf.concat([pad, tf.reshape(tf.neg(tf.sum(tf.mul(tf.exp(logp), logp), -1)), [B, T - 1])], 1) as tf.Tensor2D)
-      return { logprobs, entropy }
+      const rows = (x: tf.Tensor): tf.Tensor2D => tf.concat([pad, tf.reshape(x, [B, T - 1])], 1) as tf.Tensor2D
+      if (options.entropy === false) return { logprobs: rows(pickLogSoftmax(z, targets)), entropy: tf.zeros([B, T]) as tf.Tensor2D }
+      const logp = tf.logSoftmax(z)
+      return { logprobs: rows(pick(logp, targets)), entropy: rows(tf.neg(tf.sum(tf.mul(tf.exp(logp), logp), -1))) }
     })
     return scores
   }

@@ -13,6 +13,20 @@ const close = (a: tf.Tensor, b: tf.Tensor, tol = 1e-5): void => {
 }
 
 describe('ops: hand-written gradients equal autodiff of the plain formulas', () => {
+  it('pickLogSoftmax equals logSoftmax then pick, values and gradients', async () => {
+    await expectNoLeak(() =>
+      tf.tidy(() => {
+        const logits = tf.mul(tf.randomNormal([6, 9], 0, 1, 'float32', 5), 8) as tf.Tensor2D
+        const targets = tf.tensor1d([0, 8, 3, 3, 1, 5], 'int32')
+        const plain = (t: tf.Tensor): tf.Tensor => _.pick(tf.logSoftmax(t) as tf.Tensor2D, targets)
+        close(_.pickLogSoftmax(logits, targets), plain(logits))
+        const weights = tf.tensor1d([1, -2, 0.5, 3, 0, 1])
+        const loss = (f: (t: tf.Tensor) => tf.Tensor) => (t: tf.Tensor): tf.Tensor => tf.sum(tf.mul(f(t), weights))
+        close(tf.grad(loss((t) => _.pickLogSoftmax(t as tf.Tensor2D, targets)))(logits), tf.grad(loss(plain))(logits))
+      })
+    )
+  })
+
   it('mm, rotateHalf and pick', async () => {
     await expectNoLeak(() =>
       tf.tidy(() => {
