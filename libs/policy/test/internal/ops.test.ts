@@ -13,6 +13,22 @@ const close = (a: tf.Tensor, b: tf.Tensor, tol = 1e-5): void => {
 }
 
 describe('ops: hand-written gradients equal autodiff of the plain formulas', () => {
+  it('swiglu equals autodiff of g * sigmoid(g) * u', async () => {
+    await expectNoLeak(() =>
+      tf.tidy(() => {
+        const g = tf.mul(tf.randomNormal([4, 6], 0, 1, 'float32', 6), 3)
+        const u = tf.randomNormal([4, 6], 0, 1, 'float32', 7)
+        const plain = (a: tf.Tensor, b: tf.Tensor): tf.Tensor => tf.mul(tf.mul(a, tf.sigmoid(a)), b)
+        close(_.swiglu(g, u), plain(g, u))
+        const loss = (f: (a: tf.Tensor, b: tf.Tensor) => tf.Tensor) => (a: tf.Tensor, b: tf.Tensor): tf.Tensor => tf.sum(tf.sin(f(a, b)))
+        const [ga, gb] = tf.grads(loss(_.swiglu))([g, u])
+        const [pa, pb] = tf.grads(loss(plain))([g, u])
+        close(ga!, pa!)
+        close(gb!, pb!)
+      })
+    )
+  })
+
   it('pickLogSoftmax equals logSoftmax then pick, values and gradients', async () => {
     await expectNoLeak(() =>
       tf.tidy(() => {
