@@ -80,8 +80,19 @@ describe('kill and resume', () => {
     const evalOf = (d: string) => JSON.parse(readFileSync(join(d, 'eval.json'), 'utf8')).evals.map((e: { results: unknown }) => e.results)
     expect(evalOf(killed)).toEqual(evalOf(straight))
     // and mtrl eval reproduces the run's success rate
-    const again = runSync(['eval', '--run', killed, '--json'])
+    const transcripts = join(killed, 'transcripts.jsonl')
+    const again = runSync(['eval', '--run', killed, '--json', '--transcripts', transcripts])
     expect(again.status, again.stderr).toBe(0)
-    expect(JSON.parse(again.stdout).results[0].successRate).toBe(evalOf(straight)[0][0].successRate)
+    const result = JSON.parse(again.stdout).results[0]
+    expect(result.successRate).toBe(evalOf(straight)[0][0].successRate)
+    // the transcripts are the same episodes: one line each, as many wins, and the text of every turn
+    const episodes = readFileSync(transcripts, 'utf8').trim().split('\n').map((l) => JSON.parse(l))
+    expect(episodes.length).toBe(result.episodes)
+    expect(episodes.filter((e) => e.won).length / episodes.length).toBe(result.successRate)
+    for (const e of episodes) {
+      expect(e.prompt.length).toBeGreaterThan(0)
+      expect(e.turns.length).toBeGreaterThan(0)
+      for (const turn of e.turns.slice(0, -1)) expect(turn.observation.length).toBeGreaterThan(0)
+    }
   }, 600_000)
 })

@@ -19,7 +19,7 @@
  *
  * @since 0.1.0
  */
-import { Rng, type Trajectory } from '@mtrl/core'
+import { Rng, Trajectory } from '@mtrl/core'
 import { Policy, Scoring } from '@mtrl/policy'
 import { Batch } from '@mtrl/rollout'
 import * as tf from '@tensorflow/tfjs'
@@ -33,6 +33,9 @@ import * as Schedule from './Schedule.js'
  * - `maxGradNorm`: global-norm clip (`Infinity`: none);
  * - `heldOutFraction`: share of samples kept out of training to measure generalisation (0: none);
  * - `contextWeight`: weight of the auxiliary next-token loss on context (non-action) tokens;
+ * - `groupByLength`: batch samples of similar length together (less padding; TRL's
+ *   `group_by_length`): each epoch's shuffled order is cut into megabatches of 16 batches, each
+ *   sorted by length and cut into batches, and the batches are shuffled;
  * - `seed`: shuffling and the split.
  *
  * @category codecs
@@ -47,6 +50,7 @@ export const Options = t.type({
   maxGradNorm: t.number,
   heldOutFraction: t.number,
   contextWeight: t.number,
+  groupByLength: t.boolean,
   seed: t.number
 })
 /** @category models @since 0.1.0 */
@@ -65,6 +69,7 @@ export const defaultOptions: Options = {
   maxGradNorm: 1,
   heldOutFraction: 0.1,
   contextWeight: 0,
+  groupByLength: false,
   seed: 0
 }
 
@@ -159,6 +164,27 @@ const chunks = <A>(items: ReadonlyArray<A>, size: number): A[][] => {
 }
 
 /**
+ * One epoch's batches: `samples` shuffled and cut into batches of `batchSize`; with
+ * `groupByLength`, batches of similar lengths (see {@link Options}).
+ *
+ * @category combinators
+ * @since 0.1.0
+ */
+export const epochBatches =
+  (options: Pick<Options, 'batchSize' | 'groupByLength'>, rng: Rng.Rng) =>
+  <A extends Trajectory.Trajectory>(samples: ReadonlyArray<A>): A[][] => {
+    const shuffled = Rng.shuffle(rng)(samples)
+    if (!options.groupByLength) return chunks(shuffled, options.batchSize)
+    const batches = chunks(shuffled, options.batchSize * 16).flatMap((mega) =>
+      chunks(
+        [...mega].sort((a, b) => Trajectory.length(b) - Trajectory.length(a)),
+        options.batchSize
+      )
+    )
+    return Rng.shuffle(rng)(batches)
+  }
+
+/**
  * Mean action-token NLL of `samples` under `policy` (token-weighted over all samples; no
  * gradient). NaN for no samples.
  *
@@ -217,7 +243,7 @@ export const train =
     try {
       for (let epoch = 0; epoch < options.epochs; epoch++) {
         let sum = 0
-        for (const part of chunks(Rng.shuffle(rng)(trainSet), options.batchSize)) {
+        for (const part of epochBatches(options, rng)(trainSet)) {
           const batch = Batch.make({ pad: 0 })(part)
           const { ids, mask } = tensors(batch)
           const context = options.contextWeight > 0 ? tf.tensor2d(contextMask(batch), [batch.batch, batch.time], 'float32') : undefined

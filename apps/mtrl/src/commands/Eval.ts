@@ -5,10 +5,12 @@
 import { ChatPolicy, Episode } from '@mtrl/env-http'
 import * as E from 'fp-ts/lib/Either.js'
 import { existsSync, readdirSync } from 'node:fs'
+import { writeFile } from 'node:fs/promises'
 import { backendFlag, intFlag, numberFlag, parseFlags, UsageError, type Command } from '../Command.js'
 import { envFlags, envFlagsHelp, envFromFlags } from '../EnvFlags.js'
 import { readJson } from '../Input.js'
 import * as Agent from '../pipeline/Agent.js'
+import { transcript } from '../pipeline/Evaluate.js'
 import * as Progress from '../pipeline/Progress.js'
 import * as RunDir from '../pipeline/RunDir.js'
 import { evaluateAll, formatEval } from '../pipeline/Train.js'
@@ -69,19 +71,23 @@ export const evalCommand: Command = {
   summary: 'evaluate a run or a checkpoint on held-out seeds',
   help: `mtrl eval --run DIR [--episodes N]
 mtrl eval --checkpoint DIR ENV [settings] [--episodes 100] [--temperature 0] [--seed-base 3000000000]
+          [--transcripts FILE]
 mtrl eval --base-url URL --model NAME ENV [settings] [--episodes 100] [--concurrency 4]
 
 With --run, the run's final policy on the run's evaluation environments and seeds (so it
 reproduces the run's last evaluation). With --checkpoint, any mtrl checkpoint (or Hugging
 Face folder with --hf) on the environment given by ENV and its flags. With --base-url, a model
 served with an OpenAI-compatible API (vLLM, SGLang, Ollama, llama.cpp; key from
-OPENAI_API_KEY) plays through chat messages. Writes JSON with --json.
+OPENAI_API_KEY) plays through chat messages. Writes JSON with --json. --transcripts FILE
+writes every episode (prompt, actions, observations, rewards) as JSON lines, to see how the
+policy fails.
 
 ${envFlagsHelp}
 
 Examples:
   mtrl eval --run runs/default-20261130-101500Z
-  mtrl eval --checkpoint runs/default-20261130-101500Z/checkpoints/stage-1/end textworld --config w4-o6-q8 --episodes 200`,
+  mtrl eval --checkpoint runs/default-20261130-101500Z/checkpoints/stage-1/end textworld --config w4-o6-q8 --episodes 200
+  mtrl eval --run runs/default-20261130-101500Z --transcripts failures.jsonl`,
   run: async (argv) => {
     const { values, positionals } = parseFlags(
       argv,
@@ -95,6 +101,7 @@ Examples:
         temperature: { type: 'string' },
         'seed-base': { type: 'string' },
         json: { type: 'boolean' },
+        transcripts: { type: 'string' },
         'base-url': { type: 'string' },
         model: { type: 'string' },
         concurrency: { type: 'string' }
@@ -132,7 +139,10 @@ Examples:
     const agent = await Agent.pretrained({ kind, path: model }, false, recipe.seed)
     const handles = recipe.eval.envs.map(handle)
     try {
-      const results = await evaluateAll(agent, recipe, handles)
+      const lines: string[] = []
+      const toText = transcript(agent.tokenizer.decode)
+      const results = await evaluateAll(agent, recipe, handles, values.transcripts === undefined ? undefined : (episode) => lines.push(JSON.stringify(toText(episode))))
+      if (values.transcripts !== undefined) await writeFile(values.transcripts, lines.length === 0 ? '' : `${lines.join('\n')}\n`)
       if (values.json === true) process.stdout.write(`${JSON.stringify({ model, results }, null, 2)}\n`)
       else process.stdout.write(`${model}:\n${formatEval(results)}\n${results.map((r) => Object.entries(r.perTaskType).map(([t, v]) => `    ${t}: ${(100 * v.successRate).toFixed(1)}% of ${v.episodes}`).join('\n')).filter((s) => s !== '').join('\n')}\n`)
       return 0

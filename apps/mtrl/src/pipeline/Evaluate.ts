@@ -40,7 +40,36 @@ export interface EvalOptions {
   readonly batch: number
   readonly rollout: Rollout.Options
   readonly seed: number
+  /** Called with every finished episode (e.g. to write transcripts). */
+  readonly onEpisode?: (episode: Trajectory.Trajectory) => void
 }
+
+/** One episode as text: the prompt, then each turn's action and the observation that followed. */
+export interface Transcript {
+  readonly env: string
+  readonly seed: number
+  readonly won: boolean
+  readonly truncated: boolean
+  readonly prompt: string
+  readonly turns: ReadonlyArray<{ readonly action: string; readonly valid: boolean; readonly reward: number; readonly observation: string }>
+}
+
+/** The transcript of an episode, its token segments decoded with `decode`. */
+export const transcript =
+  (decode: (ids: ArrayLike<number>) => string) =>
+  (episode: Trajectory.Trajectory): Transcript => {
+    const observations = new Map<number, string>()
+    for (const s of episode.segments) if (s.kind === 'observation') observations.set(s.turn, decode(s.tokens))
+    const prompt = episode.segments.filter((s) => s.kind === 'prompt').map((s) => decode(s.tokens)).join('')
+    return {
+      env: episode.env,
+      seed: episode.seed,
+      won: episode.won,
+      truncated: episode.truncated,
+      prompt,
+      turns: episode.turns.map((turn, k) => ({ action: turn.action, valid: turn.valid, reward: episode.turnRewards[k] ?? 0, observation: observations.get(k) ?? '' }))
+    }
+  }
 
 /** Summarises finished episodes. `taskTypes[i]` is episode i's task type, if the env has types. */
 export const summarise = (env: string, episodes: ReadonlyArray<Trajectory.Trajectory>, taskTypes: ReadonlyArray<string | undefined>): EvalResult => {
@@ -86,6 +115,7 @@ export const evaluate = async (generator: Generator.Generator, handle: EnvHandle
       const result = await Rollout.run({ ...options.rollout, temperature: options.temperature })(generator)({ envs: envs.slice(0, count), seeds, groupSize: 1, rng: rng.split() })()
       if (E.isLeft(result)) throw new Error(`evaluation on ${handle.name}: ${JSON.stringify(result.left)}`)
       for (const episode of result.right.episodes) {
+        options.onEpisode?.(episode.trajectory)
         all.push(episode.trajectory)
         taskTypes.push(handle.taskType?.(episode.trajectory.seed))
       }

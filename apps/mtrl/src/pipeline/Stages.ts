@@ -66,6 +66,7 @@ export const sftOptions = (stage: SftStage, seed: number): Sft.Options => ({
   maxGradNorm: stage.maxGradNorm ?? 1,
   heldOutFraction: stage.heldOutFraction ?? 0.05,
   contextWeight: stage.contextWeight ?? 0,
+  groupByLength: stage.groupByLength ?? false,
   seed
 })
 

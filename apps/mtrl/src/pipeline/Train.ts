@@ -3,7 +3,7 @@
  * environment, evaluate after each, and write everything into the run folder.
  */
 import type { Backend } from '@mtrl/backend'
-import { EnvError, Rng } from '@mtrl/core'
+import { EnvError, Rng, type Trajectory } from '@mtrl/core'
 import { ChatTemplate, Checkpoint, Critic, PolicyError, Sampler } from '@mtrl/policy'
 import { Checkpointing, Trainer } from '@mtrl/trainer-rl'
 import { Sft } from '@mtrl/trainer-sft'
@@ -53,7 +53,12 @@ export interface Summary {
 export const stageName = (stage: Stage, i: number): string => `stage ${i + 1} (${stage.kind} on ${handle(stage.env).name})`
 
 /** Evaluates the agent on every evaluation environment. */
-export const evaluateAll = async (agent: Agent.Agent, recipe: Resolved, handles: ReadonlyArray<EnvHandle>): Promise<ReadonlyArray<EvalResult>> => {
+export const evaluateAll = async (
+  agent: Agent.Agent,
+  recipe: Resolved,
+  handles: ReadonlyArray<EnvHandle>,
+  onEpisode?: (episode: Trajectory.Trajectory) => void
+): Promise<ReadonlyArray<EvalResult>> => {
   const session = Sampler.make(agent.policy, { slots: recipe.eval.batch, maxLen: agent.contextLength })
   try {
     const out: EvalResult[] = []
@@ -66,7 +71,8 @@ export const evaluateAll = async (agent: Agent.Agent, recipe: Resolved, handles:
           temperature: recipe.eval.temperature,
           batch: recipe.eval.batch,
           rollout,
-          seed: recipe.seed + 1000 + i
+          seed: recipe.seed + 1000 + i,
+          ...(onEpisode === undefined ? {} : { onEpisode })
         })
       )
     }

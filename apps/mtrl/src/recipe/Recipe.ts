@@ -72,7 +72,9 @@ export const SftStage = t.intersection([
     maxGradNorm: Positive,
     heldOutFraction: Fraction,
     /** Weight of the next-token loss on context (prompt and observation) tokens; 0: actions only. */
-    contextWeight: NonNegative
+    contextWeight: NonNegative,
+    /** Batch demonstrations of similar length together (less padding). */
+    groupByLength: t.boolean
   })
 ])
 export type SftStage = t.TypeOf<typeof SftStage>
