@@ -31,7 +31,9 @@ const run = (config: ModelConfig.ModelConfig): Run => {
       const { logprobs, entropy } = Scoring.tokenLogprobs(policy)(ids, 0.9)
       const values = Critic.values(critic)(ids)
       const pg = tf.neg(tf.sum(tf.mul(tf.add(logprobs, tf.mul(entropy, 0.01)), mask)))
-      return tf.add(pg, tf.sum(tf.mul(tf.square(values), mask))) as tf.Scalar
+      // the training path (no entropy: its own log-softmax gradient) at another temperature
+      const sft = tf.neg(tf.sum(tf.mul(Scoring.tokenLogprobs(policy, { entropy: false })(ids).logprobs, mask)))
+      return tf.addN([pg, tf.mul(sft, 0.5), tf.sum(tf.mul(tf.square(values), mask))]) as tf.Scalar
     }),
     vars
   )
@@ -52,6 +54,7 @@ const run = (config: ModelConfig.ModelConfig): Run => {
 
 const configs: ReadonlyArray<[string, ModelConfig.ModelConfig]> = [
   ['llama-style', ModelConfig.make({ vocab: 24, dModel: 32, layers: 2, heads: 4, kvHeads: 2, ffn: 48, maxLen: 32, qkvBias: true })],
+  ['recipe-style', ModelConfig.make({ vocab: 24, dModel: 32, layers: 2, heads: 4, ffn: 48, maxLen: 32, tiedEmbeddings: true })],
   ['gpt-style', ModelConfig.make({ vocab: 24, dModel: 32, layers: 2, heads: 2, maxLen: 32, positional: 'learned', norm: 'layernorm', activation: 'gelu', tiedEmbeddings: true })]
 ]
 

@@ -115,7 +115,8 @@ export const pickLogSoftmax = (x: tf.Tensor2D, targets: tf.Tensor1D): tf.Tensor1
       value: tf.sub(tf.gather(tf.reshape(input, [-1]), flat), lse),
       gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => {
         const [sp, st] = saved as [tf.Tensor2D, tf.Tensor1D]
-        return tf.mul(tf.sub(tf.oneHot(st, V, 1, 0, 'float32'), sp), tf.reshape(dy, [N, 1]))
+        // not oneHot(..., 'float32'): wasm's OneHot ignores the dtype and writes int32 bits
+        return tf.mul(tf.sub(tf.cast(tf.oneHot(st, V), 'float32'), sp), tf.reshape(dy, [N, 1]))
       }
     }
   }) as unknown as (x: tf.Tensor) => tf.Tensor1D
