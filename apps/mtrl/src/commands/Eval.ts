@@ -136,7 +136,7 @@ Examples:
       }
     }
     await startBackend(values.backend)
-    const agent = await Agent.pretrained({ kind, path: model }, false, recipe.seed)
+    const agent = await Agent.pretrained({ kind, path: model })
     const handles = recipe.eval.envs.map(handle)
     try {
       const lines: string[] = []

@@ -45,7 +45,7 @@ export const corpus = async (handle: EnvHandle, episodes: number, rng: Rng.Rng):
 }
 
 /** Builds a from-scratch agent for the given environments. */
-export const scratch = async (model: ScratchModel, handles: ReadonlyArray<EnvHandle>, withCritic: boolean, seed: number): Promise<Agent> => {
+export const scratch = async (model: ScratchModel, handles: ReadonlyArray<EnvHandle>, seed: number): Promise<Agent> => {
   const rng = Rng.make(seed)
   const texts = (await Promise.all(handles.map((h) => corpus(h, model.corpusEpisodes ?? 400, rng.split())))).flat()
   // Words seen at least twice get an id; anything else is spelled in bytes, so nothing is unknown.
@@ -64,8 +64,7 @@ export const scratch = async (model: ScratchModel, handles: ReadonlyArray<EnvHan
     tiedEmbeddings: model.tiedEmbeddings ?? true
   })
   const policy = Policy.make(config, seed, { tokenizer })
-  const critic = withCritic ? Critic.make(config, { shareTrunk: false }, seed + 7) : undefined
-  return fromParts(policy, critic, tokenizer, template, config.maxLen)
+  return fromParts(policy, undefined, tokenizer, template, config.maxLen)
 }
 
 /** An agent from its parts. */
@@ -95,26 +94,23 @@ export const fromParts = (
   }
 }
 
-/** An agent from a local Hugging Face folder or an mtrl checkpoint (optionally with LoRA adapters). */
-export const pretrained = async (model: PretrainedModel, withCritic: boolean, seed: number): Promise<Agent> => {
+/**
+ * An agent from a local Hugging Face folder or an mtrl checkpoint (optionally with LoRA
+ * adapters). Only the policy is kept: the pipeline makes or restores critics per RL stage.
+ */
+export const pretrained = async (model: PretrainedModel): Promise<Agent> => {
   const lora = model.lora === undefined ? undefined : { ...Lora.defaultOptions, ...model.lora }
   let policy: Policy.Policy
-  let critic: Critic.Critic | undefined
   if (model.kind === 'checkpoint') {
     const loaded = await Checkpoint.load(model.path)()
     if (E.isLeft(loaded)) throw new Error(PolicyError.message(loaded.left))
     policy = loaded.right.policy
-    critic = loaded.right.critic
+    loaded.right.critic?.dispose()
   } else {
     const loaded = await HuggingFace.load(model.path, lora === undefined ? {} : { lora })()
     if (E.isLeft(loaded)) throw new Error(PolicyError.message(loaded.left))
     policy = loaded.right
   }
   if (policy.tokenizer === undefined) throw new Error(`${model.path}: no tokenizer.json`)
-  if (withCritic && critic === undefined) critic = Critic.make(policy, { shareTrunk: false }, seed + 7)
-  if (!withCritic) {
-    critic?.dispose()
-    critic = undefined
-  }
-  return fromParts(policy, critic, policy.tokenizer, ChatTemplate.make(policy.tokenizer), policy.config.maxLen)
+  return fromParts(policy, undefined, policy.tokenizer, ChatTemplate.make(policy.tokenizer), policy.config.maxLen)
 }

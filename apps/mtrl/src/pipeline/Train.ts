@@ -132,9 +132,9 @@ export const train = async (recipe: Resolved, run: RunDir, backend: Backend.Sele
     reporter.line(`resuming at stage ${progress.nextStage + 1} of ${recipe.stages.length}`)
   } else if (recipe.model.kind === 'scratch') {
     reporter.line(`building the agent (word tokenizer from ${recipe.model.corpusEpisodes} expert episodes per environment)`)
-    agent = await Agent.scratch(recipe.model, [...stageHandles, ...evalHandles], false, recipe.seed)
+    agent = await Agent.scratch(recipe.model, [...stageHandles, ...evalHandles], recipe.seed)
   } else {
-    agent = await Agent.pretrained(recipe.model, false, recipe.seed)
+    agent = await Agent.pretrained(recipe.model)
   }
   reporter.line(`model: ${agent.policy.config.layers} layers, d ${agent.policy.config.dModel}, vocab ${agent.tokenizer.vocabSize}, context ${agent.contextLength}`)
   const evalPhase = async (phase: string): Promise<void> => {
