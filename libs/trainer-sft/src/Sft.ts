@@ -36,6 +36,7 @@ import * as Schedule from './Schedule.js'
  * - `groupByLength`: batch samples of similar length together (less padding; TRL's
  *   `group_by_length`): each epoch's shuffled order is cut into megabatches of 16 batches, each
  *   sorted by length and cut into batches, and the batches are shuffled;
+ * - `adamBeta1`, `adamBeta2`: Adam's moment decay rates (TRL's `adam_beta1`, `adam_beta2`);
  * - `seed`: shuffling and the split.
  *
  * @category codecs
@@ -51,6 +52,8 @@ export const Options = t.type({
   heldOutFraction: t.number,
   contextWeight: t.number,
   groupByLength: t.boolean,
+  adamBeta1: t.number,
+  adamBeta2: t.number,
   seed: t.number
 })
 /** @category models @since 0.1.0 */
@@ -70,6 +73,8 @@ export const defaultOptions: Options = {
   heldOutFraction: 0.1,
   contextWeight: 0,
   groupByLength: false,
+  adamBeta1: 0.9,
+  adamBeta2: 0.999,
   seed: 0
 }
 
@@ -236,7 +241,7 @@ export const train =
       totalSteps: stepsPerEpoch * options.epochs,
       minRatio: options.minLrRatio
     })
-    const optimizer = Optimizer.make(Policy.trainableVariables(policy))
+    const optimizer = Optimizer.make(Policy.trainableVariables(policy), { beta1: options.adamBeta1, beta2: options.adamBeta2 })
     const initialHeldOut = evaluate(policy)(heldOut)
     const steps: StepMetrics[] = []
     const epochs: EpochMetrics[] = []

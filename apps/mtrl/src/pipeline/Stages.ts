@@ -67,6 +67,8 @@ export const sftOptions = (stage: SftStage, seed: number): Sft.Options => ({
   heldOutFraction: stage.heldOutFraction ?? 0.05,
   contextWeight: stage.contextWeight ?? 0,
   groupByLength: stage.groupByLength ?? false,
+  adamBeta1: stage.adamBeta1 ?? 0.9,
+  adamBeta2: stage.adamBeta2 ?? 0.999,
   seed
 })
 

@@ -74,7 +74,9 @@ export const SftStage = t.intersection([
     /** Weight of the next-token loss on context (prompt and observation) tokens; 0: actions only. */
     contextWeight: NonNegative,
     /** Batch demonstrations of similar length together (less padding). */
-    groupByLength: t.boolean
+    groupByLength: t.boolean,
+    adamBeta1: Fraction,
+    adamBeta2: Fraction
   })
 ])
 export type SftStage = t.TypeOf<typeof SftStage>
