@@ -53,14 +53,16 @@ export type SegmentKind = t.TypeOf<typeof SegmentKind>
 
 /**
  * A run of tokens of one provenance. `logprobs` (action segments only) are the sampler's
- * log-probabilities of each token, one per token.
+ * log-probabilities of each token, one per token. `trainable: false` (action segments only)
+ * keeps an action in the context but out of every loss, e.g. the deliberate detours of
+ * perturbed expert demonstrations.
  *
  * @category codecs
  * @since 0.1.0
  */
 export const Segment = t.intersection([
   t.type({ kind: SegmentKind, turn: t.number, tokens: Int32ArrayFromArray }),
-  t.partial({ logprobs: Float32ArrayFromArray })
+  t.partial({ logprobs: Float32ArrayFromArray, trainable: t.boolean })
 ])
 /** @category models @since 0.1.0 */
 export type Segment = t.TypeOf<typeof Segment>
@@ -138,7 +140,8 @@ export const tokens = (trajectory: Trajectory): Int32Array => {
 }
 
 /**
- * Float mask over `tokens(trajectory)`: 1 on action tokens (the ones that receive loss).
+ * Float mask over `tokens(trajectory)`: 1 on action tokens (the ones that receive loss; not
+ * the ones marked `trainable: false`).
  *
  * @category destructors
  * @since 0.1.0
@@ -147,7 +150,7 @@ export const actionMask = (trajectory: Trajectory): Float32Array => {
   const out = new Float32Array(length(trajectory))
   let offset = 0
   for (const segment of trajectory.segments) {
-    if (segment.kind === 'action') out.fill(1, offset, offset + segment.tokens.length)
+    if (segment.kind === 'action' && segment.trainable !== false) out.fill(1, offset, offset + segment.tokens.length)
     offset += segment.tokens.length
   }
   return out

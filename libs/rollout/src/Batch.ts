@@ -12,7 +12,8 @@ import { Trajectory } from '@mtrl/core'
 
 /**
  * - `ids [batch, time]` int32, padded with `pad`;
- * - `actionMask [batch, time]` float32: 1 on action tokens;
+ * - `actionMask [batch, time]` float32: 1 on action tokens (0 on actions marked
+ *   `trainable: false`);
  * - `samplerLogprobs [batch, time]` float32: the sampler's log-prob on action tokens (0 where a
  *   segment has none, e.g. expert data), 0 elsewhere;
  * - `turnIndex [batch, time]` int32: turn of each token, -1 on prompt and padding;
@@ -59,7 +60,7 @@ export const make =
       let at = b * time
       for (const segment of sample.segments) {
         ids.set(segment.tokens, at)
-        if (segment.kind === 'action') {
+        if (segment.kind === 'action' && segment.trainable !== false) {
           actionMask.fill(1, at, at + segment.tokens.length)
           if (segment.logprobs !== undefined) samplerLogprobs.set(segment.logprobs, at)
         }

@@ -5,6 +5,10 @@
  *
  * - {@link replay}: play an expert's action list (e.g. an environment's expert planner) in the
  *   environment, rendering through the same {@link Layout} as `Rollout.run`;
+ * - {@link play}: ask an expert for each next action from the current state, with optional
+ *   detours (random admissible actions kept in the context but out of the loss), so the
+ *   demonstrations also show how to recover from a wrong action (DART-style noise injection,
+ *   Laskey et al. 2017);
  * - {@link fromChatJsonl}: JSONL in the OpenAI chat format, one conversation per line
  *   (`{"messages":[{"role":"system","content":...},{"role":"user",...},{"role":"assistant",...}]}`).
  *
@@ -12,7 +16,7 @@
  *
  * @since 0.1.0
  */
-import { Decode, type Env, type EnvError, type Trajectory } from '@mtrl/core'
+import { Decode, type Env, type EnvError, type Rng, type Trajectory } from '@mtrl/core'
 import { Layout, type ActionFormat, type Generator } from '@mtrl/rollout'
 import * as E from 'fp-ts/lib/Either.js'
 import type * as TE from 'fp-ts/lib/TaskEither.js'
@@ -162,6 +166,85 @@ export const replay =
       const r = result.right
       turns.push({ action, reward: r.reward, valid: r.info.valid, parsed: true, score: r.info.score, maxScore: r.info.maxScore })
       pendingObservation = renderer.template.observation(r.observation)
+      done = r.done
+      won = r.won
+    }
+    return E.right({
+      env: env.spec.name,
+      seed,
+      groupId: `${env.spec.name}:${seed}`,
+      segments,
+      turns,
+      turnRewards: turns.map((u) => u.reward),
+      won,
+      truncated: !done
+    })
+  }
+
+/**
+ * Options of {@link play}: those of {@link replay}, and
+ * - `maxTurns`: the episode's turn budget (detours count);
+ * - `detourRate`: probability, at each turn, of a detour instead of the expert's action: a
+ *   uniformly drawn admissible action other than the expert's, marked `trainable: false`;
+ * - `maxDetours`: at most this many detours per episode.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface PlayOptions extends ReplayOptions {
+  readonly maxTurns: number
+  readonly detourRate: number
+  readonly maxDetours: number
+}
+
+/**
+ * Plays an episode from `reset(seed)` where `expert` names each next action from the current
+ * state (`undefined`: no plan, the episode stops), with detours drawn from `rng` (see
+ * {@link PlayOptions}). After a detour the expert plans again from where the detour led, so the
+ * next trainable action is the recovery. With `detourRate` 0 it records the same episode as
+ * {@link replay} of the expert's plan.
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const play =
+  (options: PlayOptions, renderer: Renderer) =>
+  (env: Env.Env, seed: number, expert: (env: Env.Env) => Promise<string | undefined>, rng: Rng.Rng): TE.TaskEither<EnvError.EnvError, Trajectory.Trajectory> =>
+  async () => {
+    const start = await env.reset(seed)()
+    if (E.isLeft(start)) return start
+    const { goal, text } = start.right
+    const segments: Trajectory.Segment[] = [
+      { kind: 'prompt', turn: 0, tokens: renderer.template.prompt(Layout.system(options.systemPrompt, options.actionFormat), Layout.firstUser(goal, text)) }
+    ]
+    const turns: Trajectory.Turn[] = []
+    let won = false
+    let done = false
+    let detours = 0
+    let admissible: ReadonlyArray<string> = start.right.info.admissibleActions ?? []
+    let pendingObservation: Int32Array = new Int32Array(0)
+    while (!done && turns.length < options.maxTurns) {
+      const next = await expert(env)
+      if (next === undefined) break
+      let action = next
+      let trainable = true
+      if (detours < options.maxDetours && rng.next() < options.detourRate) {
+        const others = admissible.filter((a) => a !== next)
+        if (others.length > 0) {
+          action = others[rng.int(others.length)]!
+          trainable = false
+          detours += 1
+        }
+      }
+      if (turns.length > 0) segments.push({ kind: 'observation', turn: turns.length - 1, tokens: pendingObservation })
+      const tokens = actionTokens(renderer, Layout.reply(options.actionFormat, action))
+      segments.push(trainable ? { kind: 'action', turn: turns.length, tokens } : { kind: 'action', turn: turns.length, tokens, trainable: false })
+      const result = await env.step(action)()
+      if (E.isLeft(result)) return result
+      const r = result.right
+      turns.push({ action, reward: r.reward, valid: r.info.valid, parsed: true, score: r.info.score, maxScore: r.info.maxScore })
+      pendingObservation = renderer.template.observation(r.observation)
+      admissible = r.info.admissibleActions ?? []
       done = r.done
       won = r.won
     }

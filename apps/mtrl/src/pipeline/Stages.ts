@@ -31,11 +31,17 @@ export const expertDemos = async (
   handle: EnvHandle,
   options: Rollout.Options,
   episodes: number,
-  rng: Rng.Rng
+  rng: Rng.Rng,
+  detours: { readonly rate: number; readonly max: number } = { rate: 0, max: 0 }
 ): Promise<ReadonlyArray<Trajectory.Trajectory>> => {
   const env = handle.make()
   const renderer = { template: agent.template, tokenizer: agent.tokenizer }
   const replay = ExpertData.replay({ systemPrompt: options.systemPrompt, actionFormat: options.actionFormat }, renderer)
+  const play = ExpertData.play(
+    { systemPrompt: options.systemPrompt, actionFormat: options.actionFormat, maxTurns: options.maxTurns, detourRate: detours.rate, maxDetours: detours.max },
+    renderer
+  )
+  const nextAction = async (e: typeof env): Promise<string | undefined> => (await handle.expertPlan(e))[0]
   const out: Trajectory.Trajectory[] = []
   try {
     while (out.length < episodes) {
@@ -44,8 +50,10 @@ export const expertDemos = async (
       if (E.isLeft(start)) throw new Error(EnvError.message(start.left))
       const plan = (await handle.expertPlan(env)).slice(0, options.maxTurns)
       if (plan.length === 0) continue
-      const demo = await replay(env, seed, plan)()
+      const demo = detours.rate > 0 ? await play(env, seed, nextAction, rng)() : await replay(env, seed, plan)()
       if (E.isLeft(demo)) throw new Error(EnvError.message(demo.left))
+      // a detour can make a game unwinnable (e.g. eating what the quest needs): keep wins only
+      if (detours.rate > 0 && !demo.right.won) continue
       if (Trajectory.length(demo.right) <= agent.contextLength) out.push(demo.right)
     }
   } finally {
@@ -53,7 +61,6 @@ export const expertDemos = async (
   }
   return out
 }
-
 
 /** The SFT options of a stage over the library defaults. */
 export const sftOptions = (stage: SftStage, seed: number): Sft.Options => ({
@@ -80,7 +87,7 @@ export const sftData = async (agent: Agent, handle: EnvHandle, stage: SftStage, 
     if (E.isLeft(parsed)) throw new Error(`${stage.data}: ${parsed.left}`)
     return parsed.right
   }
-  return expertDemos(agent, handle, options, stage.episodes ?? 100, rng)
+  return expertDemos(agent, handle, options, stage.episodes ?? 100, rng, { rate: stage.detourRate ?? 0, max: stage.maxDetours ?? 1 })
 }
 
 /** The trainer configuration of an RL stage over the library defaults. */

@@ -76,7 +76,11 @@ export const SftStage = t.intersection([
     /** Batch demonstrations of similar length together (less padding). */
     groupByLength: t.boolean,
     adamBeta1: Fraction,
-    adamBeta2: Fraction
+    adamBeta2: Fraction,
+    /** Per-turn probability of a detour (a random admissible action, not trained on) in expert demonstrations. */
+    detourRate: Fraction,
+    /** At most this many detours per demonstration (default 1). */
+    maxDetours: PositiveInt
   })
 ])
 export type SftStage = t.TypeOf<typeof SftStage>
