@@ -37,6 +37,9 @@ import * as Schedule from './Schedule.js'
  *   `group_by_length`): each epoch's shuffled order is cut into megabatches of 16 batches, each
  *   sorted by length and cut into batches, and the batches are shuffled;
  * - `adamBeta1`, `adamBeta2`: Adam's moment decay rates (TRL's `adam_beta1`, `adam_beta2`);
+ * - `emaDecay`: keep an exponential moving average of the weights and return it (0: off). The
+ *   decay at step n is `min(emaDecay, (1 + n) / (10 + n))` (TensorFlow's `num_updates` warm-up),
+ *   so the average forgets the initial weights; the last epoch's held-out loss is the average's;
  * - `seed`: shuffling and the split.
  *
  * @category codecs
@@ -54,6 +57,7 @@ export const Options = t.type({
   groupByLength: t.boolean,
   adamBeta1: t.number,
   adamBeta2: t.number,
+  emaDecay: t.number,
   seed: t.number
 })
 /** @category models @since 0.1.0 */
@@ -75,6 +79,7 @@ export const defaultOptions: Options = {
   groupByLength: false,
   adamBeta1: 0.9,
   adamBeta2: 0.999,
+  emaDecay: 0,
   seed: 0
 }
 
@@ -190,6 +195,14 @@ export const epochBatches =
   }
 
 /**
+ * The weight average's decay after `n` steps: `min(emaDecay, (1 + n) / (10 + n))`.
+ *
+ * @category combinators
+ * @since 0.1.0
+ */
+export const emaDecayAt = (emaDecay: number, n: number): number => Math.min(emaDecay, (1 + n) / (10 + n))
+
+/**
  * Mean action-token NLL of `samples` under `policy` (token-weighted over all samples; no
  * gradient). NaN for no samples.
  *
@@ -241,7 +254,17 @@ export const train =
       totalSteps: stepsPerEpoch * options.epochs,
       minRatio: options.minLrRatio
     })
-    const optimizer = Optimizer.make(Policy.trainableVariables(policy), { beta1: options.adamBeta1, beta2: options.adamBeta2 })
+    const variables = Policy.trainableVariables(policy)
+    const optimizer = Optimizer.make(variables, { beta1: options.adamBeta1, beta2: options.adamBeta2 })
+    const average =
+      options.emaDecay > 0
+        ? variables.map((v) => {
+            const copy = tf.clone(v)
+            const a = tf.variable(copy, false)
+            copy.dispose()
+            return a
+          })
+        : undefined
     const initialHeldOut = evaluate(policy)(heldOut)
     const steps: StepMetrics[] = []
     const epochs: EpochMetrics[] = []
@@ -274,14 +297,20 @@ export const train =
             'optim/lr': lr
           }
           steps.push(metrics)
+          if (average !== undefined) {
+            const decay = emaDecayAt(options.emaDecay, steps.length)
+            tf.tidy(() => average.forEach((a, i) => a.assign(tf.add(tf.mul(a, decay), tf.mul(variables[i]!, 1 - decay)))))
+          }
           hooks.onStep?.(metrics, stepsPerEpoch * options.epochs)
         }
+        if (average !== undefined && epoch === options.epochs - 1) variables.forEach((v, i) => v.assign(average[i]!))
         const done: EpochMetrics = { epoch, 'loss/train': sum / Math.max(1, stepsPerEpoch), 'loss/heldout': evaluate(policy)(heldOut) }
         epochs.push(done)
         hooks.onEpoch?.(done)
       }
     } finally {
       optimizer.dispose()
+      average?.forEach((a) => a.dispose())
     }
     return { initialHeldOut, steps, epochs }
   }

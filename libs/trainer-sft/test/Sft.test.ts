@@ -141,6 +141,34 @@ describe('Sft', () => {
     policy.dispose()
   })
 
+  it('the weight average: its decay warms up to emaDecay; near 0 it is the plain run; on, it still learns, without leaks', async () => {
+    expect(_.emaDecayAt(0.999, 0)).toBeCloseTo(0.1)
+    expect(_.emaDecayAt(0.999, 90)).toBeCloseTo(0.91)
+    expect(_.emaDecayAt(0.99, 1e6)).toBe(0.99)
+    const demos: Trajectory.Trajectory[] = []
+    for (let seed = 0; seed < 8; seed++) {
+      const replayed = await ExpertData.replay({ systemPrompt: '', actionFormat: 'plain' }, { template, tokenizer })(Toy.corridor(), seed, ['left', 'forward', 'forward'])()
+      if (E.isLeft(replayed)) throw new Error(replayed.left._tag)
+      demos.push(replayed.right)
+    }
+    const config = ModelConfig.make({ vocab: tokenizer.vocabSize, dModel: 16, layers: 1, heads: 2, maxLen: 64 })
+    const options = { ..._.defaultOptions, epochs: 4, batchSize: 4, learningRate: 1e-2, heldOutFraction: 0.25 }
+    const weights = (p: Policy.Policy): number[] => Policy.trainableVariables(p).flatMap((v) => Array.from(v.dataSync()))
+    const plain = Policy.make(config, 3)
+    const tiny = Policy.make(config, 3)
+    const averaged = Policy.make(config, 3)
+    await expectNoLeak(() => {
+      _.train(options)(plain)(demos)
+      _.train({ ...options, emaDecay: 1e-12 })(tiny)(demos)
+      const result = _.train({ ...options, emaDecay: 0.9 })(averaged)(demos)
+      expect(result.epochs[result.epochs.length - 1]!['loss/heldout']).toBeLessThan(result.initialHeldOut * 0.7)
+    })
+    const [a, b, c] = [weights(plain), weights(tiny), weights(averaged)]
+    a.forEach((w, i) => expect(b[i]).toBeCloseTo(w, 5))
+    expect(Math.max(...a.map((w, i) => Math.abs(w - c[i]!)))).toBeGreaterThan(1e-3)
+    ;[plain, tiny, averaged].forEach((p) => p.dispose())
+  })
+
   it('reports every step and epoch through its hooks, in order', async () => {
     const config = ModelConfig.make({ vocab: tokenizer.vocabSize, dModel: 16, layers: 1, heads: 2, maxLen: 64 })
     const policy = Policy.make(config, 3)

@@ -76,6 +76,7 @@ export const sftOptions = (stage: SftStage, seed: number): Sft.Options => ({
   groupByLength: stage.groupByLength ?? false,
   adamBeta1: stage.adamBeta1 ?? 0.9,
   adamBeta2: stage.adamBeta2 ?? 0.999,
+  emaDecay: stage.emaDecay ?? 0,
   seed
 })
 

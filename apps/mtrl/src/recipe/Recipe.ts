@@ -80,7 +80,9 @@ export const SftStage = t.intersection([
     /** Per-turn probability of a detour (a random admissible action, not trained on) in expert demonstrations. */
     detourRate: Fraction,
     /** At most this many detours per demonstration (default 1). */
-    maxDetours: PositiveInt
+    maxDetours: PositiveInt,
+    /** Return an exponential moving average of the weights with this decay (0: off). */
+    emaDecay: Fraction
   })
 ])
 export type SftStage = t.TypeOf<typeof SftStage>
