@@ -16,7 +16,7 @@
  *
  * @since 0.1.0
  */
-import { Decode, type Env, type EnvError, type Rng, type Trajectory } from '@mtrl/core'
+import { Decode, Rng, type Env, type EnvError, type Trajectory } from '@mtrl/core'
 import { Layout, type ActionFormat, type Generator } from '@mtrl/rollout'
 import * as E from 'fp-ts/lib/Either.js'
 import type * as TE from 'fp-ts/lib/TaskEither.js'
@@ -146,39 +146,11 @@ export interface ReplayOptions {
 export const replay =
   (options: ReplayOptions, renderer: Renderer) =>
   (env: Env.Env, seed: number, actions: ReadonlyArray<string>): TE.TaskEither<EnvError.EnvError, Trajectory.Trajectory> =>
-  async () => {
-    const start = await env.reset(seed)()
-    if (E.isLeft(start)) return start
-    const { goal, text } = start.right
-    const segments: Trajectory.Segment[] = [
-      { kind: 'prompt', turn: 0, tokens: renderer.template.prompt(Layout.system(options.systemPrompt, options.actionFormat), Layout.firstUser(goal, text)) }
-    ]
-    const turns: Trajectory.Turn[] = []
-    let won = false
-    let done = false
-    let pendingObservation: Int32Array = new Int32Array(0)
-    for (const action of actions) {
-      if (done) break
-      if (turns.length > 0) segments.push({ kind: 'observation', turn: turns.length - 1, tokens: pendingObservation })
-      segments.push({ kind: 'action', turn: turns.length, tokens: actionTokens(renderer, Layout.reply(options.actionFormat, action)) })
-      const result = await env.step(action)()
-      if (E.isLeft(result)) return result
-      const r = result.right
-      turns.push({ action, reward: r.reward, valid: r.info.valid, parsed: true, score: r.info.score, maxScore: r.info.maxScore })
-      pendingObservation = renderer.template.observation(r.observation)
-      done = r.done
-      won = r.won
-    }
-    return E.right({
-      env: env.spec.name,
-      seed,
-      groupId: `${env.spec.name}:${seed}`,
-      segments,
-      turns,
-      turnRewards: turns.map((u) => u.reward),
-      won,
-      truncated: !done
-    })
+  () => {
+    let next = 0
+    const fromList = async (): Promise<string | undefined> => actions[next++]
+    // no detours: play draws nothing from its rng
+    return play({ ...options, maxTurns: actions.length, detourRate: 0, maxDetours: 0 }, renderer)(env, seed, fromList, Rng.make(0))()
   }
 
 /**
