@@ -7,7 +7,7 @@ import * as _ from '../src/pipeline/Report.js'
 
 const metrics: Array<Record<string, unknown>> = [
   { kind: 'eval', phase: 'before training', results: [{ env: 'textworld/w2-o3-q4', episodes: 100, successRate: 0.05, ci95: { low: 0.02, high: 0.11 }, turnsMean: 8 }] },
-  ...Array.from({ length: 20 }, (_, i) => ({ kind: 'sft', stage: 0, step: i, 'loss/sft': 3 / (i + 1) })),
+  ...Array.from({ length: 20 }, (_, i) => ({ kind: 'sft', stage: 0, step: i, 'loss/sft': 3 / (i + 1), 'loss/context': 2 / (i + 1) })),
   ...Array.from({ length: 10 }, (_, i) => ({
     kind: 'rl',
     stage: 1,
@@ -33,6 +33,14 @@ describe('Report', () => {
     expect(html).toContain('textworld/w2-o3-q4')
     // one canvas for the SFT loss and one per RL curve
     expect(html.match(/<canvas/g)?.length).toBe(1 + _.curves.length)
+  })
+
+  it('draws the context loss beside the action loss only when the run had one', () => {
+    expect(_.render('test run', metrics)).toMatch(/"label":\s*"loss\/context"/)
+    const actionsOnly = metrics.map((m) => (m['kind'] === 'sft' ? { ...m, 'loss/context': null } : m))
+    const html = _.render('test run', actionsOnly)
+    expect(html).toMatch(/"label":\s*"loss\/sft"/)
+    expect(html).not.toMatch(/"label":\s*"loss\/context"/)
   })
 
   it('escapes text from metrics', () => {

@@ -44,7 +44,16 @@ export const render = (title: string, metrics: ReadonlyArray<Record<string, unkn
     }))
   const charts = [
     ...(sft.length > 0
-      ? [{ id: 'sft-loss', title: 'SFT loss (action tokens)', xLabel: 'step', datasets: [{ label: 'loss/sft', data: sft.map((m, i) => ({ x: i + 1, y: m['loss/sft'] })) }] }]
+      ? [
+          {
+            id: 'sft-loss',
+            title: 'SFT loss (action and context tokens)',
+            xLabel: 'step',
+            datasets: ['loss/sft', 'loss/context']
+              .filter((metric) => sft.some((m) => typeof m[metric] === 'number' && Number.isFinite(m[metric])))
+              .map((metric) => ({ label: metric, data: sft.map((m, i) => ({ x: i + 1, y: typeof m[metric] === 'number' && Number.isFinite(m[metric]) ? m[metric] : null })) }))
+          }
+        ]
       : []),
     ...(rl.length > 0 ? curves.map(([metric, t]) => ({ id: metric.replace(/\W/g, '-'), title: t, xLabel: 'iteration', datasets: series(metric) })) : [])
   ]
