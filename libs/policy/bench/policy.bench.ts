@@ -11,8 +11,8 @@ import { Rng } from '@mtrl/core'
 import * as tf from '@tensorflow/tfjs'
 import { cpus, loadavg } from 'node:os'
 import { ModelConfig, Policy, Sampler, Scoring } from '../src/index.js'
+import { bestOf, now } from './timing.js'
 
-const now = (): number => performance.now()
 
 const selectBackend = async (): Promise<Backend.Selected> => {
   const name = Backend.fromEnvironment()
@@ -32,20 +32,6 @@ const matmulGflops = (n: number): number => {
   return (2 * n * n * n) / best / 1e9
 }
 
-/**
- * Best (shortest) wall time in seconds of `runs` calls after one warm-up. The best of several
- * runs is the figure least disturbed by other processes on a shared machine.
- */
-const bestOf = (runs: number, f: () => void): number => {
-  f()
-  let best = Infinity
-  for (let i = 0; i < runs; i++) {
-    const t0 = now()
-    f()
-    best = Math.min(best, now() - t0)
-  }
-  return best / 1000
-}
 
 interface Bench {
   readonly name: string

@@ -12,19 +12,9 @@ import { Backend } from '@mtrl/backend'
 import { Rng } from '@mtrl/core'
 import * as tf from '@tensorflow/tfjs'
 import { ModelConfig, Policy, Scoring } from '../src/index.js'
+import { bestOf } from './timing.js'
 
-const now = (): number => performance.now()
 
-const bestOf = (runs: number, f: () => void): number => {
-  f()
-  let best = Infinity
-  for (let i = 0; i < runs; i++) {
-    const t0 = now()
-    f()
-    best = Math.min(best, now() - t0)
-  }
-  return best / 1000
-}
 
 const main = async (): Promise<void> => {
   const name = Backend.fromEnvironment()

@@ -14,6 +14,17 @@ beforeAll(() => TestBackend.use('cpu'))
 const tokenizer = Toy.tokenizer()
 const template = Toy.template(tokenizer)
 
+/** `n` expert demonstrations of the toy corridor (seeds 0 .. n-1), all wins. */
+const corridorDemos = async (n: number): Promise<Trajectory.Trajectory[]> => {
+  const demos: Trajectory.Trajectory[] = []
+  for (let seed = 0; seed < n; seed++) {
+    const replayed = await ExpertData.replay({ systemPrompt: '', actionFormat: 'plain' }, { template, tokenizer })(Toy.corridor(), seed, ['left', 'forward', 'forward'])()
+    if (E.isLeft(replayed)) throw new Error(replayed.left._tag)
+    demos.push(replayed.right)
+  }
+  return demos
+}
+
 describe('Sft', () => {
   it('observation and prompt tokens never receive loss (gradient is zero off the action mask)', async () => {
     await expectNoLeak(() =>
@@ -60,12 +71,7 @@ describe('Sft', () => {
   })
 
   it('with contextWeight > 0 also learns the observations; with 0 it reports no context loss', async () => {
-    const demos: Trajectory.Trajectory[] = []
-    for (let seed = 0; seed < 8; seed++) {
-      const replayed = await ExpertData.replay({ systemPrompt: '', actionFormat: 'plain' }, { template, tokenizer })(Toy.corridor(), seed, ['left', 'forward', 'forward'])()
-      if (E.isLeft(replayed)) throw new Error(replayed.left._tag)
-      demos.push(replayed.right)
-    }
+    const demos = await corridorDemos(8)
     const config = ModelConfig.make({ vocab: tokenizer.vocabSize, dModel: 16, layers: 1, heads: 2, maxLen: 64 })
     const options = { ..._.defaultOptions, epochs: 6, batchSize: 4, learningRate: 1e-2, heldOutFraction: 0 }
     const contextNll = (p: Policy.Policy): number => {
@@ -120,12 +126,7 @@ describe('Sft', () => {
   })
 
   it('drives the action-token loss down on expert corridor demonstrations', async () => {
-    const demos: Trajectory.Trajectory[] = []
-    for (let seed = 0; seed < 12; seed++) {
-      const replayed = await ExpertData.replay({ systemPrompt: '', actionFormat: 'plain' }, { template, tokenizer })(Toy.corridor(), seed, ['left', 'forward', 'forward'])()
-      if (E.isLeft(replayed)) throw new Error(replayed.left._tag)
-      demos.push(replayed.right)
-    }
+    const demos = await corridorDemos(12)
     expect(demos[0]!.won).toBe(true)
     expect(demos[0]!.segments.map((s) => s.kind)).toEqual(['prompt', 'action', 'observation', 'action', 'observation', 'action'])
     const policy = Policy.make(ModelConfig.make({ vocab: tokenizer.vocabSize, dModel: 16, layers: 1, heads: 2, maxLen: 64 }), 3)
@@ -145,12 +146,7 @@ describe('Sft', () => {
     expect(_.emaDecayAt(0.999, 0)).toBeCloseTo(0.1)
     expect(_.emaDecayAt(0.999, 90)).toBeCloseTo(0.91)
     expect(_.emaDecayAt(0.99, 1e6)).toBe(0.99)
-    const demos: Trajectory.Trajectory[] = []
-    for (let seed = 0; seed < 8; seed++) {
-      const replayed = await ExpertData.replay({ systemPrompt: '', actionFormat: 'plain' }, { template, tokenizer })(Toy.corridor(), seed, ['left', 'forward', 'forward'])()
-      if (E.isLeft(replayed)) throw new Error(replayed.left._tag)
-      demos.push(replayed.right)
-    }
+    const demos = await corridorDemos(8)
     const config = ModelConfig.make({ vocab: tokenizer.vocabSize, dModel: 16, layers: 1, heads: 2, maxLen: 64 })
     const options = { ..._.defaultOptions, epochs: 4, batchSize: 4, learningRate: 1e-2, heldOutFraction: 0.25 }
     const weights = (p: Policy.Policy): number[] => Policy.trainableVariables(p).flatMap((v) => Array.from(v.dataSync()))
