@@ -200,7 +200,7 @@ export const play =
       if (next === undefined) break
       let action = next
       let trainable = true
-      if (detours < options.maxDetours && rng.next() < options.detourRate) {
+      if (options.detourRate > 0 && detours < options.maxDetours && rng.next() < options.detourRate) {
         const others = admissible.filter((a) => a !== next)
         if (others.length > 0) {
           action = others[rng.int(others.length)]!

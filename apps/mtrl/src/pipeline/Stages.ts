@@ -36,7 +36,6 @@ export const expertDemos = async (
 ): Promise<ReadonlyArray<Trajectory.Trajectory>> => {
   const env = handle.make()
   const renderer = { template: agent.template, tokenizer: agent.tokenizer }
-  const replay = ExpertData.replay({ systemPrompt: options.systemPrompt, actionFormat: options.actionFormat }, renderer)
   const play = ExpertData.play(
     { systemPrompt: options.systemPrompt, actionFormat: options.actionFormat, maxTurns: options.maxTurns, detourRate: detours.rate, maxDetours: detours.max },
     renderer
@@ -48,9 +47,8 @@ export const expertDemos = async (
       const seed = trainSeed(rng)
       const start = await env.reset(seed)()
       if (E.isLeft(start)) throw new Error(EnvError.message(start.left))
-      const plan = (await handle.expertPlan(env)).slice(0, options.maxTurns)
-      if (plan.length === 0) continue
-      const demo = detours.rate > 0 ? await play(env, seed, nextAction, rng)() : await replay(env, seed, plan)()
+      if ((await handle.expertPlan(env)).length === 0) continue
+      const demo = await play(env, seed, nextAction, rng)()
       if (E.isLeft(demo)) throw new Error(EnvError.message(demo.left))
       // a detour can make a game unwinnable (e.g. eating what the quest needs): keep wins only
       if (detours.rate > 0 && !demo.right.won) continue
