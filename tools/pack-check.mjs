@@ -73,6 +73,26 @@ try {
       record(`${pkg.name}: load`, false, `${e.stdout ?? ''}${e.stderr ?? ''}`.slice(-4000))
     }
   }
+  // SFT's data-parallel replicas start a worker thread from the installed dist/ files.
+  const replicaCheck = (load) => `${load}
+const policy = Policy.make(ModelConfig.make({ vocab: 8, dModel: 8, layers: 1, heads: 2, maxLen: 8 }), 0)
+const pool = await Replicas.start(policy, 1)
+const shard = { rows: 1, time: 4, ids: Int32Array.from([1, 2, 3, 4]), masks: [Float32Array.from([0, 1, 1, 1])] }
+const [answer] = Replicas.dispatch(pool, Replicas.flatWeights(pool), [shard], [1 / 3])()
+await pool.dispose()
+console.log(answer.grads.length === Replicas.flatWeights(pool).length && answer.grads.some((x) => x !== 0) ? 'ok' : 'no gradient')`
+  for (const [kind, load] of [
+    ['import', "const { ModelConfig, Policy } = await import('@mtrl/policy'); const { Replicas } = await import('@mtrl/trainer-sft')"],
+    ['require', "const { ModelConfig, Policy } = require('@mtrl/policy'); const { Replicas } = require('@mtrl/trainer-sft')"]
+  ]) {
+    try {
+      const args = kind === 'import' ? ['--input-type=module', '-e', replicaCheck(load)] : ['-e', `(async () => { ${replicaCheck(load)} })()`]
+      const out = run(process.execPath, args, { cwd: project }).trim()
+      record(`@mtrl/trainer-sft: a replica worker starts from dist (${kind})`, out === 'ok', out)
+    } catch (e) {
+      record(`@mtrl/trainer-sft: a replica worker starts from dist (${kind})`, false, `${e.stdout ?? ''}${e.stderr ?? ''}`.slice(-4000))
+    }
+  }
 } catch (e) {
   record('install the packed packages into an empty project', false, `${e.stdout ?? ''}${e.stderr ?? ''}`.slice(-4000))
 } finally {

@@ -1,7 +1,8 @@
 import { defineConfig } from 'tsup'
 
 export default defineConfig({
-  entry: ['src/main.ts'],
+  // replica-backend: the module SFT's replica threads import to activate the run's backend.
+  entry: { main: 'src/main.ts', 'replica-backend': 'src/ReplicaBackend.ts' },
   format: ['esm'],
   dts: false,
   clean: true,

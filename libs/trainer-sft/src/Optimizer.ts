@@ -84,28 +84,44 @@ export interface StepResult {
 }
 
 /**
- * Differentiates `f().loss` with respect to the optimizer's variables, clips the gradients to
- * `maxNorm` (global norm; `Infinity` disables it), and takes one Adam step at `learningRate`.
- * `f` may return auxiliary scalars (metrics); they are read and disposed. No tensor survives.
+ * Gradients of `f().loss` with respect to `variables` (zeros for variables the loss does not
+ * touch), the loss and any auxiliary scalars `f` returned, read as numbers. The caller owns
+ * the gradients.
  *
  * @category combinators
  * @since 0.1.0
  */
-export const step = (
-  optimizer: Optimizer,
-  options: { readonly learningRate: number; readonly maxNorm: number },
+export const gradients = (
+  variables: ReadonlyArray<tf.Variable>,
   f: () => { readonly loss: tf.Scalar; readonly aux?: Readonly<Record<string, tf.Scalar>> }
-): StepResult => {
-  const o = optimizer as Internal
+): { readonly grads: tf.Tensor[]; readonly loss: number; readonly aux: Readonly<Record<string, number>> } => {
   let aux: Record<string, tf.Scalar> = {}
   const { value, grads } = tf.variableGrads(() => {
     const out = f()
     aux = { ...(out.aux ?? {}) }
     for (const s of Object.values(aux)) tf.keep(s)
     return out.loss
-  }, o.variables as tf.Variable[])
-  const gs = o.variables.map((w) => grads[w.name] ?? tf.zerosLike(w))
-  const normT = tf.tidy(() => tf.sqrt(tf.addN(gs.map((g) => tf.sum(tf.square(g))))))
+  }, variables as tf.Variable[])
+  const gs = variables.map((w) => grads[w.name] ?? tf.zerosLike(w))
+  const auxNames = Object.keys(aux)
+  const stacked = tf.stack([value, ...auxNames.map((k) => aux[k]!)])
+  const values = Array.from(stacked.dataSync())
+  tf.dispose([stacked, value, ...Object.values(aux)])
+  return { grads: gs, loss: values[0]!, aux: Object.fromEntries(auxNames.map((k, i) => [k, values[i + 1]!])) }
+}
+
+/**
+ * Clips `grads` (in the optimizer's variable order) to `maxNorm` (global norm; `Infinity`
+ * disables it) and takes one Adam step at `learningRate`. Returns the norm before clipping.
+ * The caller keeps owning `grads`.
+ *
+ * @category combinators
+ * @since 0.1.0
+ */
+export const apply = (optimizer: Optimizer, options: { readonly learningRate: number; readonly maxNorm: number }, grads: ReadonlyArray<tf.Tensor>): number => {
+  const o = optimizer as Internal
+  if (grads.length !== o.variables.length) throw new Error(`Optimizer.apply: ${grads.length} gradients for ${o.variables.length} variables`)
+  const normT = tf.tidy(() => tf.sqrt(tf.addN(grads.map((g) => tf.sum(tf.square(g))))))
   const gradNorm = normT.dataSync()[0]!
   normT.dispose()
   const scale = Number.isFinite(options.maxNorm) && gradNorm > options.maxNorm ? options.maxNorm / gradNorm : 1
@@ -115,7 +131,7 @@ export const step = (
   const c2 = 1 - Math.pow(o.beta2, n)
   tf.tidy(() => {
     o.variables.forEach((w, i) => {
-      const g = scale === 1 ? gs[i]! : tf.mul(gs[i]!, scale)
+      const g = scale === 1 ? grads[i]! : tf.mul(grads[i]!, scale)
       const m = tf.add(tf.mul(o.m[i]!, o.beta1), tf.mul(g, 1 - o.beta1))
       const v = tf.add(tf.mul(o.v[i]!, o.beta2), tf.mul(tf.square(g), 1 - o.beta2))
       o.m[i]!.assign(m)
@@ -124,13 +140,29 @@ export const step = (
       w.assign(tf.sub(w, tf.mul(update, options.learningRate)))
     })
   })
-  const auxNames = Object.keys(aux)
-  const stacked = auxNames.length === 0 ? undefined : tf.stack(auxNames.map((k) => aux[k]!))
-  const values = stacked === undefined ? [] : Array.from(stacked.dataSync())
-  stacked?.dispose()
-  const loss = value.dataSync()[0]!
-  tf.dispose([value, ...Object.values(grads), ...gs.filter((g, i) => g !== grads[o.variables[i]!.name]), ...Object.values(aux)])
-  return { loss, gradNorm, aux: Object.fromEntries(auxNames.map((k, i) => [k, values[i]!])) }
+  return gradNorm
+}
+
+/**
+ * Differentiates `f().loss` with respect to the optimizer's variables, clips the gradients to
+ * `maxNorm` (global norm; `Infinity` disables it), and takes one Adam step at `learningRate`
+ * ({@link gradients} then {@link apply}). `f` may return auxiliary scalars (metrics); they are
+ * read and disposed. No tensor survives.
+ *
+ * @category combinators
+ * @since 0.1.0
+ */
+export const step = (
+  optimizer: Optimizer,
+  options: { readonly learningRate: number; readonly maxNorm: number },
+  f: () => { readonly loss: tf.Scalar; readonly aux?: Readonly<Record<string, tf.Scalar>> }
+): StepResult => {
+  const { grads, loss, aux } = gradients(optimizer.variables, f)
+  try {
+    return { loss, gradNorm: apply(optimizer, options, grads), aux }
+  } finally {
+    tf.dispose(grads)
+  }
 }
 
 /**

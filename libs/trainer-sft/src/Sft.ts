@@ -24,7 +24,9 @@ import { Policy, Scoring } from '@mtrl/policy'
 import { Batch } from '@mtrl/rollout'
 import * as tf from '@tensorflow/tfjs'
 import * as t from 'io-ts'
+import { weightedNll, type Shard } from './internal/weightedNll.js'
 import * as Optimizer from './Optimizer.js'
+import * as Replicas from './Replicas.js'
 import * as Schedule from './Schedule.js'
 
 /**
@@ -225,6 +227,76 @@ export const evaluate =
     return count === 0 ? Number.NaN : nll / count
   }
 
+interface StepOutcome {
+  readonly loss: number
+  readonly gradNorm: number
+  readonly aux?: Readonly<Record<string, number>>
+}
+
+/** One optimizer step on `part` in this thread. */
+const singleStep = (options: Options, policy: Policy.Policy, optimizer: Optimizer.Optimizer, part: ReadonlyArray<Trajectory.Trajectory>, lr: number): StepOutcome => {
+  const batch = Batch.make({ pad: 0 })(part)
+  const { ids, mask } = tensors(batch)
+  const context = options.contextWeight > 0 ? tf.tensor2d(contextMask(batch), [batch.batch, batch.time], 'float32') : undefined
+  try {
+    return Optimizer.step(optimizer, { learningRate: lr, maxNorm: options.maxGradNorm }, () =>
+      tf.tidy(() => {
+        const logprobs = Scoring.tokenLogprobs(policy, { entropy: false })(ids).logprobs
+        const action = actionLoss(logprobs, mask)
+        if (context === undefined) return { loss: action }
+        const contextNll = actionLoss(logprobs, context)
+        return { loss: tf.add(action, tf.mul(contextNll, options.contextWeight)) as tf.Scalar, aux: { action, context: contextNll } }
+      })
+    )
+  } finally {
+    tf.dispose([ids, mask, ...(context === undefined ? [] : [context])])
+  }
+}
+
+/**
+ * One optimizer step on `part` split across this thread and the replicas: the same loss as
+ * {@link singleStep} (each shard's token sums divided by the whole batch's token counts), the
+ * gradients summed before clipping and Adam.
+ */
+const parallelStep = (
+  options: Options,
+  policy: Policy.Policy,
+  optimizer: Optimizer.Optimizer,
+  replicas: Replicas.Pool,
+  part: ReadonlyArray<Trajectory.Trajectory>,
+  lr: number
+): StepOutcome => {
+  const withContext = options.contextWeight > 0
+  const shards: Shard[] = Replicas.split(part.map(Trajectory.length), replicas.size + 1).map((rows) => {
+    const batch = Batch.make({ pad: 0 })(rows.map((r) => part[r]!))
+    return { rows: batch.batch, time: batch.time, ids: batch.ids, masks: withContext ? [batch.actionMask, contextMask(batch)] : [batch.actionMask] }
+  })
+  const total = (k: number): number => shards.reduce((n, s) => n + s.masks[k]!.reduce((a, b) => a + b, 0), 0)
+  const counts = withContext ? [total(0), total(1)] : [total(0)]
+  const coefs = counts.map((c, k) => (k === 0 ? 1 : options.contextWeight) / Math.max(c, 1))
+  const answers = Replicas.dispatch(replicas, Replicas.flatWeights(replicas), shards.slice(1), coefs)
+  const local = Optimizer.gradients(optimizer.variables, () => weightedNll(policy, shards[0]!, coefs))
+  let grads = local.grads
+  try {
+    const remote = answers()
+    grads = tf.tidy(() => {
+      const sizes = grads.map((g) => g.size)
+      const offsets = sizes.map((_, i) => sizes.slice(0, i).reduce((a, b) => a + b, 0))
+      return grads.map((g, i) => tf.addN([g, ...remote.map((a) => tf.tensor(a.grads.subarray(offsets[i]!, offsets[i]! + sizes[i]!), g.shape))]))
+    })
+    tf.dispose(local.grads)
+    const gradNorm = Optimizer.apply(optimizer, { learningRate: lr, maxNorm: options.maxGradNorm }, grads)
+    const sum = (k: number): number => (local.aux[`s${k}`] ?? 0) + remote.reduce((n, a) => n + a.sums[k]!, 0)
+    const action = -sum(0) / Math.max(counts[0]!, 1)
+    if (!withContext) return { loss: action, gradNorm }
+    const context = -sum(1) / Math.max(counts[1]!, 1)
+    return { loss: action + options.contextWeight * context, gradNorm, aux: { action, context } }
+  } finally {
+    tf.dispose(grads)
+    tf.dispose(local.grads)
+  }
+}
+
 /**
  * Fine-tunes `policy` in place (its trainable variables, LoRA-aware) on `samples` and returns
  * the metrics. Samples need not come from rollouts; any trajectory with action segments works.
@@ -241,7 +313,7 @@ export const evaluate =
 export const train =
   (options: Options) =>
   (policy: Policy.Policy) =>
-  (samples: ReadonlyArray<Trajectory.Trajectory>, hooks: Hooks = {}): Result => {
+  (samples: ReadonlyArray<Trajectory.Trajectory>, hooks: Hooks = {}, replicas?: Replicas.Pool): Result => {
     const rng = Rng.make(options.seed)
     const shuffled = Rng.shuffle(rng)(samples)
     const heldCount = Math.min(shuffled.length - 1, Math.round(shuffled.length * options.heldOutFraction))
@@ -272,20 +344,11 @@ export const train =
       for (let epoch = 0; epoch < options.epochs; epoch++) {
         let sum = 0
         for (const part of epochBatches(options, rng)(trainSet)) {
-          const batch = Batch.make({ pad: 0 })(part)
-          const { ids, mask } = tensors(batch)
-          const context = options.contextWeight > 0 ? tf.tensor2d(contextMask(batch), [batch.batch, batch.time], 'float32') : undefined
           const lr = schedule(steps.length)
-          const result = Optimizer.step(optimizer, { learningRate: lr, maxNorm: options.maxGradNorm }, () =>
-            tf.tidy(() => {
-              const logprobs = Scoring.tokenLogprobs(policy, { entropy: false })(ids).logprobs
-              const action = actionLoss(logprobs, mask)
-              if (context === undefined) return { loss: action }
-              const contextNll = actionLoss(logprobs, context)
-              return { loss: tf.add(action, tf.mul(contextNll, options.contextWeight)) as tf.Scalar, aux: { action, context: contextNll } }
-            })
-          )
-          tf.dispose([ids, mask, ...(context === undefined ? [] : [context])])
+          const result =
+            replicas !== undefined && replicas.size > 0 && part.length > 1
+              ? parallelStep(options, policy, optimizer, replicas, part, lr)
+              : singleStep(options, policy, optimizer, part, lr)
           const actionNll = result.aux?.['action'] ?? result.loss
           sum += actionNll
           const metrics: StepMetrics = {

@@ -6,7 +6,8 @@ import type { Backend } from '@mtrl/backend'
 import { EnvError, Rng, type Trajectory } from '@mtrl/core'
 import { ChatTemplate, Checkpoint, Critic, PolicyError, Sampler } from '@mtrl/policy'
 import { Checkpointing, Trainer } from '@mtrl/trainer-rl'
-import { Sft } from '@mtrl/trainer-sft'
+import { Replicas, Sft } from '@mtrl/trainer-sft'
+import * as ReplicaBackend from '../ReplicaBackend.js'
 import * as E from 'fp-ts/lib/Either.js'
 import { handle, type EnvHandle } from '../recipe/EnvConfig.js'
 import type { Resolved, Stage } from '../recipe/Recipe.js'
@@ -163,12 +164,23 @@ export const train = async (recipe: Resolved, run: RunDir, backend: Backend.Sele
         const tokens = demos.reduce((n, d) => n + d.segments.reduce((m, s) => m + s.tokens.length, 0), 0)
         reporter.line(`${name}: ${demos.length} demonstrations, ${tokens} tokens`)
         let bar: ReturnType<MakeBar> | undefined
-        const result = Sft.train(sftOptions(stage, recipe.seed + i))(agent.policy)(demos, {
-          onStep: (m, steps) => {
-            bar ??= (reporter.bar ?? noBar)(`${name}: sft steps`, steps)
-            bar.update(m.step + 1, `loss ${m['loss/sft'].toFixed(3)}`)
-          }
-        })
+        const pool = await Replicas.start(agent.policy, (stage.replicas ?? 1) - 1, ReplicaBackend.init(backend.name))
+        if (pool.size > 0) reporter.line(`${name}: ${pool.size + 1} data-parallel replicas (workers on ${pool.backends.join(', ')})`)
+        let result: Sft.Result
+        try {
+          result = Sft.train(sftOptions(stage, recipe.seed + i))(agent.policy)(
+            demos,
+            {
+              onStep: (m, steps) => {
+                bar ??= (reporter.bar ?? noBar)(`${name}: sft steps`, steps)
+                bar.update(m.step + 1, `loss ${m['loss/sft'].toFixed(3)}`)
+              }
+            },
+            pool
+          )
+        } finally {
+          await pool.dispose()
+        }
         bar?.stop()
         for (const step of result.steps) run.appendMetrics({ kind: 'sft', stage: i, ...step })
         for (const epoch of result.epochs) {

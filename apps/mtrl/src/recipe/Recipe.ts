@@ -82,7 +82,9 @@ export const SftStage = t.intersection([
     /** At most this many detours per demonstration (default 1). */
     maxDetours: PositiveInt,
     /** Return an exponential moving average of the weights with this decay (0: off). */
-    emaDecay: Fraction
+    emaDecay: Fraction,
+    /** Data-parallel replicas, this thread included (default 1): each extra one is a worker thread on its own core. */
+    replicas: PositiveInt
   })
 ])
 export type SftStage = t.TypeOf<typeof SftStage>

@@ -1,0 +1,111 @@
+import { Trajectory } from '@mtrl/core'
+import { ModelConfig, Policy } from '@mtrl/policy'
+import { Toy } from '@mtrl/rollout'
+import { TestBackend } from '@mtrl/testing'
+import * as E from 'fp-ts/lib/Either.js'
+import fc from 'fast-check'
+import { beforeAll, describe, expect, it } from 'vitest'
+import * as ExpertData from '../src/ExpertData.js'
+import * as _ from '../src/Replicas.js'
+import * as Sft from '../src/Sft.js'
+
+beforeAll(() => TestBackend.use('cpu'))
+
+const tokenizer = Toy.tokenizer()
+const template = Toy.template(tokenizer)
+
+/**
+ * Corridor demonstrations of different lengths: demonstration i keeps its first 1 + (i % 3)
+ * turns (segments after the prompt come in action, observation pairs).
+ */
+const demosOfMixedLength = async (n: number): Promise<Trajectory.Trajectory[]> => {
+  const out: Trajectory.Trajectory[] = []
+  for (let seed = 0; seed < n; seed++) {
+    const played = await ExpertData.replay({ systemPrompt: '', actionFormat: 'plain' }, { template, tokenizer })(Toy.corridor(), seed, ['left', 'forward', 'forward'])()
+    if (E.isLeft(played)) throw new Error(played.left._tag)
+    const keep = 1 + 2 * (1 + (seed % 3))
+    out.push({ ...played.right, segments: played.right.segments.slice(0, keep) })
+  }
+  return out
+}
+
+const config = ModelConfig.make({ vocab: tokenizer.vocabSize, dModel: 16, layers: 1, heads: 2, maxLen: 64 })
+const options: Sft.Options = { ...Sft.defaultOptions, epochs: 3, batchSize: 4, learningRate: 1e-2, heldOutFraction: 0.2, contextWeight: 0.5, seed: 5 }
+
+describe('Replicas', () => {
+  it('split: a partition of the rows into min(parts, rows) non-empty groups, each within one row of the others in tokens', () => {
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 1, max: 500 }), { minLength: 1, maxLength: 16 }), fc.integer({ min: 1, max: 4 }), (lengths, parts) => {
+        const groups = _.split(lengths, parts)
+        expect(groups.length).toBe(Math.min(parts, lengths.length))
+        expect(groups.every((g) => g.length > 0)).toBe(true)
+        expect(groups.flat().sort((a, b) => a - b)).toEqual(lengths.map((_, i) => i))
+        const tokens = groups.map((g) => g.reduce((n, i) => n + lengths[i]!, 0))
+        // longest-first greedy: the fullest group exceeds the emptiest by at most one row
+        expect(Math.max(...tokens) - Math.min(...tokens)).toBeLessThanOrEqual(Math.max(...lengths))
+      })
+    )
+  })
+
+  it('SFT with one worker replica takes the same steps as SFT alone (same losses, same weights up to float order)', async () => {
+    const demos = await demosOfMixedLength(14)
+    expect(new Set(demos.map(Trajectory.length)).size).toBe(3)
+    const alone = Policy.make(config, 7)
+    const parallel = Policy.make(config, 7)
+    const pool = await _.start(parallel, 1)
+    try {
+      expect(pool.size).toBe(1)
+      const a = Sft.train(options)(alone)(demos)
+      const b = Sft.train(options)(parallel)(demos, {}, pool)
+      expect(b.steps.length).toBe(a.steps.length)
+      b.steps.forEach((s, i) => {
+        expect(s['loss/sft']).toBeCloseTo(a.steps[i]!['loss/sft'], 4)
+        expect(s['loss/context']).toBeCloseTo(a.steps[i]!['loss/context'], 4)
+        expect(s['grad/norm']).toBeCloseTo(a.steps[i]!['grad/norm'], 3)
+      })
+      expect(b.epochs[2]!['loss/heldout']).toBeCloseTo(a.epochs[2]!['loss/heldout'], 4)
+      // the run learned (so equal weights are not two untouched initialisations)
+      expect(a.epochs[2]!['loss/heldout']).toBeLessThan(a.initialHeldOut - 0.5)
+      const wa = Policy.toHost(alone.variables)
+      for (const [name, w] of Policy.toHost(parallel.variables)) {
+        const ref = wa.get(name)!.data
+        const worst = w.data.reduce((m, x, i) => Math.max(m, Math.abs(x - ref[i]!)), 0)
+        expect(worst, name).toBeLessThan(1e-4)
+      }
+    } finally {
+      await pool.dispose()
+      alone.dispose()
+      parallel.dispose()
+    }
+  }, 120_000)
+
+  it("a replica's error reaches the caller as an exception naming the replica", async () => {
+    const policy = Policy.make(config, 1)
+    const pool = await _.start(policy, 1)
+    try {
+      // a mask shorter than the ids: the replica cannot build its tensors
+      const bad = { rows: 1, time: 4, ids: Int32Array.from([1, 2, 3, 4]), masks: [new Float32Array(3)] }
+      const wait = _.dispatch(pool, _.flatWeights(pool), [bad], [1])
+      expect(() => wait()).toThrow(/replica 1 failed/)
+    } finally {
+      await pool.dispose()
+      policy.dispose()
+    }
+  }, 60_000)
+
+  it('each worker runs the init module first (a failing init fails start with its message)', async () => {
+    const policy = Policy.make(config, 1)
+    const url = new URL('./fixtures/replicaInit.ts', import.meta.url).href
+    const pool = await _.start(policy, 2, { url, data: { backend: 'cpu' } })
+    expect(pool.backends).toEqual(['cpu', 'cpu'])
+    await pool.dispose()
+    await expect(_.start(policy, 1, { url, data: { backend: 'cpu', fail: 'no such backend here' } })).rejects.toThrow(/failed to start: no such backend here/)
+    policy.dispose()
+  }, 60_000)
+
+  it('start rejects a negative worker count', async () => {
+    const policy = Policy.make(config, 1)
+    await expect(_.start(policy, -1)).rejects.toThrow(/non-negative integer/)
+    policy.dispose()
+  })
+})
