@@ -14,27 +14,36 @@ import * as t from 'io-ts'
  * - `kvHeads` divides `heads` (grouped-query attention when smaller);
  * - `ffn`: hidden width of the MLP (per branch for SwiGLU);
  * - `maxLen`: longest sequence (the learned position table's size);
- * - `ropeTheta`: RoPE base (ignored with learned positions).
+ * - `ropeTheta`: RoPE base (ignored with learned positions);
+ * - `prevTokenEmbedding` (optional, default off): add to each position's input a second
+ *   embedding, of the token before it (`model.embed_prev_tokens.weight`; zero at position 0).
+ *   The first layer's keys then know their previous token, so copying a name seen earlier (an
+ *   induction head, which otherwise needs two layers to compose) is one attention step; a model
+ *   trained from scratch leaves its copying plateaus much sooner (docs/decisions/0006). The idea
+ *   of RWKV's token shift and of the smeared keys of Olsson et al. (2022), as an embedding.
  *
  * @category codecs
  * @since 0.1.0
  */
-export const ModelConfig = t.type({
-  vocab: t.number,
-  dModel: t.number,
-  layers: t.number,
-  heads: t.number,
-  kvHeads: t.number,
-  ffn: t.number,
-  maxLen: t.number,
-  positional: t.keyof({ rope: null, learned: null }),
-  norm: t.keyof({ rmsnorm: null, layernorm: null }),
-  activation: t.keyof({ swiglu: null, gelu: null }),
-  tiedEmbeddings: t.boolean,
-  ropeTheta: t.number,
-  normEps: t.number,
-  qkvBias: t.boolean
-})
+export const ModelConfig = t.intersection([
+  t.type({
+    vocab: t.number,
+    dModel: t.number,
+    layers: t.number,
+    heads: t.number,
+    kvHeads: t.number,
+    ffn: t.number,
+    maxLen: t.number,
+    positional: t.keyof({ rope: null, learned: null }),
+    norm: t.keyof({ rmsnorm: null, layernorm: null }),
+    activation: t.keyof({ swiglu: null, gelu: null }),
+    tiedEmbeddings: t.boolean,
+    ropeTheta: t.number,
+    normEps: t.number,
+    qkvBias: t.boolean
+  }),
+  t.partial({ prevTokenEmbedding: t.boolean })
+])
 /** @category models @since 0.1.0 */
 export type ModelConfig = t.TypeOf<typeof ModelConfig>
 
@@ -104,6 +113,7 @@ export const parameterCount = (config: ModelConfig): number => {
   const attention = d * d * 2 + 2 * d * kv + (config.qkvBias ? d + 2 * kv : 0)
   const mlp = (config.activation === 'swiglu' ? 3 : 2) * d * ffn
   const perLayer = attention + mlp + 2 * normParams
-  const embeddings = vocab * d * (config.tiedEmbeddings ? 1 : 2) + (config.positional === 'learned' ? config.maxLen * d : 0)
+  const embeddings =
+    vocab * d * (config.tiedEmbeddings ? 1 : 2) + (config.positional === 'learned' ? config.maxLen * d : 0) + (config.prevTokenEmbedding === true ? vocab * d : 0)
   return layers * perLayer + embeddings + normParams
 }

@@ -166,6 +166,7 @@ export const make = (policy: Policy, options: Options): SamplerSession => {
   const reset = (slot: number): void => {
     checkSlots([slot])
     cache.lengths[slot] = 0
+    cache.last[slot] = -1
     pending[slot] = undefined
   }
 

@@ -54,7 +54,7 @@ const run = (config: ModelConfig.ModelConfig): Run => {
 
 const configs: ReadonlyArray<[string, ModelConfig.ModelConfig]> = [
   ['llama-style', ModelConfig.make({ vocab: 24, dModel: 32, layers: 2, heads: 4, kvHeads: 2, ffn: 48, maxLen: 32, qkvBias: true })],
-  ['recipe-style', ModelConfig.make({ vocab: 24, dModel: 32, layers: 2, heads: 4, ffn: 48, maxLen: 32, tiedEmbeddings: true })],
+  ['recipe-style', ModelConfig.make({ vocab: 24, dModel: 32, layers: 2, heads: 4, ffn: 48, maxLen: 32, tiedEmbeddings: true, prevTokenEmbedding: true })],
   ['gpt-style', ModelConfig.make({ vocab: 24, dModel: 32, layers: 2, heads: 2, maxLen: 32, positional: 'learned', norm: 'layernorm', activation: 'gelu', tiedEmbeddings: true })]
 ]
 

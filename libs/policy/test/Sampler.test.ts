@@ -13,7 +13,8 @@ beforeAll(async () => {
 
 const configs: ReadonlyArray<[string, ModelConfig.ModelConfig]> = [
   ['llama-style GQA', ModelConfig.make({ vocab: 40, dModel: 32, layers: 2, heads: 4, kvHeads: 2, ffn: 48, maxLen: 96, qkvBias: true })],
-  ['gpt-style learned/layernorm/gelu', ModelConfig.make({ vocab: 40, dModel: 32, layers: 2, heads: 2, ffn: 64, maxLen: 96, positional: 'learned', norm: 'layernorm', activation: 'gelu', tiedEmbeddings: true })]
+  ['gpt-style learned/layernorm/gelu', ModelConfig.make({ vocab: 40, dModel: 32, layers: 2, heads: 2, ffn: 64, maxLen: 96, positional: 'learned', norm: 'layernorm', activation: 'gelu', tiedEmbeddings: true })],
+  ['previous-token embedding', ModelConfig.make({ vocab: 40, dModel: 32, layers: 2, heads: 4, ffn: 48, maxLen: 96, tiedEmbeddings: true, prevTokenEmbedding: true })]
 ]
 
 /** Scores each slot's full sequence on its own (no padding) at `temperature`. */

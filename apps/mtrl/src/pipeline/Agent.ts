@@ -61,7 +61,8 @@ export const scratch = async (model: ScratchModel, handles: ReadonlyArray<EnvHan
     positional: model.positional ?? 'rope',
     norm: model.norm ?? 'rmsnorm',
     activation: model.activation ?? 'swiglu',
-    tiedEmbeddings: model.tiedEmbeddings ?? true
+    tiedEmbeddings: model.tiedEmbeddings ?? true,
+    prevTokenEmbedding: model.prevTokenEmbedding ?? false
   })
   const policy = Policy.make(config, seed, { tokenizer })
   return fromParts(policy, undefined, tokenizer, template, config.maxLen)

@@ -44,7 +44,9 @@ export const ScratchModel = t.intersection([
     positional: t.keyof({ rope: null, learned: null }),
     norm: t.keyof({ rmsnorm: null, layernorm: null }),
     activation: t.keyof({ swiglu: null, gelu: null }),
-    tiedEmbeddings: t.boolean
+    tiedEmbeddings: t.boolean,
+    /** Add an embedding of each position's previous token to its input (faster copying from scratch; decision 0006). */
+    prevTokenEmbedding: t.boolean
   })
 ])
 export type ScratchModel = t.TypeOf<typeof ScratchModel>
@@ -136,7 +138,7 @@ export type Recipe = t.TypeOf<typeof Recipe>
 /** Defaults of a recipe, filled by {@link resolve}. */
 export const defaults = {
   seed: 0,
-  model: { kind: 'scratch', dModel: 128, layers: 2, heads: 4, ffn: 512, maxLen: 512, corpusEpisodes: 400, positional: 'rope', norm: 'rmsnorm', activation: 'swiglu', tiedEmbeddings: true },
+  model: { kind: 'scratch', dModel: 128, layers: 2, heads: 4, ffn: 512, maxLen: 512, corpusEpisodes: 400, positional: 'rope', norm: 'rmsnorm', activation: 'swiglu', tiedEmbeddings: true, prevTokenEmbedding: false },
   critic: { shareTrunk: false },
   eval: { episodes: 100, temperature: 0, seedBase: 3_000_000_000, batch: 50 },
   evalAfterEachStage: true,

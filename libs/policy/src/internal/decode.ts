@@ -12,7 +12,7 @@ import * as tf from '@tensorflow/tfjs'
 import { headDim, type ModelConfig } from '../ModelConfig.js'
 import { activate, attend, normalize, placeQkv } from './hostKernels.js'
 import { ropeTable } from './ops.js'
-import { headWeight, layerPrefix, type WeightOf } from './transformer.js'
+import { headWeight, layerPrefix, prevTokenWeight, type WeightOf } from './transformer.js'
 
 /**
  * A norm whose weight (and bias) are folded into the product that follows it: the kernel
@@ -39,6 +39,8 @@ export interface Prepared {
   /** The embedding tables ([vocab, d], [maxLen, d]); rows are gathered on the backend. */
   readonly embed: tf.Tensor2D
   readonly positions: tf.Tensor2D | undefined
+  /** The previous-token table (`ModelConfig.prevTokenEmbedding`), else undefined. */
+  readonly previous: tf.Tensor2D | undefined
   readonly layers: ReadonlyArray<LayerWeights>
   /** Host copies of each layer's q|k|v and gate|up biases (undefined without biases). */
   readonly biases: ReadonlyArray<Float32Array | undefined>
@@ -67,7 +69,7 @@ export const prepare = (config: ModelConfig, w: WeightOf): Prepared => {
     }
     return { weightT: keep(tf.mul(weightT, tf.reshape(nw, [-1, 1])) as tf.Tensor2D), bias: bias === undefined ? undefined : keep(bias as tf.Tensor1D) }
   }
-  let built: Omit<Prepared, 'config' | 'dispose' | 'embed' | 'positions' | 'biases' | 'upBiases' | 'headBias'> | undefined
+  let built: Omit<Prepared, 'config' | 'dispose' | 'embed' | 'positions' | 'previous' | 'biases' | 'upBiases' | 'headBias'> | undefined
   tf.tidy(() => {
     const layers: LayerWeights[] = []
     for (let i = 0; i < config.layers; i++) {
@@ -98,12 +100,13 @@ export const prepare = (config: ModelConfig, w: WeightOf): Prepared => {
   if (built === undefined) throw new Error('unreachable')
   const embed = keep(tf.clone(w('model.embed_tokens.weight') as tf.Tensor2D))
   const positions = config.positional === 'learned' ? keep(tf.clone(w('model.embed_positions.weight') as tf.Tensor2D)) : undefined
+  const previous = config.prevTokenEmbedding === true ? keep(tf.clone(w(prevTokenWeight) as tf.Tensor2D)) : undefined
   const b = built
   const host = (t: tf.Tensor | undefined): Float32Array | undefined => (t === undefined ? undefined : new Float32Array(t.dataSync()))
   const biases = b.layers.map((layer) => host(layer.qkv.bias))
   const upBiases = b.layers.map((layer) => host(layer.up.bias))
   const headBias = b.head.bias === undefined ? undefined : new Float32Array(b.head.bias.dataSync())
-  return { config, embed, positions, ...b, biases, upBiases, headBias, dispose: () => held.forEach((t) => t.dispose()) }
+  return { config, embed, positions, previous, ...b, biases, upBiases, headBias, dispose: () => held.forEach((t) => t.dispose()) }
 }
 
 /** `a` [rows, in] @ `w` [in, out] on the backend, read back in bulk. */
@@ -136,6 +139,8 @@ export interface Cache {
   readonly k: Float32Array[]
   readonly v: Float32Array[]
   readonly lengths: Int32Array
+  /** Each slot's last token (-1 when empty): the previous token of the next one appended. */
+  readonly last: Int32Array
 }
 
 export const makeCache = (config: ModelConfig, slots: number, maxLen: number): Cache => ({
@@ -144,7 +149,8 @@ export const makeCache = (config: ModelConfig, slots: number, maxLen: number): C
   capacity: 0,
   k: Array.from({ length: config.layers }, () => new Float32Array(0)),
   v: Array.from({ length: config.layers }, () => new Float32Array(0)),
-  lengths: new Int32Array(slots)
+  lengths: new Int32Array(slots),
+  last: new Int32Array(slots).fill(-1)
 })
 
 const reserve = (config: ModelConfig, cache: Cache, needed: number): void => {
@@ -184,10 +190,11 @@ export const forward = (prep: Prepared, cache: Cache, items: ReadonlyArray<Item>
   const rope = config.positional === 'rope'
   const qkWidth = (H + Hkv) * hd
   const width = qkWidth + Hkv * hd
-  const rows: Array<{ readonly slot: number; readonly pos: number; readonly token: number }> = []
+  const rows: Array<{ readonly slot: number; readonly pos: number; readonly token: number; readonly previous: number }> = []
   for (const item of items) {
     const start = cache.lengths[item.slot]!
-    for (let i = 0; i < item.tokens.length; i++) rows.push({ slot: item.slot, pos: start + i, token: item.tokens[i]! })
+    for (let i = 0; i < item.tokens.length; i++)
+      rows.push({ slot: item.slot, pos: start + i, token: item.tokens[i]!, previous: i === 0 ? (start === 0 ? -1 : cache.last[item.slot]!) : item.tokens[i - 1]! })
   }
   const M = rows.length
   reserve(config, cache, rows.reduce((n, r) => Math.max(n, r.pos + 1), 0))
@@ -196,6 +203,10 @@ export const forward = (prep: Prepared, cache: Cache, items: ReadonlyArray<Item>
   tf.tidy(() => {
     let e = tf.gather(prep.embed, tf.tensor1d(Int32Array.from(rows, (r) => r.token), 'int32'))
     if (prep.positions !== undefined) e = tf.add(e, tf.gather(prep.positions, tf.tensor1d(Int32Array.from(rows, (r) => r.pos), 'int32')))
+    if (prep.previous !== undefined) {
+      const gathered = tf.gather(prep.previous, tf.tensor1d(Int32Array.from(rows, (r) => Math.max(r.previous, 0)), 'int32'))
+      e = tf.add(e, tf.mul(gathered, tf.tensor2d(Float32Array.from(rows, (r) => (r.previous < 0 ? 0 : 1)), [M, 1])))
+    }
     x = new Float32Array(e.dataSync()) // a copy: updated in place below
   })
   const table = rope ? ropeTable(config.maxLen, 1, hd, config.ropeTheta) : undefined
@@ -219,7 +230,10 @@ export const forward = (prep: Prepared, cache: Cache, items: ReadonlyArray<Item>
     const down = product(act, M, layer.downT)
     for (let i = 0; i < M * D; i++) x[i]! += down[i]!
   })
-  items.forEach((item) => (cache.lengths[item.slot] = cache.lengths[item.slot]! + item.tokens.length))
+  items.forEach((item) => {
+    cache.lengths[item.slot] = cache.lengths[item.slot]! + item.tokens.length
+    if (item.tokens.length > 0) cache.last[item.slot] = item.tokens[item.tokens.length - 1]!
+  })
   // logits after each item's last token
   const last = new Float32Array(items.length * D)
   let end = 0

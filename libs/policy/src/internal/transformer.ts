@@ -19,12 +19,16 @@ export interface ParameterSpec {
 
 export const layerPrefix = (i: number): string => `model.layers.${i}`
 
+/** The table of `ModelConfig.prevTokenEmbedding`. */
+export const prevTokenWeight = 'model.embed_prev_tokens.weight'
+
 /** Every parameter of the language model, in a stable order. */
 export const parameterSpecs = (config: ModelConfig): ReadonlyArray<ParameterSpec> => {
   const d = config.dModel
   const kv = config.kvHeads * headDim(config)
   const specs: ParameterSpec[] = [{ name: 'model.embed_tokens.weight', shape: [config.vocab, d], init: 'normal' }]
   if (config.positional === 'learned') specs.push({ name: 'model.embed_positions.weight', shape: [config.maxLen, d], init: 'normal' })
+  if (config.prevTokenEmbedding === true) specs.push({ name: prevTokenWeight, shape: [config.vocab, d], init: 'normal' })
   const norm = (name: string): void => {
     specs.push({ name: `${name}.weight`, shape: [d], init: 'ones' })
     if (config.norm === 'layernorm') specs.push({ name: `${name}.bias`, shape: [d], init: 'zeros' })
@@ -115,6 +119,12 @@ export const trunk = (config: ModelConfig, w: WeightOf, ids: tf.Tensor2D): tf.Te
   if (config.positional === 'learned') {
     const pos = tf.slice(w('model.embed_positions.weight'), [0, 0], [T, d])
     x = tf.reshape(tf.add(tf.reshape(x, [B, T, d]), pos), [B * T, d]) as tf.Tensor2D
+  }
+  if (config.prevTokenEmbedding === true && T > 1) {
+    // row t gets the embedding of ids[t - 1]; row 0 has no previous token (its gathered row is masked out)
+    const previous = tf.concat([tf.zeros([B, 1], 'int32'), tf.slice(ids, [0, 0], [B, T - 1])], 1)
+    const notFirst = tf.reshape(tf.tile(tf.concat([tf.zeros([1, 1]), tf.ones([1, T - 1])], 1), [B, 1]), [B * T, 1])
+    x = tf.add(x, tf.mul(embed(w(prevTokenWeight) as tf.Tensor2D, tf.reshape(previous, [-1]) as tf.Tensor1D), notFirst)) as tf.Tensor2D
   }
   let cosQ: tf.Tensor | undefined
   let sinQ: tf.Tensor | undefined
