@@ -88,14 +88,16 @@ const sourceBootstrap = (target: string, tsxApi: string): string => {
 const spawn = (setup: Setup): Worker => {
   const here = import.meta.url
   const transfer = [setup.port as unknown as MessagePort]
+  // a worker inherits the process's flags; --input-type (from `node --input-type=module -e`) breaks file workers
+  const execArgv = process.execArgv.filter((flag) => !flag.startsWith('--input-type'))
   if (here.endsWith('.ts')) {
     const target = new URL('./internal/replicaWorker.ts', here).href
     // tsx's ES-module API, found from this file (require.resolve would give its CommonJS entry)
     const tsxRoot = dirname(createRequire(here).resolve('tsx/package.json'))
     const tsxApi = pathToFileURL(join(tsxRoot, 'dist', 'esm', 'api', 'index.mjs')).href
-    return new Worker(sourceBootstrap(target, tsxApi), { eval: true, workerData: setup, transferList: transfer })
+    return new Worker(sourceBootstrap(target, tsxApi), { eval: true, workerData: setup, transferList: transfer, execArgv })
   }
-  return new Worker(new URL('./replica-worker.js', here), { workerData: setup, transferList: transfer })
+  return new Worker(new URL('./replica-worker.js', here), { workerData: setup, transferList: transfer, execArgv })
 }
 
 const takeMessage = (replica: Replica): Response | undefined => receiveMessageOnPort(replica.port)?.message as Response | undefined
