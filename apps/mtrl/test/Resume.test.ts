@@ -95,4 +95,40 @@ describe('kill and resume', () => {
       for (const turn of e.turns.slice(0, -1)) expect(turn.observation.length).toBeGreaterThan(0)
     }
   }, 600_000)
+
+  it('Ctrl-C during a long SFT stage stops within seconds (SFT yields to the event loop), and says how to resume', async () => {
+    const long = { ...recipe, name: 'sigint-test', stages: [{ kind: 'sft', env, episodes: 64, epochs: 400, batchSize: 8 }], eval: { episodes: 2, batch: 2 } }
+    const longFile = join(dir, 'long.json')
+    writeFileSync(longFile, JSON.stringify(long))
+    const runDir = join(dir, 'interrupted')
+    const child = spawn(process.execPath, [bin, 'train', longFile, '--run-dir', runDir], { env: { ...process.env, MTRL_BACKEND: 'wasm' }, stdio: ['ignore', 'pipe', 'pipe'] })
+    let out = ''
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()))
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
+    // interrupt once the SFT stage has started (3,200 steps: minutes of work)
+    await new Promise<void>((resolve, reject) => {
+      const deadline = Date.now() + 60_000
+      const poll = setInterval(() => {
+        if (/demonstrations, \d+ tokens/.test(out)) {
+          clearInterval(poll)
+          setTimeout(() => {
+            child.kill('SIGINT')
+            resolve()
+          }, 1500)
+        } else if (Date.now() > deadline || child.exitCode !== null) {
+          clearInterval(poll)
+          reject(new Error(`the SFT stage did not start: ${out}`))
+        }
+      }, 50)
+    })
+    const sent = Date.now()
+    const code = await exited
+    expect(Date.now() - sent).toBeLessThan(15_000)
+    expect(code).toBe(130)
+    expect(out).toMatch(/stopped during stage 1 \(sft/)
+    // nothing marks the run finished (an SFT stage saves progress at its end only)
+    const progress = join(runDir, 'progress.json')
+    if (existsSync(progress)) expect(JSON.parse(readFileSync(progress, 'utf8')).finished).toBe(false)
+    expect(out).toMatch(/continue with: mtrl resume/)
+  }, 150_000)
 })

@@ -297,9 +297,79 @@ const parallelStep = (
   }
 }
 
+/** The training loop as a generator that pauses after every step (see {@link train}, {@link trainAsync}). */
+function* trainingLoop(options: Options, policy: Policy.Policy, samples: ReadonlyArray<Trajectory.Trajectory>, hooks: Hooks, replicas: Replicas.Pool | undefined): Generator<void, Result> {
+  const rng = Rng.make(options.seed)
+  const shuffled = Rng.shuffle(rng)(samples)
+  const heldCount = Math.min(shuffled.length - 1, Math.round(shuffled.length * options.heldOutFraction))
+  const heldOut = heldCount > 0 ? shuffled.slice(0, heldCount) : []
+  const trainSet = heldCount > 0 ? shuffled.slice(heldCount) : shuffled
+  const stepsPerEpoch = Math.ceil(trainSet.length / options.batchSize)
+  const schedule = Schedule.learningRate({
+    peak: options.learningRate,
+    warmupSteps: options.warmupSteps,
+    totalSteps: stepsPerEpoch * options.epochs,
+    minRatio: options.minLrRatio
+  })
+  const variables = Policy.trainableVariables(policy)
+  const optimizer = Optimizer.make(variables, { beta1: options.adamBeta1, beta2: options.adamBeta2 })
+  const average =
+    options.emaDecay > 0
+      ? variables.map((v) => {
+          const copy = tf.clone(v)
+          const a = tf.variable(copy, false)
+          copy.dispose()
+          return a
+        })
+      : undefined
+  const initialHeldOut = evaluate(policy)(heldOut)
+  const steps: StepMetrics[] = []
+  const epochs: EpochMetrics[] = []
+  try {
+    for (let epoch = 0; epoch < options.epochs; epoch++) {
+      let sum = 0
+      for (const part of epochBatches(options, rng)(trainSet)) {
+        const lr = schedule(steps.length)
+        const result =
+          replicas !== undefined && replicas.size > 0 && part.length > 1
+            ? parallelStep(options, policy, optimizer, replicas, part, lr)
+            : singleStep(options, policy, optimizer, part, lr)
+        const actionNll = result.aux?.['action'] ?? result.loss
+        sum += actionNll
+        const metrics: StepMetrics = {
+          step: steps.length,
+          epoch,
+          'loss/sft': actionNll,
+          'loss/context': result.aux?.['context'] ?? Number.NaN,
+          'grad/norm': result.gradNorm,
+          'optim/lr': lr
+        }
+        steps.push(metrics)
+        if (average !== undefined) {
+          const decay = emaDecayAt(options.emaDecay, steps.length)
+          tf.tidy(() => average.forEach((a, i) => a.assign(tf.add(tf.mul(a, decay), tf.mul(variables[i]!, 1 - decay)))))
+        }
+        hooks.onStep?.(metrics, stepsPerEpoch * options.epochs)
+        yield
+      }
+      if (average !== undefined && epoch === options.epochs - 1) variables.forEach((v, i) => v.assign(average[i]!))
+      const done: EpochMetrics = { epoch, 'loss/train': sum / Math.max(1, stepsPerEpoch), 'loss/heldout': evaluate(policy)(heldOut) }
+      epochs.push(done)
+      hooks.onEpoch?.(done)
+    }
+  } finally {
+    optimizer.dispose()
+    average?.forEach((a) => a.dispose())
+  }
+  return { initialHeldOut, steps, epochs }
+}
+
 /**
  * Fine-tunes `policy` in place (its trainable variables, LoRA-aware) on `samples` and returns
  * the metrics. Samples need not come from rollouts; any trajectory with action segments works.
+ * With `replicas` (see {@link Replicas}), every batch is split across them (data parallel).
+ * Runs to the end without yielding to the event loop; {@link trainAsync} is the same loop for
+ * applications that must stay responsive (signals, progress).
  *
  * @example
  * import { Sft } from '@mtrl/trainer-sft'
@@ -314,66 +384,33 @@ export const train =
   (options: Options) =>
   (policy: Policy.Policy) =>
   (samples: ReadonlyArray<Trajectory.Trajectory>, hooks: Hooks = {}, replicas?: Replicas.Pool): Result => {
-    const rng = Rng.make(options.seed)
-    const shuffled = Rng.shuffle(rng)(samples)
-    const heldCount = Math.min(shuffled.length - 1, Math.round(shuffled.length * options.heldOutFraction))
-    const heldOut = heldCount > 0 ? shuffled.slice(0, heldCount) : []
-    const trainSet = heldCount > 0 ? shuffled.slice(heldCount) : shuffled
-    const stepsPerEpoch = Math.ceil(trainSet.length / options.batchSize)
-    const schedule = Schedule.learningRate({
-      peak: options.learningRate,
-      warmupSteps: options.warmupSteps,
-      totalSteps: stepsPerEpoch * options.epochs,
-      minRatio: options.minLrRatio
-    })
-    const variables = Policy.trainableVariables(policy)
-    const optimizer = Optimizer.make(variables, { beta1: options.adamBeta1, beta2: options.adamBeta2 })
-    const average =
-      options.emaDecay > 0
-        ? variables.map((v) => {
-            const copy = tf.clone(v)
-            const a = tf.variable(copy, false)
-            copy.dispose()
-            return a
-          })
-        : undefined
-    const initialHeldOut = evaluate(policy)(heldOut)
-    const steps: StepMetrics[] = []
-    const epochs: EpochMetrics[] = []
-    try {
-      for (let epoch = 0; epoch < options.epochs; epoch++) {
-        let sum = 0
-        for (const part of epochBatches(options, rng)(trainSet)) {
-          const lr = schedule(steps.length)
-          const result =
-            replicas !== undefined && replicas.size > 0 && part.length > 1
-              ? parallelStep(options, policy, optimizer, replicas, part, lr)
-              : singleStep(options, policy, optimizer, part, lr)
-          const actionNll = result.aux?.['action'] ?? result.loss
-          sum += actionNll
-          const metrics: StepMetrics = {
-            step: steps.length,
-            epoch,
-            'loss/sft': actionNll,
-            'loss/context': result.aux?.['context'] ?? Number.NaN,
-            'grad/norm': result.gradNorm,
-            'optim/lr': lr
-          }
-          steps.push(metrics)
-          if (average !== undefined) {
-            const decay = emaDecayAt(options.emaDecay, steps.length)
-            tf.tidy(() => average.forEach((a, i) => a.assign(tf.add(tf.mul(a, decay), tf.mul(variables[i]!, 1 - decay)))))
-          }
-          hooks.onStep?.(metrics, stepsPerEpoch * options.epochs)
-        }
-        if (average !== undefined && epoch === options.epochs - 1) variables.forEach((v, i) => v.assign(average[i]!))
-        const done: EpochMetrics = { epoch, 'loss/train': sum / Math.max(1, stepsPerEpoch), 'loss/heldout': evaluate(policy)(heldOut) }
-        epochs.push(done)
-        hooks.onEpoch?.(done)
-      }
-    } finally {
-      optimizer.dispose()
-      average?.forEach((a) => a.dispose())
+    const loop = trainingLoop(options, policy, samples, hooks, replicas)
+    for (;;) {
+      const next = loop.next()
+      if (next.done === true) return next.value
     }
-    return { initialHeldOut, steps, epochs }
+  }
+
+/**
+ * {@link train}, yielding to the event loop after every step (so signal handlers and timers
+ * run), and stopping early when `stop()` turns true: then it resolves to `undefined` and the
+ * policy holds the weights of the last step taken (the weight average is not applied).
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const trainAsync =
+  (options: Options) =>
+  (policy: Policy.Policy) =>
+  async (samples: ReadonlyArray<Trajectory.Trajectory>, hooks: Hooks = {}, replicas?: Replicas.Pool, stop: () => boolean = () => false): Promise<Result | undefined> => {
+    const loop = trainingLoop(options, policy, samples, hooks, replicas)
+    for (;;) {
+      const next = loop.next()
+      if (next.done === true) return next.value
+      await new Promise<void>((resolve) => setImmediate(resolve))
+      if (stop()) {
+        loop.return(undefined as unknown as Result)
+        return undefined
+      }
+    }
   }

@@ -142,6 +142,31 @@ describe('Sft', () => {
     policy.dispose()
   })
 
+  it('trainAsync takes the same steps as train, yields between steps, and stops early on request without leaking', async () => {
+    const demos = await corridorDemos(12)
+    const config = ModelConfig.make({ vocab: tokenizer.vocabSize, dModel: 16, layers: 1, heads: 2, maxLen: 64 })
+    const options = { ..._.defaultOptions, epochs: 3, batchSize: 4, learningRate: 1e-2, heldOutFraction: 0.25, emaDecay: 0.9 }
+    const a = Policy.make(config, 3)
+    const b = Policy.make(config, 3)
+    const sync = _.train(options)(a)(demos)
+    let ticks = 0
+    const timer = setInterval(() => (ticks += 1), 0)
+    const async = await _.trainAsync(options)(b)(demos)
+    clearInterval(timer)
+    expect(async).toEqual(sync)
+    expect(ticks).toBeGreaterThan(0) // timers ran while it trained
+    const wa = Policy.toHost(a.variables)
+    for (const [name, w] of Policy.toHost(b.variables)) expect(Array.from(w.data)).toEqual(Array.from(wa.get(name)!.data))
+    const c = Policy.make(config, 3)
+    await expectNoLeak(async () => {
+      let seen = 0
+      const stopped = await _.trainAsync(options)(c)(demos, { onStep: () => (seen += 1) }, undefined, () => seen >= 4)
+      expect(stopped).toBeUndefined()
+      expect(seen).toBe(4)
+    })
+    ;[a, b, c].forEach((p) => p.dispose())
+  })
+
   it('the weight average: its decay warms up to emaDecay; near 0 it is the plain run; on, it still learns, without leaks', async () => {
     expect(_.emaDecayAt(0.999, 0)).toBeCloseTo(0.1)
     expect(_.emaDecayAt(0.999, 90)).toBeCloseTo(0.91)

@@ -166,9 +166,9 @@ export const train = async (recipe: Resolved, run: RunDir, backend: Backend.Sele
         let bar: ReturnType<MakeBar> | undefined
         const pool = await Replicas.start(agent.policy, (stage.replicas ?? 1) - 1, ReplicaBackend.init(backend.name))
         if (pool.size > 0) reporter.line(`${name}: ${pool.size + 1} data-parallel replicas (workers on ${pool.backends.join(', ')})`)
-        let result: Sft.Result
+        let result: Sft.Result | undefined
         try {
-          result = Sft.train(sftOptions(stage, recipe.seed + i))(agent.policy)(
+          result = await Sft.trainAsync(sftOptions(stage, recipe.seed + i))(agent.policy)(
             demos,
             {
               onStep: (m, steps) => {
@@ -176,12 +176,15 @@ export const train = async (recipe: Resolved, run: RunDir, backend: Backend.Sele
                 bar.update(m.step + 1, `loss ${m['loss/sft'].toFixed(3)}`)
               }
             },
-            pool
+            pool,
+            stop.requested
           )
         } finally {
           await pool.dispose()
         }
         bar?.stop()
+        // an SFT stage is checkpointed at its end only: stopped midway, it is run again on resume
+        if (result === undefined) throw new Stopped(`stopped during ${name} (it starts over on resume); continue with: mtrl resume ${run.path}`)
         for (const step of result.steps) run.appendMetrics({ kind: 'sft', stage: i, ...step })
         for (const epoch of result.epochs) {
           run.appendMetrics({ kind: 'sft-epoch', stage: i, ...epoch })
