@@ -5,6 +5,8 @@
  * an Adam update written as the trainers write it (per variable: m, v, w), tokens/s.
  *
  * `BENCH_PROFILE=1` also prints the kernels of one forward + backward by total time.
+ * `BENCH_LAYERS`, `BENCH_HEADS`, `BENCH_CANON` (canon span), `BENCH_BATCH`, `BENCH_SEQ` change the
+ * shape.
  *
  * Run: MTRL_BACKEND=wasm npm run bench -w @mtrl/policy
  */
@@ -21,7 +23,7 @@ const main = async (): Promise<void> => {
   if (typeof name !== 'string') throw new Error(Backend.message(name))
   const selected = await Backend.select(name)()
   if (selected._tag === 'Left') throw new Error(Backend.message(selected.left))
-  const config = ModelConfig.make({ vocab: 584, dModel: 128, layers: 2, heads: 4, ffn: 512, tiedEmbeddings: true, maxLen: 512 })
+  const config = ModelConfig.make({ vocab: 584, dModel: 128, layers: Number(process.env['BENCH_LAYERS'] ?? 2), heads: Number(process.env['BENCH_HEADS'] ?? 4), ffn: 512, tiedEmbeddings: true, maxLen: 512, prevTokenEmbedding: true, canonSpan: Number(process.env['BENCH_CANON'] ?? 0) })
   const B = Number(process.env['BENCH_BATCH'] ?? 8)
   const T = Number(process.env['BENCH_SEQ'] ?? 256)
   const policy = Policy.make(config, 0)

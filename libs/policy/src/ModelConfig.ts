@@ -21,6 +21,14 @@ import * as t from 'io-ts'
  *   induction head, which otherwise needs two layers to compose) is one attention step; a model
  *   trained from scratch leaves its copying plateaus much sooner (docs/decisions/0006). The idea
  *   of RWKV's token shift and of the smeared keys of Olsson et al. (2022), as an embedding.
+ * - `canonSpan` (optional, default 0 = off): the input of every attention block and every MLP
+ *   block also mixes in, channel by channel, the residual stream of the `canonSpan` positions
+ *   before it: `x_t + sum_{k=1..span} c_k * x_{t-k}` (weights
+ *   `model.layers.{i}.canon_attn.weight` and `.canon_mlp.weight`, [span, dModel], zero at
+ *   start, so the model begins as the plain transformer). A short causal depthwise convolution,
+ *   the "Canon layers" of Allen-Zhu (Physics of Language Models, part 4.1, 2025): each position
+ *   sees its neighbours' states in every layer, which lets a shallow model chain more lookups
+ *   (docs/decisions/0007).
  *
  * @category codecs
  * @since 0.1.0
@@ -42,7 +50,7 @@ export const ModelConfig = t.intersection([
     normEps: t.number,
     qkvBias: t.boolean
   }),
-  t.partial({ prevTokenEmbedding: t.boolean })
+  t.partial({ prevTokenEmbedding: t.boolean, canonSpan: t.number })
 ])
 /** @category models @since 0.1.0 */
 export type ModelConfig = t.TypeOf<typeof ModelConfig>
@@ -85,6 +93,14 @@ export const make = (
 export const headDim = (config: ModelConfig): number => config.dModel / config.heads
 
 /**
+ * Previous positions mixed into each block's input (`canonSpan`, 0 when off).
+ *
+ * @category destructors
+ * @since 0.1.0
+ */
+export const canonSpan = (config: ModelConfig): number => config.canonSpan ?? 0
+
+/**
  * Checks the invariants the codec cannot express; throws on a broken one (a programmer error).
  *
  * @category destructors
@@ -97,6 +113,8 @@ export const validate = (config: ModelConfig): ModelConfig => {
   if (config.dModel % config.heads !== 0) throw new Error(`ModelConfig: dModel ${config.dModel} is not divisible by heads ${config.heads}`)
   if (config.heads % config.kvHeads !== 0) throw new Error(`ModelConfig: heads ${config.heads} is not divisible by kvHeads ${config.kvHeads}`)
   if (config.positional === 'rope' && headDim(config) % 2 !== 0) throw new Error('ModelConfig: RoPE needs an even head width')
+  const span = config.canonSpan ?? 0
+  if (!Number.isInteger(span) || span < 0) throw new Error(`ModelConfig.canonSpan must be a non-negative integer, got ${span}`)
   return config
 }
 
@@ -112,7 +130,7 @@ export const parameterCount = (config: ModelConfig): number => {
   const normParams = config.norm === 'layernorm' ? 2 * d : d
   const attention = d * d * 2 + 2 * d * kv + (config.qkvBias ? d + 2 * kv : 0)
   const mlp = (config.activation === 'swiglu' ? 3 : 2) * d * ffn
-  const perLayer = attention + mlp + 2 * normParams
+  const perLayer = attention + mlp + 2 * normParams + 2 * (config.canonSpan ?? 0) * d
   const embeddings =
     vocab * d * (config.tiedEmbeddings ? 1 : 2) + (config.positional === 'learned' ? config.maxLen * d : 0) + (config.prevTokenEmbedding === true ? vocab * d : 0)
   return layers * perLayer + embeddings + normParams

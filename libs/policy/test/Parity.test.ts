@@ -20,8 +20,16 @@ interface Run {
   readonly greedyLogprobs: number[][]
 }
 
+/** Canon weights start at zero; random ones (the same on every backend) make the test see them. */
+const randomCanon = (policy: Policy.Policy, seed: number): Policy.Policy => {
+  const rng = Rng.make(seed)
+  for (const [name, v] of Object.entries(policy.variables))
+    if (name.includes('canon')) tf.tidy(() => v.assign(tf.tensor(Float32Array.from({ length: v.size }, () => rng.next() - 0.5), v.shape)))
+  return policy
+}
+
 const run = (config: ModelConfig.ModelConfig): Run => {
-  const policy = Policy.make(config, 4)
+  const policy = randomCanon(Policy.make(config, 4), 6)
   const critic = Critic.make(policy, { shareTrunk: true }, 5)
   const ids = tf.tensor2d([[1, 5, 9, 2, 7, 3, 0, 0], [4, 4, 8, 1, 6, 2, 9, 11]], [2, 8], 'int32')
   const mask = tf.tensor2d([[0, 1, 1, 1, 1, 1, 0, 0], [0, 1, 1, 1, 1, 1, 1, 1]])
@@ -54,7 +62,7 @@ const run = (config: ModelConfig.ModelConfig): Run => {
 
 const configs: ReadonlyArray<[string, ModelConfig.ModelConfig]> = [
   ['llama-style', ModelConfig.make({ vocab: 24, dModel: 32, layers: 2, heads: 4, kvHeads: 2, ffn: 48, maxLen: 32, qkvBias: true })],
-  ['recipe-style', ModelConfig.make({ vocab: 24, dModel: 32, layers: 2, heads: 4, ffn: 48, maxLen: 32, tiedEmbeddings: true, prevTokenEmbedding: true })],
+  ['recipe-style', ModelConfig.make({ vocab: 24, dModel: 32, layers: 2, heads: 4, ffn: 48, maxLen: 32, tiedEmbeddings: true, prevTokenEmbedding: true, canonSpan: 3 })],
   ['gpt-style', ModelConfig.make({ vocab: 24, dModel: 32, layers: 2, heads: 2, maxLen: 32, positional: 'learned', norm: 'layernorm', activation: 'gelu', tiedEmbeddings: true })]
 ]
 

@@ -14,8 +14,17 @@ beforeAll(async () => {
 const configs: ReadonlyArray<[string, ModelConfig.ModelConfig]> = [
   ['llama-style GQA', ModelConfig.make({ vocab: 40, dModel: 32, layers: 2, heads: 4, kvHeads: 2, ffn: 48, maxLen: 96, qkvBias: true })],
   ['gpt-style learned/layernorm/gelu', ModelConfig.make({ vocab: 40, dModel: 32, layers: 2, heads: 2, ffn: 64, maxLen: 96, positional: 'learned', norm: 'layernorm', activation: 'gelu', tiedEmbeddings: true })],
-  ['previous-token embedding', ModelConfig.make({ vocab: 40, dModel: 32, layers: 2, heads: 4, ffn: 48, maxLen: 96, tiedEmbeddings: true, prevTokenEmbedding: true })]
+  ['previous-token embedding', ModelConfig.make({ vocab: 40, dModel: 32, layers: 2, heads: 4, ffn: 48, maxLen: 96, tiedEmbeddings: true, prevTokenEmbedding: true })],
+  ['canon mixing', ModelConfig.make({ vocab: 40, dModel: 32, layers: 2, heads: 4, ffn: 48, maxLen: 96, tiedEmbeddings: true, prevTokenEmbedding: true, canonSpan: 3 })]
 ]
+
+/** Canon weights start at zero; random ones (the same on every backend) make the test see them. */
+const randomCanon = (policy: Policy.Policy, seed: number): Policy.Policy => {
+  const rng = Rng.make(seed)
+  for (const [name, v] of Object.entries(policy.variables))
+    if (name.includes('canon')) tf.tidy(() => v.assign(tf.tensor(Float32Array.from({ length: v.size }, () => rng.next() - 0.5), v.shape)))
+  return policy
+}
 
 /** Scores each slot's full sequence on its own (no padding) at `temperature`. */
 const rescore = (policy: Policy.Policy, sequence: ReadonlyArray<number>, temperature: number): Float32Array =>
@@ -29,7 +38,7 @@ const randomTokens = (rng: Rng.Rng, n: number, vocab: number): Int32Array => Int
 describe('Sampler', () => {
   for (const [label, config] of configs) {
     it(`multi-turn KV-cache sampling: Scoring the sampled sequences (full recompute) reproduces the sampler's log-probs (${label})`, async () => {
-      const policy = Policy.make(config, 7)
+      const policy = randomCanon(Policy.make(config, 7), 8)
       await expectNoLeak(() => {
         const session = _.make(policy, { slots: 3, maxLen: 96 })
         const rng = Rng.make(1)

@@ -62,7 +62,8 @@ export const scratch = async (model: ScratchModel, handles: ReadonlyArray<EnvHan
     norm: model.norm ?? 'rmsnorm',
     activation: model.activation ?? 'swiglu',
     tiedEmbeddings: model.tiedEmbeddings ?? true,
-    prevTokenEmbedding: model.prevTokenEmbedding ?? false
+    prevTokenEmbedding: model.prevTokenEmbedding ?? false,
+    canonSpan: model.canonSpan ?? 0
   })
   const policy = Policy.make(config, seed, { tokenizer })
   return fromParts(policy, undefined, tokenizer, template, config.maxLen)

@@ -46,7 +46,9 @@ export const ScratchModel = t.intersection([
     activation: t.keyof({ swiglu: null, gelu: null }),
     tiedEmbeddings: t.boolean,
     /** Add an embedding of each position's previous token to its input (faster copying from scratch; decision 0006). */
-    prevTokenEmbedding: t.boolean
+    prevTokenEmbedding: t.boolean,
+    /** Previous positions mixed into every block's input (canon layers; 0 = off; decision 0007). */
+    canonSpan: NonNegativeInt
   })
 ])
 export type ScratchModel = t.TypeOf<typeof ScratchModel>
@@ -138,7 +140,7 @@ export type Recipe = t.TypeOf<typeof Recipe>
 /** Defaults of a recipe, filled by {@link resolve}. */
 export const defaults = {
   seed: 0,
-  model: { kind: 'scratch', dModel: 128, layers: 2, heads: 4, ffn: 512, maxLen: 512, corpusEpisodes: 400, positional: 'rope', norm: 'rmsnorm', activation: 'swiglu', tiedEmbeddings: true, prevTokenEmbedding: false },
+  model: { kind: 'scratch', dModel: 128, layers: 2, heads: 4, ffn: 512, maxLen: 512, corpusEpisodes: 400, positional: 'rope', norm: 'rmsnorm', activation: 'swiglu', tiedEmbeddings: true, prevTokenEmbedding: false, canonSpan: 0 },
   critic: { shareTrunk: false },
   eval: { episodes: 100, temperature: 0, seedBase: 3_000_000_000, batch: 50 },
   evalAfterEachStage: true,

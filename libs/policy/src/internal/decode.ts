@@ -9,10 +9,10 @@
  * layer written in place at each slot's own position: no concatenation, no holes.
  */
 import * as tf from '@tensorflow/tfjs'
-import { headDim, type ModelConfig } from '../ModelConfig.js'
+import { canonSpan, headDim, type ModelConfig } from '../ModelConfig.js'
 import { activate, attend, normalize, placeQkv } from './hostKernels.js'
 import { ropeTable } from './ops.js'
-import { headWeight, layerPrefix, prevTokenWeight, type WeightOf } from './transformer.js'
+import { canonWeights, headWeight, layerPrefix, prevTokenWeight, type WeightOf } from './transformer.js'
 
 /**
  * A norm whose weight (and bias) are folded into the product that follows it: the kernel
@@ -45,6 +45,8 @@ export interface Prepared {
   /** Host copies of each layer's q|k|v and gate|up biases (undefined without biases). */
   readonly biases: ReadonlyArray<Float32Array | undefined>
   readonly upBiases: ReadonlyArray<Float32Array | undefined>
+  /** Host copies of each layer's canon weights ([span * dModel] before attention, before the MLP), empty when off. */
+  readonly canon: ReadonlyArray<{ readonly attn: Float32Array; readonly mlp: Float32Array }>
   readonly head: Projection
   readonly headBias: Float32Array | undefined
   readonly dispose: () => void
@@ -69,7 +71,7 @@ export const prepare = (config: ModelConfig, w: WeightOf): Prepared => {
     }
     return { weightT: keep(tf.mul(weightT, tf.reshape(nw, [-1, 1])) as tf.Tensor2D), bias: bias === undefined ? undefined : keep(bias as tf.Tensor1D) }
   }
-  let built: Omit<Prepared, 'config' | 'dispose' | 'embed' | 'positions' | 'previous' | 'biases' | 'upBiases' | 'headBias'> | undefined
+  let built: Omit<Prepared, 'config' | 'dispose' | 'embed' | 'positions' | 'previous' | 'biases' | 'upBiases' | 'headBias' | 'canon'> | undefined
   tf.tidy(() => {
     const layers: LayerWeights[] = []
     for (let i = 0; i < config.layers; i++) {
@@ -106,7 +108,11 @@ export const prepare = (config: ModelConfig, w: WeightOf): Prepared => {
   const biases = b.layers.map((layer) => host(layer.qkv.bias))
   const upBiases = b.layers.map((layer) => host(layer.up.bias))
   const headBias = b.head.bias === undefined ? undefined : new Float32Array(b.head.bias.dataSync())
-  return { config, embed, positions, previous, ...b, biases, upBiases, headBias, dispose: () => held.forEach((t) => t.dispose()) }
+  const canon =
+    canonSpan(config) > 0
+      ? b.layers.map((_, i) => ({ attn: new Float32Array(w(canonWeights(i).attn).dataSync()), mlp: new Float32Array(w(canonWeights(i).mlp).dataSync()) }))
+      : []
+  return { config, embed, positions, previous, ...b, biases, upBiases, canon, headBias, dispose: () => held.forEach((t) => t.dispose()) }
 }
 
 /** `a` [rows, in] @ `w` [in, out] on the backend, read back in bulk. */
@@ -141,6 +147,11 @@ export interface Cache {
   readonly lengths: Int32Array
   /** Each slot's last token (-1 when empty): the previous token of the next one appended. */
   readonly last: Int32Array
+  /**
+   * Canon mixing's memory: per layer, the residual rows that entered its attention and its MLP
+   * block at each slot's last `canonSpan` positions ([slots, span, dModel], row `pos % span`).
+   */
+  readonly canon: ReadonlyArray<{ readonly attn: Float32Array; readonly mlp: Float32Array }>
 }
 
 export const makeCache = (config: ModelConfig, slots: number, maxLen: number): Cache => ({
@@ -150,8 +161,43 @@ export const makeCache = (config: ModelConfig, slots: number, maxLen: number): C
   k: Array.from({ length: config.layers }, () => new Float32Array(0)),
   v: Array.from({ length: config.layers }, () => new Float32Array(0)),
   lengths: new Int32Array(slots),
-  last: new Int32Array(slots).fill(-1)
+  last: new Int32Array(slots).fill(-1),
+  canon: Array.from({ length: canonSpan(config) > 0 ? config.layers : 0 }, () => ({
+    attn: new Float32Array(slots * canonSpan(config) * config.dModel),
+    mlp: new Float32Array(slots * canonSpan(config) * config.dModel)
+  }))
 })
+
+/** Where the rows of a forward call come from: each row's slot, position and index in its item. */
+interface RowsOf {
+  readonly slot: Int32Array
+  readonly pos: Int32Array
+  readonly index: Int32Array
+}
+
+/**
+ * A block's input with canon mixing, on the host (see `transformer.canonMix`): row r plus
+ * `weight[k-1]` times its slot's residual row k positions back, from this call's rows or from
+ * the slot's memory `history`; then the rows are remembered.
+ */
+const canonMixHost = (x: Float32Array, rows: RowsOf, D: number, span: number, weight: Float32Array, history: Float32Array): Float32Array => {
+  const M = rows.slot.length
+  const out = new Float32Array(x)
+  for (let r = 0; r < M; r++) {
+    const slot = rows.slot[r]!
+    const pos = rows.pos[r]!
+    const index = rows.index[r]!
+    for (let k = 1; k <= span && k <= pos; k++) {
+      const from = index >= k ? x : history
+      const at = index >= k ? (r - k) * D : (slot * span + ((pos - k) % span)) * D
+      const wk = (k - 1) * D
+      for (let j = 0; j < D; j++) out[r * D + j]! += weight[wk + j]! * from[at + j]!
+    }
+  }
+  for (let r = 0; r < M; r++) history.set(x.subarray(r * D, (r + 1) * D), (rows.slot[r]! * span + (rows.pos[r]! % span)) * D)
+  return out
+}
+
 
 const reserve = (config: ModelConfig, cache: Cache, needed: number): void => {
   if (needed <= cache.capacity) return
@@ -190,11 +236,11 @@ export const forward = (prep: Prepared, cache: Cache, items: ReadonlyArray<Item>
   const rope = config.positional === 'rope'
   const qkWidth = (H + Hkv) * hd
   const width = qkWidth + Hkv * hd
-  const rows: Array<{ readonly slot: number; readonly pos: number; readonly token: number; readonly previous: number }> = []
+  const rows: Array<{ readonly slot: number; readonly pos: number; readonly index: number; readonly token: number; readonly previous: number }> = []
   for (const item of items) {
     const start = cache.lengths[item.slot]!
     for (let i = 0; i < item.tokens.length; i++)
-      rows.push({ slot: item.slot, pos: start + i, token: item.tokens[i]!, previous: i === 0 ? (start === 0 ? -1 : cache.last[item.slot]!) : item.tokens[i - 1]! })
+      rows.push({ slot: item.slot, pos: start + i, index: i, token: item.tokens[i]!, previous: i === 0 ? (start === 0 ? -1 : cache.last[item.slot]!) : item.tokens[i - 1]! })
   }
   const M = rows.length
   reserve(config, cache, rows.reduce((n, r) => Math.max(n, r.pos + 1), 0))
@@ -217,15 +263,18 @@ export const forward = (prep: Prepared, cache: Cache, items: ReadonlyArray<Item>
   const scores = new Float64Array(cap)
   const slotOf = Int32Array.from(rows, (r) => r.slot)
   const posOf = Int32Array.from(rows, (r) => r.pos)
+  const rowsOf: RowsOf = { slot: slotOf, pos: posOf, index: Int32Array.from(rows, (r) => r.index) }
+  const span = canonSpan(config)
+  const mixed = (l: number, site: 'attn' | 'mlp'): Float32Array => (span > 0 ? canonMixHost(x, rowsOf, D, span, prep.canon[l]![site], cache.canon[l]![site]) : x)
   prep.layers.forEach((layer, l) => {
-    const P = project(layer.qkv, prep.biases[l], normalize(config, x, M), M)
+    const P = project(layer.qkv, prep.biases[l], normalize(config, mixed(l, 'attn'), M), M)
     const K = cache.k[l]!
     const V = cache.v[l]!
     placeQkv(P, width, qkWidth, rope ? table : undefined, K, V, cap, slotOf, posOf, H, Hkv, hd, rotScratch)
     attend(P, width, K, V, cap, slotOf, posOf, H, Hkv, hd, D, scores, qv, acc, attended)
     const o = product(attended, M, layer.oT)
     for (let i = 0; i < M * D; i++) x[i]! += o[i]!
-    const U = project(layer.up, prep.upBiases[l], normalize(config, x, M), M)
+    const U = project(layer.up, prep.upBiases[l], normalize(config, mixed(l, 'mlp'), M), M)
     const act = activate(config.activation === 'swiglu', U, M, config.ffn)
     const down = product(act, M, layer.downT)
     for (let i = 0; i < M * D; i++) x[i]! += down[i]!

@@ -3,7 +3,7 @@
  * names and shapes) and the full-sequence forward pass used by training and scoring.
  */
 import * as tf from '@tensorflow/tfjs'
-import { headDim, type ModelConfig } from '../ModelConfig.js'
+import { canonSpan, headDim, type ModelConfig } from '../ModelConfig.js'
 import { causalAttention, causalAttentionByPair } from './attention.js'
 import { embed, gelu, layerNorm, linear, repeatKv, rmsNorm, rope, ropeTable, swiglu } from './ops.js'
 
@@ -22,6 +22,31 @@ export const layerPrefix = (i: number): string => `model.layers.${i}`
 /** The table of `ModelConfig.prevTokenEmbedding`. */
 export const prevTokenWeight = 'model.embed_prev_tokens.weight'
 
+/** The canon weights ([span, dModel]) of layer `i` before its attention and its MLP block. */
+export const canonWeights = (i: number): { readonly attn: string; readonly mlp: string } => ({
+  attn: `${layerPrefix(i)}.canon_attn.weight`,
+  mlp: `${layerPrefix(i)}.canon_mlp.weight`
+})
+
+/**
+ * A block's input with canon mixing (`ModelConfig.canonSpan`): each row of `x` [B*T, d] plus,
+ * channel by channel, `weight[k-1]` times the row k positions before it in the same sequence
+ * (k = 1..span; nothing before position 0). One pad, then one slice per k.
+ */
+export const canonMix = (x: tf.Tensor2D, weight: tf.Tensor2D, B: number, T: number): tf.Tensor2D => {
+  const [span, d] = weight.shape
+  const x3 = tf.reshape(x, [B, T, d])
+  const padded = tf.pad(x3, [
+    [0, 0],
+    [span, 0],
+    [0, 0]
+  ])
+  let out: tf.Tensor = x3
+  for (let k = 1; k <= span; k++)
+    out = tf.add(out, tf.mul(tf.slice(padded, [0, span - k, 0], [B, T, d]), tf.reshape(tf.slice(weight, [k - 1, 0], [1, d]), [1, 1, d])))
+  return tf.reshape(out, [B * T, d])
+}
+
 /** Every parameter of the language model, in a stable order. */
 export const parameterSpecs = (config: ModelConfig): ReadonlyArray<ParameterSpec> => {
   const d = config.dModel
@@ -35,6 +60,8 @@ export const parameterSpecs = (config: ModelConfig): ReadonlyArray<ParameterSpec
   }
   for (let i = 0; i < config.layers; i++) {
     const p = layerPrefix(i)
+    const span = canonSpan(config)
+    if (span > 0) specs.push({ name: canonWeights(i).attn, shape: [span, d], init: 'zeros' }, { name: canonWeights(i).mlp, shape: [span, d], init: 'zeros' })
     norm(`${p}.input_layernorm`)
     specs.push({ name: `${p}.self_attn.q_proj.weight`, shape: [d, d], init: 'normal' })
     specs.push({ name: `${p}.self_attn.k_proj.weight`, shape: [kv, d], init: 'normal' })
@@ -143,14 +170,15 @@ export const trunk = (config: ModelConfig, w: WeightOf, ids: tf.Tensor2D): tf.Te
     return tf.reshape(repeatKv(tf.transpose(x4, [0, 2, 1, 3]) as tf.Tensor4D, H / n), [B * H, T, hd]) as tf.Tensor3D
   }
   const attention = tf.getBackend() === 'wasm' ? causalAttentionByPair : causalAttention
+  const mixed = (x2: tf.Tensor2D, name: string): tf.Tensor2D => (canonSpan(config) > 0 ? canonMix(x2, w(name) as tf.Tensor2D, B, T) : x2)
   for (let i = 0; i < config.layers; i++) {
     const p = layerPrefix(i)
-    const h = normOf(config, w, `${p}.input_layernorm`, x) as tf.Tensor2D
+    const h = normOf(config, w, `${p}.input_layernorm`, mixed(x, canonWeights(i).attn)) as tf.Tensor2D
     const [q, k, v] = projectQkv(config, w, i, h)
     const out = attention(heads(q, H, cosQ, sinQ), heads(k, Hkv, cosK, sinK), heads(v, Hkv, undefined, undefined))
     const attended = tf.reshape(tf.transpose(tf.reshape(out, [B, H, T, hd]), [0, 2, 1, 3]), [B * T, d]) as tf.Tensor2D
     x = tf.add(x, linear(attended, w(`${p}.self_attn.o_proj.weight`) as tf.Tensor2D))
-    const h2 = normOf(config, w, `${p}.post_attention_layernorm`, x) as tf.Tensor2D
+    const h2 = normOf(config, w, `${p}.post_attention_layernorm`, mixed(x, canonWeights(i).mlp)) as tf.Tensor2D
     x = tf.add(x, mlp(config, w, i, h2))
   }
   return normOf(config, w, 'model.norm', x) as tf.Tensor2D
