@@ -125,10 +125,54 @@ describe('kill and resume', () => {
     const code = await exited
     expect(Date.now() - sent).toBeLessThan(15_000)
     expect(code).toBe(130)
-    expect(out).toMatch(/stopped during stage 1 \(sft/)
-    // nothing marks the run finished (an SFT stage saves progress at its end only)
+    expect(out).toMatch(/stopped during stage 1 \(sft on [^)]*\) after step \d+ \(checkpoint written\)/)
+    // the stage's mid-stage checkpoint is on disk, at the step it stopped after; nothing marks the run finished
+    const stoppedAt = Number(/after step (\d+)/.exec(out)?.[1])
+    expect(JSON.parse(readFileSync(join(runDir, 'checkpoints', 'stage-0', 'sft-latest', 'config.json'), 'utf8')).extra.step).toBe(stoppedAt)
     const progress = join(runDir, 'progress.json')
     if (existsSync(progress)) expect(JSON.parse(readFileSync(progress, 'utf8')).finished).toBe(false)
     expect(out).toMatch(/continue with: mtrl resume/)
   }, 150_000)
+
+  it('an SFT stage killed midway resumes from its last checkpoint and takes the same steps as an uninterrupted run', async () => {
+    const sft = { ...recipe, name: 'sft-kill-test', stages: [{ kind: 'sft', env, episodes: 40, epochs: 6, batchSize: 2, emaDecay: 0.9, contextWeight: 0.3, checkpointEvery: 10 }], eval: { episodes: 2, batch: 2 } }
+    const sftFile = join(dir, 'sft.json')
+    writeFileSync(sftFile, JSON.stringify(sft))
+    const sftMetrics = (runDir: string) =>
+      readFileSync(join(runDir, 'metrics.jsonl'), 'utf8')
+        .split('\n')
+        .filter((l) => l.trim() !== '')
+        .map((l) => JSON.parse(l) as Record<string, unknown>)
+        .filter((m) => m['kind'] === 'sft' || m['kind'] === 'sft-epoch')
+    const straight = join(dir, 'sft-straight')
+    const full = runSync(['train', sftFile, '--run-dir', straight])
+    expect(full.status, full.stderr).toBe(0)
+    const killed = join(dir, 'sft-killed')
+    const child = spawn(process.execPath, [bin, 'train', sftFile, '--run-dir', killed], { env: { ...process.env, MTRL_BACKEND: 'wasm' }, stdio: 'ignore' })
+    await new Promise<void>((resolve, reject) => {
+      const deadline = Date.now() + 120_000
+      const poll = setInterval(() => {
+        if (existsSync(join(killed, 'checkpoints', 'stage-0', 'sft-latest', 'config.json'))) {
+          clearInterval(poll)
+          child.kill('SIGKILL')
+          resolve()
+        } else if (Date.now() > deadline || child.exitCode !== null) {
+          clearInterval(poll)
+          reject(new Error('the run ended or stalled before its first SFT checkpoint'))
+        }
+      }, 20)
+    })
+    await new Promise((resolve) => child.once('exit', resolve))
+    const resumed = runSync(['resume', killed])
+    expect(resumed.status, resumed.stderr).toBe(0)
+    const from = Number(/resuming after step (\d+)/.exec(resumed.stdout)?.[1])
+    const total = sftMetrics(straight).filter((m) => m['kind'] === 'sft').length
+    expect(from).toBeGreaterThanOrEqual(10)
+    expect(from).toBeLessThan(total)
+    expect(sftMetrics(killed)).toEqual(sftMetrics(straight))
+    const evalOf = (d: string) => JSON.parse(readFileSync(join(d, 'eval.json'), 'utf8')).evals.map((e: { results: unknown }) => e.results)
+    expect(evalOf(killed)).toEqual(evalOf(straight))
+    // the mid-stage checkpoint is gone once the stage's end is saved
+    expect(existsSync(join(killed, 'checkpoints', 'stage-0', 'sft-latest'))).toBe(false)
+  }, 300_000)
 })

@@ -137,6 +137,39 @@ export interface Hooks {
 }
 
 /**
+ * Where an SFT run stands after `step` steps: everything but the policy's weights needed to
+ * continue it exactly (Adam's state, the weight average in trainable-variable order, and the
+ * metrics so far). Save the policy alongside; give both back to {@link trainAsync} (`from`) to
+ * resume. Data, so callers choose the file format.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Snapshot {
+  readonly step: number
+  readonly optimizer: Optimizer.State
+  /** The weight average (`emaDecay` > 0), one array per trainable variable; else undefined. */
+  readonly average: ReadonlyArray<Float32Array> | undefined
+  readonly initialHeldOut: number
+  readonly steps: ReadonlyArray<StepMetrics>
+  readonly epochs: ReadonlyArray<EpochMetrics>
+}
+
+/**
+ * Resuming and checkpointing for {@link trainAsync}: `from`, a snapshot to continue from (the
+ * policy already holds the weights saved with it); `save`, called with a snapshot every
+ * `every` steps (0: never) and when stopped, before training goes on.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Checkpoints {
+  readonly from?: Snapshot
+  readonly every?: number
+  readonly save?: (snapshot: Snapshot) => Promise<void>
+}
+
+/**
  * The SFT loss from per-token log-probs: mean negative log-likelihood over action tokens.
  * Runs in `tf.tidy`; differentiable; the caller owns the scalar.
  *
@@ -297,38 +330,75 @@ const parallelStep = (
   }
 }
 
-/** The training loop as a generator that pauses after every step (see {@link train}, {@link trainAsync}). */
-function* trainingLoop(options: Options, policy: Policy.Policy, samples: ReadonlyArray<Trajectory.Trajectory>, hooks: Hooks, replicas: Replicas.Pool | undefined): Generator<void, Result> {
+/** What the loop yields after every step: the steps taken so far, and how to snapshot them. */
+interface Pause {
+  readonly step: number
+  readonly snapshot: () => Snapshot
+}
+
+/**
+ * The training loop as a generator that pauses after every step (see {@link train},
+ * {@link trainAsync}). From a snapshot, it replays the data order (same random stream) without
+ * training up to the snapshot's step, then goes on.
+ */
+function* trainingLoop(
+  options: Options,
+  policy: Policy.Policy,
+  samples: ReadonlyArray<Trajectory.Trajectory>,
+  hooks: Hooks,
+  replicas: Replicas.Pool | undefined,
+  from: Snapshot | undefined
+): Generator<Pause, Result> {
   const rng = Rng.make(options.seed)
   const shuffled = Rng.shuffle(rng)(samples)
   const heldCount = Math.min(shuffled.length - 1, Math.round(shuffled.length * options.heldOutFraction))
   const heldOut = heldCount > 0 ? shuffled.slice(0, heldCount) : []
   const trainSet = heldCount > 0 ? shuffled.slice(heldCount) : shuffled
   const stepsPerEpoch = Math.ceil(trainSet.length / options.batchSize)
+  const totalSteps = stepsPerEpoch * options.epochs
+  if (from !== undefined && (from.step > totalSteps || from.steps.length !== from.step))
+    throw new Error(`Sft: the snapshot is at step ${from.step} with ${from.steps.length} step metrics, of a run of ${totalSteps} steps (another recipe or data?)`)
   const schedule = Schedule.learningRate({
     peak: options.learningRate,
     warmupSteps: options.warmupSteps,
-    totalSteps: stepsPerEpoch * options.epochs,
+    totalSteps,
     minRatio: options.minLrRatio
   })
   const variables = Policy.trainableVariables(policy)
   const optimizer = Optimizer.make(variables, { beta1: options.adamBeta1, beta2: options.adamBeta2 })
+  if (from !== undefined) Optimizer.restore(optimizer, from.optimizer)
   const average =
     options.emaDecay > 0
-      ? variables.map((v) => {
-          const copy = tf.clone(v)
+      ? variables.map((v, i) => {
+          const saved = from?.average?.[i]
+          const copy = saved === undefined ? tf.clone(v) : tf.tensor(saved, v.shape)
           const a = tf.variable(copy, false)
           copy.dispose()
           return a
         })
       : undefined
-  const initialHeldOut = evaluate(policy)(heldOut)
-  const steps: StepMetrics[] = []
-  const epochs: EpochMetrics[] = []
+  const initialHeldOut = from === undefined ? evaluate(policy)(heldOut) : from.initialHeldOut
+  const steps: StepMetrics[] = [...(from?.steps ?? [])]
+  const epochs: EpochMetrics[] = [...(from?.epochs ?? [])]
+  const snapshot = (): Snapshot => ({
+    step: steps.length,
+    optimizer: Optimizer.state(optimizer),
+    average: average?.map((a) => new Float32Array(a.dataSync())),
+    initialHeldOut,
+    steps: [...steps],
+    epochs: [...epochs]
+  })
   try {
+    let taken = 0
     for (let epoch = 0; epoch < options.epochs; epoch++) {
       let sum = 0
       for (const part of epochBatches(options, rng)(trainSet)) {
+        if (taken < steps.length) {
+          // replayed: taken before the snapshot
+          sum += steps[taken]!['loss/sft']
+          taken++
+          continue
+        }
         const lr = schedule(steps.length)
         const result =
           replicas !== undefined && replicas.size > 0 && part.length > 1
@@ -345,13 +415,15 @@ function* trainingLoop(options: Options, policy: Policy.Policy, samples: Readonl
           'optim/lr': lr
         }
         steps.push(metrics)
+        taken++
         if (average !== undefined) {
           const decay = emaDecayAt(options.emaDecay, steps.length)
           tf.tidy(() => average.forEach((a, i) => a.assign(tf.add(tf.mul(a, decay), tf.mul(variables[i]!, 1 - decay)))))
         }
-        hooks.onStep?.(metrics, stepsPerEpoch * options.epochs)
-        yield
+        hooks.onStep?.(metrics, totalSteps)
+        yield { step: steps.length, snapshot }
       }
+      if (epochs.length > epoch) continue // finished before the snapshot
       if (average !== undefined && epoch === options.epochs - 1) variables.forEach((v, i) => v.assign(average[i]!))
       const done: EpochMetrics = { epoch, 'loss/train': sum / Math.max(1, stepsPerEpoch), 'loss/heldout': evaluate(policy)(heldOut) }
       epochs.push(done)
@@ -384,7 +456,7 @@ export const train =
   (options: Options) =>
   (policy: Policy.Policy) =>
   (samples: ReadonlyArray<Trajectory.Trajectory>, hooks: Hooks = {}, replicas?: Replicas.Pool): Result => {
-    const loop = trainingLoop(options, policy, samples, hooks, replicas)
+    const loop = trainingLoop(options, policy, samples, hooks, replicas, undefined)
     for (;;) {
       const next = loop.next()
       if (next.done === true) return next.value
@@ -393,8 +465,17 @@ export const train =
 
 /**
  * {@link train}, yielding to the event loop after every step (so signal handlers and timers
- * run), and stopping early when `stop()` turns true: then it resolves to `undefined` and the
- * policy holds the weights of the last step taken (the weight average is not applied).
+ * run), and stopping early when `stop()` turns true: then it saves a snapshot (with
+ * `checkpoints.save`) and resolves to `undefined`; the policy holds the weights of the last step
+ * taken (the weight average is not applied). With `checkpoints.from`, it continues a snapshotted
+ * run: the same steps, data order and learning rates as if it had never stopped.
+ *
+ * @example
+ * import { Sft } from '@mtrl/trainer-sft'
+ * declare const policy: import('@mtrl/policy').Policy.Policy
+ * declare const demos: ReadonlyArray<import('@mtrl/core').Trajectory.Trajectory>
+ * declare const saveSomewhere: (snapshot: Sft.Snapshot) => Promise<void>
+ * const result = await Sft.trainAsync(Sft.defaultOptions)(policy)(demos, {}, undefined, () => false, { every: 200, save: saveSomewhere })
  *
  * @category constructors
  * @since 0.1.0
@@ -402,15 +483,25 @@ export const train =
 export const trainAsync =
   (options: Options) =>
   (policy: Policy.Policy) =>
-  async (samples: ReadonlyArray<Trajectory.Trajectory>, hooks: Hooks = {}, replicas?: Replicas.Pool, stop: () => boolean = () => false): Promise<Result | undefined> => {
-    const loop = trainingLoop(options, policy, samples, hooks, replicas)
-    for (;;) {
-      const next = loop.next()
-      if (next.done === true) return next.value
-      await new Promise<void>((resolve) => setImmediate(resolve))
-      if (stop()) {
-        loop.return(undefined as unknown as Result)
-        return undefined
+  async (
+    samples: ReadonlyArray<Trajectory.Trajectory>,
+    hooks: Hooks = {},
+    replicas?: Replicas.Pool,
+    stop: () => boolean = () => false,
+    checkpoints: Checkpoints = {}
+  ): Promise<Result | undefined> => {
+    const loop = trainingLoop(options, policy, samples, hooks, replicas, checkpoints.from)
+    const every = checkpoints.every ?? 0
+    try {
+      for (;;) {
+        const next = loop.next()
+        if (next.done === true) return next.value
+        await new Promise<void>((resolve) => setImmediate(resolve))
+        const stopping = stop()
+        if (checkpoints.save !== undefined && (stopping || (every > 0 && next.value.step % every === 0))) await checkpoints.save(next.value.snapshot())
+        if (stopping) return undefined
       }
+    } finally {
+      loop.return(undefined as unknown as Result)
     }
   }

@@ -167,6 +167,34 @@ describe('Sft', () => {
     ;[a, b, c].forEach((p) => p.dispose())
   })
 
+  it('a run stopped mid-epoch and resumed from its snapshot (weights saved apart) ends exactly as one that never stopped', async () => {
+    const demos = await corridorDemos(14)
+    const config = ModelConfig.make({ vocab: tokenizer.vocabSize, dModel: 16, layers: 1, heads: 2, maxLen: 64 })
+    const options = { ..._.defaultOptions, epochs: 3, batchSize: 3, learningRate: 1e-2, heldOutFraction: 0.2, emaDecay: 0.9, contextWeight: 0.5, groupByLength: true, seed: 4 }
+    const whole = Policy.make(config, 5)
+    const expected = await _.trainAsync(options)(whole)(demos)
+    for (const stopAt of [5, 8]) {
+      // 4 steps per epoch: 5 stops inside epoch 2, 8 at the end of epoch 2 (before its held-out loss)
+      const first = Policy.make(config, 5)
+      const saved: _.Snapshot[] = []
+      let steps = 0
+      const stopped = await _.trainAsync(options)(first)(demos, { onStep: () => (steps += 1) }, undefined, () => steps >= stopAt, { every: 3, save: async (s) => void saved.push(s) })
+      expect(stopped).toBeUndefined()
+      expect(saved.map((s) => s.step)).toEqual(stopAt === 5 ? [3, 5] : [3, 6, 8])
+      const last = saved[saved.length - 1]!
+      // a new process: the weights come back from the host copy, the rest from the snapshot
+      const second = Policy.fromHost(config, Policy.toHost(first.variables))
+      const resumed = await expectNoLeak(() => _.trainAsync(options)(second)(demos, {}, undefined, () => false, { from: last }))
+      expect(resumed).toEqual(expected)
+      const want = Policy.toHost(whole.variables)
+      for (const [name, w] of Policy.toHost(second.variables)) expect(Array.from(w.data), name).toEqual(Array.from(want.get(name)!.data))
+      ;[first, second].forEach((p) => p.dispose())
+    }
+    const wrong: _.Snapshot = { ...expected!, step: 12, optimizer: { steps: 12, m: [], v: [] }, average: undefined }
+    await expect(_.trainAsync({ ...options, epochs: 1 })(whole)(demos, {}, undefined, () => false, { from: wrong })).rejects.toThrow(/snapshot is at step 12/)
+    whole.dispose()
+  })
+
   it('the weight average: its decay warms up to emaDecay; near 0 it is the plain run; on, it still learns, without leaks', async () => {
     expect(_.emaDecayAt(0.999, 0)).toBeCloseTo(0.1)
     expect(_.emaDecayAt(0.999, 90)).toBeCloseTo(0.91)

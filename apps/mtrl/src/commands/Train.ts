@@ -110,7 +110,8 @@ export const resume: Command = {
 
 Reads RUN_DIR/recipe.json and continues: finished stages are skipped, an RL stage continues
 after its last checkpoint (every checkpointEvery iterations) with the same random streams, an
-SFT stage restarts. Metrics of work after the checkpoint are dropped and redone.
+SFT stage after its last mid-stage checkpoint (every stage's checkpointEvery steps) with the
+same data order. Metrics of work after the checkpoint are dropped and redone.
 
 Example:
   mtrl resume runs/default-20261130-101500Z`,

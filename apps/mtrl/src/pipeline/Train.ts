@@ -17,6 +17,7 @@ import type { MakeBar } from '../ProgressBar.js'
 import * as Progress from './Progress.js'
 import * as Report from './Report.js'
 import type { RunDir } from './RunDir.js'
+import * as SftCheckpoint from './SftCheckpoint.js'
 import { generatorFor, makeTrainer, rolloutOptions, sftData, sftOptions } from './Stages.js'
 
 export interface Reporter {
@@ -118,8 +119,9 @@ const truncateMetrics = (run: RunDir, progress: Progress.Progress, iteration: nu
 /**
  * Runs a resolved recipe into `run`, or continues it (`resume`) from its last checkpoint:
  * finished stages are skipped, an RL stage continues from its last iteration checkpoint with
- * the same random streams, an SFT stage restarts. With `stop` requested (Ctrl-C) it writes a
- * checkpoint after the current iteration and throws {@link Stopped}.
+ * the same random streams, an SFT stage from its last mid-stage checkpoint (every
+ * `checkpointEvery` steps) with the same data order. With `stop` requested (Ctrl-C) it writes a
+ * checkpoint after the current iteration or step and throws {@link Stopped}.
  */
 export const train = async (recipe: Resolved, run: RunDir, backend: Backend.Selected, reporter: Reporter, resume = false, stop: StopSignal = never): Promise<Summary> => {
   const started = performance.now()
@@ -160,6 +162,13 @@ export const train = async (recipe: Resolved, run: RunDir, backend: Backend.Sele
       if (stage.kind === 'sft') {
         if (resume) truncateMetrics(run, { ...progress, nextStage: i }, 0)
         const t0 = performance.now()
+        const snapshotDir = SftCheckpoint.dirOf(Progress.stageDir(run, i))
+        const continued = resume ? await SftCheckpoint.load(snapshotDir) : undefined
+        if (continued !== undefined) {
+          agent.dispose()
+          agent = continued.agent
+          reporter.line(`${name}: resuming after step ${continued.snapshot.step}`)
+        }
         const demos = await sftData(agent, h, stage, rollout, stageRng)
         const tokens = demos.reduce((n, d) => n + d.segments.reduce((m, s) => m + s.tokens.length, 0), 0)
         reporter.line(`${name}: ${demos.length} demonstrations, ${tokens} tokens`)
@@ -167,24 +176,31 @@ export const train = async (recipe: Resolved, run: RunDir, backend: Backend.Sele
         const pool = await Replicas.start(agent.policy, (stage.replicas ?? 1) - 1, ReplicaBackend.init(backend.name))
         if (pool.size > 0) reporter.line(`${name}: ${pool.size + 1} data-parallel replicas (workers on ${pool.backends.join(', ')})`)
         let result: Sft.Result | undefined
+        let taken = continued?.snapshot.step ?? 0
+        const trainer = agent
         try {
-          result = await Sft.trainAsync(sftOptions(stage, recipe.seed + i))(agent.policy)(
+          result = await Sft.trainAsync(sftOptions(stage, recipe.seed + i))(trainer.policy)(
             demos,
             {
               onStep: (m, steps) => {
+                taken = m.step + 1
                 bar ??= (reporter.bar ?? noBar)(`${name}: sft steps`, steps)
                 bar.update(m.step + 1, `loss ${m['loss/sft'].toFixed(3)}`)
               }
             },
             pool,
-            stop.requested
+            stop.requested,
+            {
+              ...(continued === undefined ? {} : { from: continued.snapshot }),
+              every: stage.checkpointEvery ?? 200,
+              save: (snapshot) => SftCheckpoint.save(snapshotDir, trainer, snapshot)
+            }
           )
         } finally {
           await pool.dispose()
         }
         bar?.stop()
-        // an SFT stage is checkpointed at its end only: stopped midway, it is run again on resume
-        if (result === undefined) throw new Stopped(`stopped during ${name} (it starts over on resume); continue with: mtrl resume ${run.path}`)
+        if (result === undefined) throw new Stopped(`stopped during ${name} after step ${taken} (checkpoint written); continue with: mtrl resume ${run.path}`)
         for (const step of result.steps) run.appendMetrics({ kind: 'sft', stage: i, ...step })
         for (const epoch of result.epochs) {
           run.appendMetrics({ kind: 'sft-epoch', stage: i, ...epoch })
@@ -235,6 +251,7 @@ export const train = async (recipe: Resolved, run: RunDir, backend: Backend.Sele
       await saveAgent(Progress.stageEnd(run, i), agent, { stage: i })
       progress = { ...progress, nextStage: i + 1 }
       Progress.write(run, progress)
+      if (stage.kind === 'sft') SftCheckpoint.remove(SftCheckpoint.dirOf(Progress.stageDir(run, i)))
       if (recipe.evalAfterEachStage || i === recipe.stages.length - 1) await evalPhase(`after ${name}`)
       if (stop.requested() && i < recipe.stages.length - 1) throw new Stopped(`stopped after ${name}; continue with: mtrl resume ${run.path}`)
     }

@@ -88,7 +88,9 @@ export const SftStage = t.intersection([
     /** Return an exponential moving average of the weights with this decay (0: off). */
     emaDecay: Fraction,
     /** Data-parallel replicas, this thread included (default 1): each extra one is a worker thread on its own core. */
-    replicas: PositiveInt
+    replicas: PositiveInt,
+    /** Write a mid-stage checkpoint every this many steps (default 200; 0: only on Ctrl-C), for `mtrl resume`. */
+    checkpointEvery: NonNegativeInt
   })
 ])
 export type SftStage = t.TypeOf<typeof SftStage>
