@@ -1,4 +1,4 @@
-import { spawn, spawnSync } from 'node:child_process'
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -38,6 +38,24 @@ const comparable = (m: Record<string, unknown>) =>
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
+/** SIGKILLs `child` as soon as `path` exists and waits for it to exit; fails if it ends or stalls first. */
+const killOnceExists = async (child: ChildProcess, path: string, what: string, timeoutMs: number): Promise<void> => {
+  await new Promise<void>((resolve, reject) => {
+    const deadline = Date.now() + timeoutMs
+    const poll = setInterval(() => {
+      if (existsSync(path)) {
+        clearInterval(poll)
+        child.kill('SIGKILL')
+        resolve()
+      } else if (Date.now() > deadline || child.exitCode !== null) {
+        clearInterval(poll)
+        reject(new Error(`the run ended or stalled before ${what}`))
+      }
+    }, 20)
+  })
+  await new Promise((resolve) => child.once('exit', resolve))
+}
+
 describe('kill and resume', () => {
   it('a run killed with SIGKILL resumes and ends with the metrics of an uninterrupted run', async () => {
     const straight = join(dir, 'straight')
@@ -47,20 +65,7 @@ describe('kill and resume', () => {
     const killed = join(dir, 'killed')
     const child = spawn(process.execPath, [bin, 'train', recipeFile, '--run-dir', killed], { env: { ...process.env, MTRL_BACKEND: 'wasm' }, stdio: 'ignore' })
     // Kill it once the RL stage has written its third iteration checkpoint.
-    await new Promise<void>((resolve, reject) => {
-      const deadline = Date.now() + 180_000
-      const poll = setInterval(() => {
-        if (existsSync(join(killed, 'checkpoints', 'stage-1', 'iter-00000003'))) {
-          clearInterval(poll)
-          child.kill('SIGKILL')
-          resolve()
-        } else if (Date.now() > deadline || child.exitCode !== null) {
-          clearInterval(poll)
-          reject(new Error('the run ended or stalled before its third checkpoint'))
-        }
-      }, 50)
-    })
-    await new Promise((resolve) => child.once('exit', resolve))
+    await killOnceExists(child, join(killed, 'checkpoints', 'stage-1', 'iter-00000003'), 'its third checkpoint', 180_000)
     expect(JSON.parse(readFileSync(join(killed, 'progress.json'), 'utf8')).finished).toBe(false)
 
     const resumed = runSync(['resume', killed])
@@ -149,20 +154,7 @@ describe('kill and resume', () => {
     expect(full.status, full.stderr).toBe(0)
     const killed = join(dir, 'sft-killed')
     const child = spawn(process.execPath, [bin, 'train', sftFile, '--run-dir', killed], { env: { ...process.env, MTRL_BACKEND: 'wasm' }, stdio: 'ignore' })
-    await new Promise<void>((resolve, reject) => {
-      const deadline = Date.now() + 120_000
-      const poll = setInterval(() => {
-        if (existsSync(join(killed, 'checkpoints', 'stage-0', 'sft-latest', 'config.json'))) {
-          clearInterval(poll)
-          child.kill('SIGKILL')
-          resolve()
-        } else if (Date.now() > deadline || child.exitCode !== null) {
-          clearInterval(poll)
-          reject(new Error('the run ended or stalled before its first SFT checkpoint'))
-        }
-      }, 20)
-    })
-    await new Promise((resolve) => child.once('exit', resolve))
+    await killOnceExists(child, join(killed, 'checkpoints', 'stage-0', 'sft-latest', 'config.json'), 'its first SFT checkpoint', 120_000)
     const resumed = runSync(['resume', killed])
     expect(resumed.status, resumed.stderr).toBe(0)
     const from = Number(/resuming after step (\d+)/.exec(resumed.stdout)?.[1])
