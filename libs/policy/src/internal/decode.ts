@@ -6,7 +6,8 @@
  * call with the norm weights and the attention scale folded in. Everything between them
  * (norms, RoPE, attention over the cache, SwiGLU)
  * runs on Float32Arrays in JavaScript, and the KV cache is a preallocated Float32Array per
- * layer written in place at each slot's own position: no concatenation, no holes.
+ * layer written in place at each slot's own position: no concatenation, no holes. Canon mixing
+ * (`ModelConfig.canonSpan`) keeps each slot's last few residual rows per layer beside the cache.
  */
 import * as tf from '@tensorflow/tfjs'
 import { canonSpan, headDim, type ModelConfig } from '../ModelConfig.js'
@@ -197,7 +198,6 @@ const canonMixHost = (x: Float32Array, rows: RowsOf, D: number, span: number, we
   for (let r = 0; r < M; r++) history.set(x.subarray(r * D, (r + 1) * D), (rows.slot[r]! * span + (rows.pos[r]! % span)) * D)
   return out
 }
-
 
 const reserve = (config: ModelConfig, cache: Cache, needed: number): void => {
   if (needed <= cache.capacity) return
