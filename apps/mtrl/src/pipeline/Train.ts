@@ -207,7 +207,9 @@ export const train = async (recipe: Resolved, run: RunDir, backend: Backend.Sele
           reporter.line(`${name}: epoch ${epoch.epoch + 1} loss ${epoch['loss/train'].toFixed(4)} held-out ${epoch['loss/heldout'].toFixed(4)}`)
         }
         const seconds = (performance.now() - t0) / 1000
-        reporter.line(`${name}: done in ${seconds.toFixed(1)} s (${((tokens * (stage.epochs ?? 3)) / seconds).toFixed(0)} tokens/s)`)
+        // a resumed stage ran only the steps after its checkpoint
+        const share = (result.steps.length - (continued?.snapshot.step ?? 0)) / Math.max(1, result.steps.length)
+        reporter.line(`${name}: done in ${seconds.toFixed(1)} s (${((tokens * (stage.epochs ?? 3) * share) / seconds).toFixed(0)} tokens/s)`)
       } else {
         if ((stage.algorithm ?? 'ppo') === 'ppo' && agent.critic === undefined) {
           // The critic starts as a copy of the policy's trunk as it is now (after SFT), as in the paper's PPO.
