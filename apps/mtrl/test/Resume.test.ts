@@ -133,7 +133,7 @@ describe('kill and resume', () => {
     expect(out).toMatch(/stopped during stage 1 \(sft on [^)]*\) after step \d+ \(checkpoint written\)/)
     // the stage's mid-stage checkpoint is on disk, at the step it stopped after; nothing marks the run finished
     const stoppedAt = Number(/after step (\d+)/.exec(out)?.[1])
-    expect(JSON.parse(readFileSync(join(runDir, 'checkpoints', 'stage-0', 'sft-latest', 'config.json'), 'utf8')).extra.step).toBe(stoppedAt)
+    expect(JSON.parse(readFileSync(join(runDir, 'checkpoints', 'stage-0', 'sft-latest', 'config.json'), 'utf8')).extra.steps.length).toBe(stoppedAt)
     const progress = join(runDir, 'progress.json')
     if (existsSync(progress)) expect(JSON.parse(readFileSync(progress, 'utf8')).finished).toBe(false)
     expect(out).toMatch(/continue with: mtrl resume/)

@@ -113,7 +113,7 @@ export const validate = (config: ModelConfig): ModelConfig => {
   if (config.dModel % config.heads !== 0) throw new Error(`ModelConfig: dModel ${config.dModel} is not divisible by heads ${config.heads}`)
   if (config.heads % config.kvHeads !== 0) throw new Error(`ModelConfig: heads ${config.heads} is not divisible by kvHeads ${config.kvHeads}`)
   if (config.positional === 'rope' && headDim(config) % 2 !== 0) throw new Error('ModelConfig: RoPE needs an even head width')
-  const span = config.canonSpan ?? 0
+  const span = canonSpan(config)
   if (!Number.isInteger(span) || span < 0) throw new Error(`ModelConfig.canonSpan must be a non-negative integer, got ${span}`)
   return config
 }
@@ -130,7 +130,7 @@ export const parameterCount = (config: ModelConfig): number => {
   const normParams = config.norm === 'layernorm' ? 2 * d : d
   const attention = d * d * 2 + 2 * d * kv + (config.qkvBias ? d + 2 * kv : 0)
   const mlp = (config.activation === 'swiglu' ? 3 : 2) * d * ffn
-  const perLayer = attention + mlp + 2 * normParams + 2 * (config.canonSpan ?? 0) * d
+  const perLayer = attention + mlp + 2 * normParams + 2 * canonSpan(config) * d
   const embeddings =
     vocab * d * (config.tiedEmbeddings ? 1 : 2) + (config.positional === 'learned' ? config.maxLen * d : 0) + (config.prevTokenEmbedding === true ? vocab * d : 0)
   return layers * perLayer + embeddings + normParams

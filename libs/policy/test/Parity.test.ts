@@ -12,20 +12,13 @@ import * as ModelConfig from '../src/ModelConfig.js'
 import * as Policy from '../src/Policy.js'
 import * as Sampler from '../src/Sampler.js'
 import * as Scoring from '../src/Scoring.js'
+import { randomCanon } from './randomCanon.js'
 
 interface Run {
   readonly loss: number
   readonly grads: Record<string, Float32Array>
   readonly greedy: number[][]
   readonly greedyLogprobs: number[][]
-}
-
-/** Canon weights start at zero; random ones (the same on every backend) make the test see them. */
-const randomCanon = (policy: Policy.Policy, seed: number): Policy.Policy => {
-  const rng = Rng.make(seed)
-  for (const [name, v] of Object.entries(policy.variables))
-    if (name.includes('canon')) tf.tidy(() => v.assign(tf.tensor(Float32Array.from({ length: v.size }, () => rng.next() - 0.5), v.shape)))
-  return policy
 }
 
 const run = (config: ModelConfig.ModelConfig): Run => {

@@ -6,6 +6,7 @@ import * as ModelConfig from '../src/ModelConfig.js'
 import * as Policy from '../src/Policy.js'
 import * as _ from '../src/Sampler.js'
 import * as Scoring from '../src/Scoring.js'
+import { randomCanon } from './randomCanon.js'
 
 beforeAll(async () => {
   await TestBackend.use('cpu')
@@ -17,14 +18,6 @@ const configs: ReadonlyArray<[string, ModelConfig.ModelConfig]> = [
   ['previous-token embedding', ModelConfig.make({ vocab: 40, dModel: 32, layers: 2, heads: 4, ffn: 48, maxLen: 96, tiedEmbeddings: true, prevTokenEmbedding: true })],
   ['canon mixing', ModelConfig.make({ vocab: 40, dModel: 32, layers: 2, heads: 4, ffn: 48, maxLen: 96, tiedEmbeddings: true, prevTokenEmbedding: true, canonSpan: 3 })]
 ]
-
-/** Canon weights start at zero; random ones (the same on every backend) make the test see them. */
-const randomCanon = (policy: Policy.Policy, seed: number): Policy.Policy => {
-  const rng = Rng.make(seed)
-  for (const [name, v] of Object.entries(policy.variables))
-    if (name.includes('canon')) tf.tidy(() => v.assign(tf.tensor(Float32Array.from({ length: v.size }, () => rng.next() - 0.5), v.shape)))
-  return policy
-}
 
 /** Scores each slot's full sequence on its own (no padding) at `temperature`. */
 const rescore = (policy: Policy.Policy, sequence: ReadonlyArray<number>, temperature: number): Float32Array =>

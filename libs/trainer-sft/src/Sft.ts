@@ -137,8 +137,8 @@ export interface Hooks {
 }
 
 /**
- * Where an SFT run stands after `step` steps: everything but the policy's weights needed to
- * continue it exactly (Adam's state, the weight average in trainable-variable order, and the
+ * Where an SFT run stands after `steps.length` steps: everything but the policy's weights needed
+ * to continue it exactly (Adam's state, the weight average in trainable-variable order, and the
  * metrics so far). Save the policy alongside; give both back to {@link trainAsync} (`from`) to
  * resume. Data, so callers choose the file format.
  *
@@ -146,7 +146,6 @@ export interface Hooks {
  * @since 0.1.0
  */
 export interface Snapshot {
-  readonly step: number
   readonly optimizer: Optimizer.State
   /** The weight average (`emaDecay` > 0), one array per trainable variable; else undefined. */
   readonly average: ReadonlyArray<Float32Array> | undefined
@@ -356,8 +355,8 @@ function* trainingLoop(
   const trainSet = heldCount > 0 ? shuffled.slice(heldCount) : shuffled
   const stepsPerEpoch = Math.ceil(trainSet.length / options.batchSize)
   const totalSteps = stepsPerEpoch * options.epochs
-  if (from !== undefined && (from.step > totalSteps || from.steps.length !== from.step))
-    throw new Error(`Sft: the snapshot is at step ${from.step} with ${from.steps.length} step metrics, of a run of ${totalSteps} steps (another recipe or data?)`)
+  if (from !== undefined && from.steps.length > totalSteps)
+    throw new Error(`Sft: the snapshot is at step ${from.steps.length}, past the end of a run of ${totalSteps} steps (another recipe or data?)`)
   const schedule = Schedule.learningRate({
     peak: options.learningRate,
     warmupSteps: options.warmupSteps,
@@ -381,7 +380,6 @@ function* trainingLoop(
   const steps: StepMetrics[] = [...(from?.steps ?? [])]
   const epochs: EpochMetrics[] = [...(from?.epochs ?? [])]
   const snapshot = (): Snapshot => ({
-    step: steps.length,
     optimizer: Optimizer.state(optimizer),
     average: average?.map((a) => new Float32Array(a.dataSync())),
     initialHeldOut,

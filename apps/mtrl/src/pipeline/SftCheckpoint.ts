@@ -16,7 +16,6 @@ export const dirOf = (stageDir: string): string => join(stageDir, 'sft-latest')
 
 interface Saved {
   readonly kind: 'sft-snapshot'
-  readonly step: number
   readonly adamSteps: number
   readonly variables: number
   readonly average: boolean
@@ -43,7 +42,6 @@ export const save = async (dir: string, agent: Agent.Agent, snapshot: Sft.Snapsh
   snapshot.average?.forEach((data, i) => moments.set(key('average', i), { shape: [data.length], data }))
   const extra: Saved = {
     kind: 'sft-snapshot',
-    step: snapshot.step,
     adamSteps: snapshot.optimizer.steps,
     variables: snapshot.optimizer.m.length,
     average: snapshot.average !== undefined,
@@ -74,7 +72,6 @@ export const load = async (dir: string): Promise<{ readonly agent: Agent.Agent; 
       return host.data instanceof Float32Array ? host.data : Float32Array.from(host.data)
     })
   const snapshot: Sft.Snapshot = {
-    step: saved.step,
     optimizer: { steps: saved.adamSteps, m: part('m'), v: part('v') },
     average: saved.average ? part('average') : undefined,
     initialHeldOut: orNaN(saved.initialHeldOut),

@@ -167,7 +167,7 @@ export const train = async (recipe: Resolved, run: RunDir, backend: Backend.Sele
         if (continued !== undefined) {
           agent.dispose()
           agent = continued.agent
-          reporter.line(`${name}: resuming after step ${continued.snapshot.step}`)
+          reporter.line(`${name}: resuming after step ${continued.snapshot.steps.length}`)
         }
         const demos = await sftData(agent, h, stage, rollout, stageRng)
         const tokens = demos.reduce((n, d) => n + d.segments.reduce((m, s) => m + s.tokens.length, 0), 0)
@@ -176,7 +176,7 @@ export const train = async (recipe: Resolved, run: RunDir, backend: Backend.Sele
         const pool = await Replicas.start(agent.policy, (stage.replicas ?? 1) - 1, ReplicaBackend.init(backend.name))
         if (pool.size > 0) reporter.line(`${name}: ${pool.size + 1} data-parallel replicas (workers on ${pool.backends.join(', ')})`)
         let result: Sft.Result | undefined
-        let taken = continued?.snapshot.step ?? 0
+        let taken = continued?.snapshot.steps.length ?? 0
         const trainer = agent
         try {
           result = await Sft.trainAsync(sftOptions(stage, recipe.seed + i))(trainer.policy)(
@@ -208,7 +208,7 @@ export const train = async (recipe: Resolved, run: RunDir, backend: Backend.Sele
         }
         const seconds = (performance.now() - t0) / 1000
         // a resumed stage ran only the steps after its checkpoint
-        const share = (result.steps.length - (continued?.snapshot.step ?? 0)) / Math.max(1, result.steps.length)
+        const share = (result.steps.length - (continued?.snapshot.steps.length ?? 0)) / Math.max(1, result.steps.length)
         reporter.line(`${name}: done in ${seconds.toFixed(1)} s (${((tokens * (stage.epochs ?? 3) * share) / seconds).toFixed(0)} tokens/s)`)
       } else {
         if ((stage.algorithm ?? 'ppo') === 'ppo' && agent.critic === undefined) {

@@ -58,9 +58,9 @@ export const parameterSpecs = (config: ModelConfig): ReadonlyArray<ParameterSpec
     specs.push({ name: `${name}.weight`, shape: [d], init: 'ones' })
     if (config.norm === 'layernorm') specs.push({ name: `${name}.bias`, shape: [d], init: 'zeros' })
   }
+  const span = canonSpan(config)
   for (let i = 0; i < config.layers; i++) {
     const p = layerPrefix(i)
-    const span = canonSpan(config)
     if (span > 0) specs.push({ name: canonWeights(i).attn, shape: [span, d], init: 'zeros' }, { name: canonWeights(i).mlp, shape: [span, d], init: 'zeros' })
     norm(`${p}.input_layernorm`)
     specs.push({ name: `${p}.self_attn.q_proj.weight`, shape: [d, d], init: 'normal' })
