@@ -15,7 +15,9 @@ export const serveEnv: Command = {
 
 Routes: GET / (health), GET /list_envs, GET /spec, POST /create, /reset, /step, /close.
 Binds 127.0.0.1 unless --host says otherwise. With --token (or MTRL_SERVE_TOKEN) every request
-needs "Authorization: Bearer T". Ctrl-C shuts down gracefully.
+needs "Authorization: Bearer T". SIGTERM or Ctrl-C shuts it down gracefully: new requests are
+refused (503), requests in flight finish (up to 5 s), every environment is closed, and the
+process exits 0.
 
 ${envFlagsHelp}
 
@@ -52,8 +54,9 @@ Examples:
       process.once('SIGTERM', stop)
     })
     process.stdout.write('shutting down\n')
-    await server.close()
+    await server.close()()
     h.dispose()
+    process.stdout.write('stopped\n')
     return 0
   }
 }
