@@ -8,9 +8,10 @@
  *
  * Per turn, in `full` memory, the observation tokens are appended to the slot's KV cache once
  * and the sampled action tokens (stop token included) are kept with their sampler log-probs; the
- * trajectory is the exact sequence the policy saw. When the next observation (plus room for a
- * reply) would not fit the context, the episode ends with `truncated: true`, so estimators
- * bootstrap from the value rather than read it as a loss.
+ * trajectory is the exact sequence the policy saw. When the turn budget is used up, or the next
+ * observation (plus room for a reply) would not fit the context, the episode ends with
+ * `truncated: true`; `Episode.ending` says which budget ended it, so that a trainer can treat
+ * it as a failure (the task is success within the budget) or bootstrap from the value.
  *
  * @since 0.1.0
  */
@@ -88,13 +89,24 @@ export interface Input {
 }
 
 /**
+ * Why an episode ended: `done` (the environment ended it: won or lost), `turnLimit` (it used
+ * `maxTurns`), `contextLimit` (the next observation would not fit the context), `slotBudget`
+ * (fixed-turn batching cut it at the slot's turn budget). All but `done` are `truncated`.
+ *
+ * @category models
+ * @since 0.2.0
+ */
+export type Ending = 'done' | 'turnLimit' | 'contextLimit' | 'slotBudget'
+
+/**
  * One finished episode.
  *
  * - `trajectory`: turns, rewards and outcome; in `full` memory also the exact token sequence;
  *   in `window` memory its `segments` are empty (the tokens are in `samples`);
  * - `samples`: the training sequences: `[trajectory]` in `full` memory, one per turn (in turn
  *   order, each with its own prompt and local turn index 0) in `window` memory;
- * - `slot`: the slot that played it; `index`: its position among that slot's episodes.
+ * - `slot`: the slot that played it; `index`: its position among that slot's episodes;
+ * - `ending`: why it ended (see {@link Ending}).
  *
  * @category models
  * @since 0.1.0
@@ -104,6 +116,7 @@ export interface Episode {
   readonly samples: ReadonlyArray<Trajectory.Trajectory>
   readonly slot: number
   readonly index: number
+  readonly ending: Ending
 }
 
 /**

@@ -13,6 +13,16 @@ import * as Kl from './Kl.js'
 import { KlController } from './KlController.js'
 
 /**
+ * See `truncation` in {@link Config}.
+ *
+ * @category codecs
+ * @since 0.2.0
+ */
+export const Truncation = t.keyof({ terminal: null, bootstrap: null })
+/** @category models @since 0.2.0 */
+export type Truncation = t.TypeOf<typeof Truncation>
+
+/**
  * - `algorithm`, `estimator` (override of the algorithm's), `estimatorOptions` (partial options
  *   of the estimator, e.g. `{ gamma: 1, lambda: 1 }`);
  * - `seedsPerIteration` x `groupSize` episodes per iteration (`groupSize` >= 2 for GRPO / RLOO);
@@ -26,6 +36,11 @@ import { KlController } from './KlController.js'
  * - `entropyCoef`: entropy bonus (subtracted from the loss); `maxGradNorm`: global-norm clip;
  * - `kl`: estimator, placement (`reward` | `loss` | `none`) and controller of the coefficient;
  * - `filterZeroVariance`: drop groups whose episodes all got the same return;
+ * - `truncation`: what an episode cut by the turn or context budget is to the estimator:
+ *   `terminal` (a failure: nothing follows its last turn, so its return is its rewards; the
+ *   paper's "success within the exploration budget", and verl's end of sequence) or `bootstrap`
+ *   (V of its last state stands for the rest, as for a time limit that is not part of the task).
+ *   Episodes cut by fixed-turn batching (`rollout.turnsPerSlot`) always bootstrap;
  * - `seed`: all random streams (tasks, sampling, shuffling) derive from it;
  * - `checkpointEvery`: save every N iterations (0: never).
  *
@@ -54,6 +69,7 @@ export const Config = t.type({
   maxGradNorm: t.number,
   kl: t.type({ estimator: Kl.Estimator, placement: Kl.Placement, controller: KlController }),
   filterZeroVariance: t.boolean,
+  truncation: Truncation,
   seed: t.number,
   checkpointEvery: t.number
 })
@@ -91,6 +107,7 @@ export const defaultConfig: Config = {
   maxGradNorm: 1,
   kl: { estimator: 'k3', placement: 'none', controller: { _tag: 'fixed', coef: 0.001 } },
   filterZeroVariance: false,
+  truncation: 'terminal',
   seed: 0,
   checkpointEvery: 0
 }

@@ -127,6 +127,19 @@ export const make = (setup: Setup): Trainer => {
 
 const now = (): number => performance.now() / 1000
 
+/** Whether the estimator continues an episode past its end with V of its last state. */
+const bootstraps = (config: Config, episode: Rollout.Episode): boolean => {
+  switch (episode.ending) {
+    case 'done':
+      return false
+    case 'slotBudget':
+      return true
+    case 'turnLimit':
+    case 'contextLimit':
+      return config.truncation === 'bootstrap'
+  }
+}
+
 const estimatorOf = (config: Config, algorithm: Algorithm.Algorithm) => {
   const configured = Estimator.configure(config.estimator ?? algorithm.estimator)(config.estimatorOptions)
   if (E.isLeft(configured)) throw new Error(`Trainer: ${configured.left.subject}: ${configured.left.issues.map((i) => `${i.path}: ${i.expected}`).join('; ')}`)
@@ -192,7 +205,7 @@ export const iterate =
       let rowAt = 0
       const linked = kept.map(({ e, i }) => {
         const rows = e.samples.map(() => rowAt++)
-        return { rows, turnRewards: turnRewards[i]!, groupId: e.trajectory.groupId, truncated: e.trajectory.truncated, windowed: config.rollout.memory._tag === 'window' }
+        return { rows, turnRewards: turnRewards[i]!, groupId: e.trajectory.groupId, bootstrap: bootstraps(config, e), windowed: config.rollout.memory._tag === 'window' }
       })
       const { advantages, returns } = link(
         { batch, episodes: linked, ...(tokenPenalty ? { tokenPenalty } : {}), ...(values ? { values } : {}), ...(after ? { valuesAfter: after } : {}) },

@@ -7,7 +7,7 @@ import * as ActionFormat from '../ActionFormat.js'
 import type { Generator } from '../Generator.js'
 import * as Layout from '../Layout.js'
 import * as Memory from '../Memory.js'
-import type { Episode, Input, Options, Result } from '../Rollout.js'
+import type { Ending, Episode, Input, Options, Result } from '../Rollout.js'
 import * as RolloutMetrics from '../RolloutMetrics.js'
 
 interface Open {
@@ -57,7 +57,8 @@ export const drive = async (options: Options, generator: Generator, input: Input
 
   const fits = (slot: number, extra: number): boolean => session.length(slot) + extra + options.maxNewTokens <= contextLength
 
-  const finish = (open: Open, won: boolean, truncated: boolean): void => {
+  const finish = (open: Open, won: boolean, ending: Ending): void => {
+    const truncated = ending !== 'done'
     if (options.actionFormat === 'tagged') {
       const h = RolloutMetrics.actionHacking(open.replies)
       hackingPairs += h.hacked
@@ -73,7 +74,7 @@ export const drive = async (options: Options, generator: Generator, input: Input
       won,
       truncated
     }
-    finished.push({ trajectory, samples: windowed ? open.samples : [trajectory], slot: open.slot, index: open.index })
+    finished.push({ trajectory, samples: windowed ? open.samples : [trajectory], slot: open.slot, index: open.index, ending })
   }
 
   // Starts the next episode of a slot; undefined when the slot is done.
@@ -95,7 +96,7 @@ export const drive = async (options: Options, generator: Generator, input: Input
       session.reset(slot)
       const prompt = template.prompt(system, Layout.firstUser(observation.goal, observation.text))
       if (prompt.length + options.maxNewTokens > contextLength) {
-        finish(open, false, true)
+        finish(open, false, 'contextLimit')
         return undefined
       }
       open.segments.push({ kind: 'prompt', turn: 0, tokens: prompt })
@@ -124,7 +125,7 @@ export const drive = async (options: Options, generator: Generator, input: Input
         session.reset(slot)
         if (prompt.length + options.maxNewTokens > contextLength) {
           open.delete(slot)
-          finish(episode, false, true)
+          finish(episode, false, 'contextLimit')
           continue
         }
         episode.segments.length = 0
@@ -187,11 +188,12 @@ export const drive = async (options: Options, generator: Generator, input: Input
         episode.current = result.observation
       }
       let ended = true
-      if (result.done) finish(episode, result.won, false)
-      else if (episode.turns.length >= options.maxTurns || budget) finish(episode, false, true)
+      if (result.done) finish(episode, result.won, 'done')
+      else if (episode.turns.length >= options.maxTurns) finish(episode, false, 'turnLimit')
+      else if (budget) finish(episode, false, 'slotBudget')
       else if (!windowed) {
         const observation = template.observation(result.observation)
-        if (!fits(slot, observation.length)) finish(episode, false, true)
+        if (!fits(slot, observation.length)) finish(episode, false, 'contextLimit')
         else {
           episode.segments.push({ kind: 'observation', turn: episode.turns.length - 1, tokens: observation })
           pending.push([slot, observation])

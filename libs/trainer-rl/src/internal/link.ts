@@ -18,7 +18,8 @@ export interface LinkInput {
     readonly rows: ReadonlyArray<number>
     readonly turnRewards: ReadonlyArray<number>
     readonly groupId: string
-    readonly truncated: boolean
+    /** Bootstrap the return after the last action from `valuesAfter` (a cut, not an end). */
+    readonly bootstrap: boolean
     /** Window memory: sample k is turn k. Full memory: turns come from `batch.turnIndex`. */
     readonly windowed: boolean
   }>
@@ -26,7 +27,7 @@ export interface LinkInput {
   readonly tokenPenalty?: Float32Array
   /** `[batch, time]`: V of the state each token is sampled in, read on action tokens. */
   readonly values?: Float32Array
-  /** `[batch, time]`: V after reading tokens <= t (for the bootstrap of truncated episodes). */
+  /** `[batch, time]`: V after reading tokens <= t (for the bootstrap of episodes that were cut). */
   readonly valuesAfter?: Float32Array
 }
 
@@ -70,7 +71,7 @@ export const link = (input: LinkInput, estimator: (batch: TokenBatch.TokenBatch)
       tokenRewards[i] = tokenRewards[i]! + r
     })
     const last = ps[ps.length - 1]
-    if (episode.truncated && input.valuesAfter !== undefined && last !== undefined) {
+    if (episode.bootstrap && input.valuesAfter !== undefined && last !== undefined) {
       const row = Math.floor(last.at / T)
       bootstrapValues[e] = input.valuesAfter[row * T + batch.lengths[row]! - 1]!
     }

@@ -10,7 +10,7 @@ import * as Ppo from '../../src/Ppo.js'
 beforeAll(() => TestBackend.use('cpu'))
 
 const episodesOf = (trajectories: ReadonlyArray<import('@mtrl/core').Trajectory.Trajectory>) =>
-  trajectories.map((t, i) => ({ rows: [i], turnRewards: t.turnRewards, groupId: t.groupId, truncated: t.truncated, windowed: false }))
+  trajectories.map((t, i) => ({ rows: [i], turnRewards: t.turnRewards, groupId: t.groupId, bootstrap: t.truncated, windowed: false }))
 
 describe('link', () => {
   it('observation and prompt tokens never receive loss: zero advantage and zero PPO gradient off the action mask', async () => {
@@ -50,7 +50,7 @@ describe('link', () => {
         const batch = Batch.make({ pad: 0 })(trajectories)
         const values = Float32Array.from({ length: batch.batch * batch.time }, (_, i) => Math.cos(i))
         const estimator = Gae.estimate({ gamma: 0.9, lambda: 0.8, whiten: false })
-        const linked = link({ batch, episodes: episodesOf(trajectories).map((e) => ({ ...e, truncated: false })), values }, estimator)
+        const linked = link({ batch, episodes: episodesOf(trajectories).map((e) => ({ ...e, bootstrap: false })), values }, estimator)
         const direct = estimator({
           batch: batch.batch,
           time: batch.time,
@@ -92,8 +92,8 @@ describe('link', () => {
       {
         batch,
         episodes: [
-          { rows: [0, 1], turnRewards: [0, 1], groupId: 'g', truncated: false, windowed: true },
-          { rows: [2, 3], turnRewards: [0, 0], groupId: 'g', truncated: false, windowed: true }
+          { rows: [0, 1], turnRewards: [0, 1], groupId: 'g', bootstrap: false, windowed: true },
+          { rows: [2, 3], turnRewards: [0, 0], groupId: 'g', bootstrap: false, windowed: true }
         ]
       },
       Grpo.estimate({ normalizeByStd: false, epsilon: 1e-6 })
