@@ -14,7 +14,7 @@ const rng = Rng.make(7)
 const makeInput = (): TokenBatch.TokenBatch => {
   const n = batch * time
   const tokenRewards = new Float32Array(n)
-  const responseMask = new Float32Array(n)
+  const actionMask = new Float32Array(n)
   const values = new Float32Array(n)
   const turnIndex = new Int32Array(n).fill(-1)
   for (let b = 0; b < batch; b++) {
@@ -23,7 +23,7 @@ const makeInput = (): TokenBatch.TokenBatch => {
     while (t < time) {
       const end = Math.min(time, t + 48)
       for (let i = t; i < end; i++) {
-        responseMask[b * time + i] = 1
+        actionMask[b * time + i] = 1
         turnIndex[b * time + i] = turn
       }
       tokenRewards[b * time + end - 1] = rng.next() < 0.3 ? 1 : 0
@@ -37,7 +37,7 @@ const makeInput = (): TokenBatch.TokenBatch => {
   for (let i = 0; i < n; i++) values[i] = rng.next() * 2 - 1
   const groupIds = Array.from({ length: batch }, (_, b) => `task-${Math.floor(b / 8)}`)
   const bootstrapValues = new Float32Array(batch)
-  return { batch, time, tokenRewards, responseMask, values, turnIndex, groupIds, bootstrapValues }
+  return { batch, time, tokenRewards, actionMask, values, turnIndex, groupIds, bootstrapValues }
 }
 
 const input = makeInput()

@@ -60,7 +60,7 @@ export const defaultOptions: Options = { gamma: 0.99, lambda: 0.95, tokenGamma: 
  * const out = DualDiscountGae.estimate({ gamma: 0.5, lambda: 1, tokenGamma: 1, whiten: false })({
  *   batch: 1, time: 3,
  *   tokenRewards: Float32Array.of(0, 1, 2),
- *   responseMask: Float32Array.of(1, 1, 1),
+ *   actionMask: Float32Array.of(1, 1, 1),
  *   turnIndex: Int32Array.of(0, 0, 1)
  * })
  * // turn 1: G = 2; turn 0: carry = 0.5 * (0 + 2) = 1 -> advantages [2, 2, 2]
@@ -72,7 +72,7 @@ export const estimate =
   (input: TokenBatch): Estimate => {
     if (!Options.is(options)) throw new Error(`DualDiscountGae.estimate: invalid options ${JSON.stringify(options)}`)
     assertValid('DualDiscountGae', input)
-    const { batch, time, tokenRewards, responseMask, values, turnIndex, bootstrapValues } = input
+    const { batch, time, tokenRewards, actionMask, values, turnIndex, bootstrapValues } = input
     if (turnIndex === undefined) throw new Error('DualDiscountGae: invalid input: turnIndex is required')
     const { gamma, lambda, tokenGamma } = options
     const advantages = new Float32Array(batch * time)
@@ -84,7 +84,7 @@ export const estimate =
       let g = 0 // G of the last processed token (the first token of the turn, once the turn is done)
       let v = 0 // V of the last processed token
       for (let i = start + time - 1; i >= start; i--) {
-        if (responseMask[i] !== 1) continue
+        if (actionMask[i] !== 1) continue
         const k = turnIndex[i]!
         if (k !== current) {
           if (current !== -1) carry = gamma * (v + lambda * (g - v))
@@ -98,6 +98,6 @@ export const estimate =
         returns[i] = g
       }
     }
-    if (options.whiten) whitenInPlace(advantages, responseMask)
+    if (options.whiten) whitenInPlace(advantages, actionMask)
     return { batch, time, advantages, returns }
   }

@@ -51,7 +51,7 @@ export const defaultOptions: Options = { gamma: 1, lambda: 1, whiten: true }
  * returns are 0 off the mask; values and rewards off the mask are never read.
  *
  * @param options see {@link Options}
- * @returns a function of a {@link TokenBatch} (`tokenRewards`, `responseMask`, optional
+ * @returns a function of a {@link TokenBatch} (`tokenRewards`, `actionMask`, optional
  *   `values`, `bootstrapValues`; shapes `[batch, time]` and `[batch]`) to `advantages` and
  *   `returns`, `[batch, time]`. Throws on an invalid batch.
  * @example
@@ -59,7 +59,7 @@ export const defaultOptions: Options = { gamma: 1, lambda: 1, whiten: true }
  * const out = Gae.estimate({ gamma: 1, lambda: 1, whiten: false })({
  *   batch: 1, time: 3,
  *   tokenRewards: Float32Array.of(0, 0, 1),
- *   responseMask: Float32Array.of(1, 0, 1),
+ *   actionMask: Float32Array.of(1, 0, 1),
  *   values: Float32Array.of(0.5, 9, 0.25)
  * })
  * // out.advantages = [0.5, 0, 0.75], out.returns = [1, 0, 1]
@@ -74,6 +74,6 @@ export const estimate =
     const advantages = new Float32Array(input.batch * input.time)
     const returns = new Float32Array(input.batch * input.time)
     gaeScan(input, options.gamma, options.lambda, advantages, returns)
-    if (options.whiten) whitenInPlace(advantages, input.responseMask)
+    if (options.whiten) whitenInPlace(advantages, input.actionMask)
     return { batch: input.batch, time: input.time, advantages, returns }
   }

@@ -45,7 +45,7 @@ export const defaultOptions: Options = { normalizeByStd: true, epsilon: 1e-6 }
  * A_i = (R_i - mean_g) / (std_g + epsilon)     (normalizeByStd)
  * A_i = R_i - mean_g                           (Dr. GRPO)
  * A_i = 0 when n = 1
- * advantages[i, t] = A_i * responseMask[i, t]      returns[i, t] = R_i * responseMask[i, t]
+ * advantages[i, t] = A_i * actionMask[i, t]      returns[i, t] = R_i * actionMask[i, t]
  * ```
  *
  * `returns` carries the outcome (the Monte-Carlo return with gamma = 1) for a critic trained
@@ -56,7 +56,7 @@ export const defaultOptions: Options = { normalizeByStd: true, epsilon: 1e-6 }
  * const out = Grpo.estimate({ normalizeByStd: false, epsilon: 1e-6 })({
  *   batch: 2, time: 1,
  *   tokenRewards: Float32Array.of(1, 0),
- *   responseMask: Float32Array.of(1, 1),
+ *   actionMask: Float32Array.of(1, 1),
  *   groupIds: ['a', 'a']
  * })
  * // mean 0.5 -> advantages [0.5, -0.5]
@@ -87,7 +87,7 @@ export const estimate =
     return {
       batch: input.batch,
       time: input.time,
-      advantages: broadcastRows(perRow, input.responseMask, input.time),
-      returns: broadcastRows(outcomes, input.responseMask, input.time)
+      advantages: broadcastRows(perRow, input.actionMask, input.time),
+      returns: broadcastRows(outcomes, input.actionMask, input.time)
     }
   }

@@ -66,7 +66,7 @@ export const defaultOptions: Options = { gamma: 1, whiten: true, baseline: 'none
  * const out = ReinforcePlusPlus.estimate({ gamma: 0.5, whiten: false, baseline: 'none' })({
  *   batch: 1, time: 3,
  *   tokenRewards: Float32Array.of(0, 0, 1),
- *   responseMask: Float32Array.of(1, 0, 1)
+ *   actionMask: Float32Array.of(1, 0, 1)
  * })
  * // observation skipped: advantages [0.5, 0, 1]
  * @category estimators
@@ -77,7 +77,7 @@ export const estimate =
   (input: TokenBatch): Estimate => {
     if (!Options.is(options)) throw new Error(`ReinforcePlusPlus.estimate: invalid options ${JSON.stringify(options)}`)
     assertValid('ReinforcePlusPlus', input)
-    const { batch, time, tokenRewards, responseMask } = input
+    const { batch, time, tokenRewards, actionMask } = input
     const { gamma } = options
     const baselines = new Float64Array(batch)
     if (options.baseline === 'group') {
@@ -92,13 +92,13 @@ export const estimate =
       let g = 0
       let baseline = baselines[b]!
       for (let i = start + time - 1; i >= start; i--) {
-        if (responseMask[i] !== 1) continue
+        if (actionMask[i] !== 1) continue
         g = tokenRewards[i]! + gamma * g
         returns[i] = g
         advantages[i] = g - baseline
         baseline *= gamma
       }
     }
-    if (options.whiten) whitenInPlace(advantages, responseMask)
+    if (options.whiten) whitenInPlace(advantages, actionMask)
     return { batch, time, advantages, returns }
   }

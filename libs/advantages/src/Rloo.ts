@@ -37,7 +37,7 @@ export const defaultOptions: Options = {}
  * ```
  * R_i = sum_t tokenRewards[i, t]
  * A_i = R_i - (1 / (n - 1)) sum_{j in g, j != i} R_j  =  n / (n - 1) * (R_i - mean_g)     (A_i = 0 when n = 1)
- * advantages[i, t] = A_i * responseMask[i, t]      returns[i, t] = R_i * responseMask[i, t]
+ * advantages[i, t] = A_i * actionMask[i, t]      returns[i, t] = R_i * actionMask[i, t]
  * ```
  *
  * Requires `groupIds [batch]`. Throws on an invalid batch.
@@ -47,7 +47,7 @@ export const defaultOptions: Options = {}
  * const out = Rloo.estimate({})({
  *   batch: 3, time: 1,
  *   tokenRewards: Float32Array.of(1, 0, 0),
- *   responseMask: Float32Array.of(1, 1, 1),
+ *   actionMask: Float32Array.of(1, 1, 1),
  *   groupIds: ['a', 'a', 'a']
  * })
  * // advantages [1 - 0, 0 - 0.5, 0 - 0.5] = [1, -0.5, -0.5]
@@ -70,7 +70,7 @@ export const estimate =
     return {
       batch: input.batch,
       time: input.time,
-      advantages: broadcastRows(perRow, input.responseMask, input.time),
-      returns: broadcastRows(outcomes, input.responseMask, input.time)
+      advantages: broadcastRows(perRow, input.actionMask, input.time),
+      returns: broadcastRows(outcomes, input.actionMask, input.time)
     }
   }

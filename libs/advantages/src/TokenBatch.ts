@@ -4,20 +4,19 @@
  * estimators need (turn of each token, group of each row, bootstrap value of truncated rows).
  *
  * Invariant shared by every estimator: **rewards live on action tokens**. A non-zero reward on
- * a token with `responseMask = 0` is rejected, because the GAE family skips those tokens (as
+ * a token with `actionMask = 0` is rejected, because the GAE family skips those tokens (as
  * verl does) and the reward would silently vanish. Put a turn's reward on its last action token
- * ({@link fromTrajectories} does so through `Trajectory.placeOnLastActionToken`).
+ * (`EpisodeRows.make` does so).
  *
  * @since 0.1.0
  */
-import { Trajectory } from '@mtrl/core'
 import * as E from 'fp-ts/lib/Either.js'
 
 /**
  * Estimator input. Shapes in brackets; all arrays are row-major.
  *
  * - `tokenRewards [batch, time]`: reward of each token, 0 off the mask;
- * - `responseMask [batch, time]`: 1 on action (trainable) tokens, 0 on prompt, observation and
+ * - `actionMask [batch, time]`: 1 on action (trainable) tokens, 0 on prompt, observation and
  *   padding tokens; only the values 0 and 1 are allowed;
  * - `values [batch, time]`: the critic's V at each token (GAE family); only action tokens are read;
  * - `turnIndex [batch, time]`: turn of each token (turn-level estimators); read on action tokens,
@@ -33,7 +32,7 @@ export interface TokenBatch {
   readonly batch: number
   readonly time: number
   readonly tokenRewards: Float32Array
-  readonly responseMask: Float32Array
+  readonly actionMask: Float32Array
   readonly values?: Float32Array
   readonly turnIndex?: Int32Array
   readonly groupIds?: ReadonlyArray<string>
@@ -62,12 +61,12 @@ export interface Estimate {
  * slow, message-building loop.
  */
 const isValidFast = (input: TokenBatch): boolean => {
-  const { batch, time, tokenRewards, responseMask, values, turnIndex, bootstrapValues } = input
+  const { batch, time, tokenRewards, actionMask, values, turnIndex, bootstrapValues } = input
   for (let b = 0; b < batch; b++) {
     if (bootstrapValues !== undefined && bootstrapValues[b]! - bootstrapValues[b]! !== 0) return false
     let lastTurn = 0
     for (let i = b * time, end = (b + 1) * time; i < end; i++) {
-      const m = responseMask[i]!
+      const m = actionMask[i]!
       const r = tokenRewards[i]!
       if (m === 1) {
         if (r - r !== 0) return false
@@ -88,20 +87,20 @@ const checkLength = (field: string, actual: number, expected: number, what: stri
 
 /**
  * Checks the shapes and the invariants above; the message names the offending field and, for
- * per-token faults, the row and time step (`responseMask[1][3]: expected 0 or 1, got 0.5`).
+ * per-token faults, the row and time step (`actionMask[1][3]: expected 0 or 1, got 0.5`).
  *
  * @category destructors
  * @since 0.1.0
  */
 export const validate = (input: TokenBatch): E.Either<string, TokenBatch> => {
-  const { batch, time, tokenRewards, responseMask, values, turnIndex, groupIds, bootstrapValues } = input
+  const { batch, time, tokenRewards, actionMask, values, turnIndex, groupIds, bootstrapValues } = input
   if (!Number.isInteger(batch) || batch < 0) return E.left(`batch: expected a non-negative integer, got ${batch}`)
   if (!Number.isInteger(time) || time < 0) return E.left(`time: expected a non-negative integer, got ${time}`)
   const size = batch * time
   const shape = `batch ${batch} x time ${time}`
   const lengthError =
     checkLength('tokenRewards', tokenRewards.length, size, shape) ??
-    checkLength('responseMask', responseMask.length, size, shape) ??
+    checkLength('actionMask', actionMask.length, size, shape) ??
     (values && checkLength('values', values.length, size, shape)) ??
     (turnIndex && checkLength('turnIndex', turnIndex.length, size, shape)) ??
     (groupIds && checkLength('groupIds', groupIds.length, batch, `one per row, batch ${batch}`)) ??
@@ -112,12 +111,12 @@ export const validate = (input: TokenBatch): E.Either<string, TokenBatch> => {
   for (let b = 0; b < batch; b++) {
     let lastTurn = -1
     for (let i = b * time; i < (b + 1) * time; i++) {
-      const m = responseMask[i]!
+      const m = actionMask[i]!
       const r = tokenRewards[i]!
-      if (m !== 0 && m !== 1) return E.left(`responseMask${at(i)}: expected 0 or 1, got ${m}`)
+      if (m !== 0 && m !== 1) return E.left(`actionMask${at(i)}: expected 0 or 1, got ${m}`)
       if (!Number.isFinite(r)) return E.left(`tokenRewards${at(i)}: expected a finite number, got ${r}`)
       if (m === 0) {
-        if (r !== 0) return E.left(`tokenRewards${at(i)}: reward ${r} on a token outside responseMask (rewards must sit on action tokens)`)
+        if (r !== 0) return E.left(`tokenRewards${at(i)}: reward ${r} on a token outside actionMask (rewards must sit on action tokens)`)
         continue
       }
       if (values !== undefined && !Number.isFinite(values[i]!)) return E.left(`values${at(i)}: expected a finite number, got ${values[i]}`)
@@ -170,88 +169,11 @@ export const rowOutcomes = (input: TokenBatch): Float64Array => {
  * @category constructors
  * @since 0.1.0
  */
-export const broadcastRows = (perRow: ArrayLike<number>, responseMask: Float32Array, time: number): Float32Array => {
-  const out = new Float32Array(responseMask.length)
+export const broadcastRows = (perRow: ArrayLike<number>, actionMask: Float32Array, time: number): Float32Array => {
+  const out = new Float32Array(actionMask.length)
   for (let b = 0; b < perRow.length; b++) {
     const v = perRow[b]!
-    for (let i = b * time; i < (b + 1) * time; i++) if (responseMask[i] === 1) out[i] = v
+    for (let i = b * time; i < (b + 1) * time; i++) if (actionMask[i] === 1) out[i] = v
   }
   return out
-}
-
-/**
- * What {@link fromTrajectories} takes. Arrays are indexed like `trajectories`.
- *
- * - `turnRewards`: one reward per turn for each trajectory (e.g. `trajectories.map(rewardFn)`);
- *   defaults to each trajectory's own `turnRewards`;
- * - `values`: the critic's value at every token of each trajectory (`Trajectory.length` entries);
- * - `bootstrapValues`: V(s_T) for each trajectory; must be 0 unless the trajectory is truncated.
- *
- * @category models
- * @since 0.1.0
- */
-export interface FromTrajectoriesInput {
-  readonly trajectories: ReadonlyArray<Trajectory.Trajectory>
-  readonly turnRewards?: ReadonlyArray<ReadonlyArray<number>>
-  readonly values?: ReadonlyArray<Float32Array>
-  readonly bootstrapValues?: ReadonlyArray<number>
-}
-
-/**
- * Builds a {@link TokenBatch} from trajectories: one row per trajectory, right-padded to the
- * longest one (padding: mask 0, reward 0, value 0, turn -1). Each turn's reward is placed on
- * the last action token of that turn; `turnIndex` is `Trajectory.turnIndex` (prompt -1);
- * `groupIds` are the trajectories' `groupId`s. Throws on inconsistent lengths (programmer error).
- *
- * @example
- * import { TokenBatch, Gae } from '@mtrl/advantages'
- * declare const trajectories: ReadonlyArray<import('@mtrl/core').Trajectory.Trajectory>
- * const input = TokenBatch.fromTrajectories({ trajectories })
- *
- * @category constructors
- * @since 0.1.0
- */
-export const fromTrajectories = (input: FromTrajectoriesInput): TokenBatch => {
-  const { trajectories, turnRewards, values, bootstrapValues } = input
-  const n = trajectories.length
-  const check = (field: string, given: { readonly length: number } | undefined): void => {
-    if (given !== undefined && given.length !== n) throw new Error(`TokenBatch.fromTrajectories: ${given.length} ${field} for ${n} trajectories`)
-  }
-  check('turnRewards', turnRewards)
-  check('values', values)
-  check('bootstrapValues', bootstrapValues)
-  const lengths = trajectories.map(Trajectory.length)
-  const time = lengths.reduce((a, b) => Math.max(a, b), 0)
-  const tokenRewards = new Float32Array(n * time)
-  const responseMask = new Float32Array(n * time)
-  const turnIndex = new Int32Array(n * time).fill(-1)
-  const valueRows = values === undefined ? undefined : new Float32Array(n * time)
-  const bootstrap = new Float32Array(n)
-  trajectories.forEach((trajectory, b) => {
-    const perTurn = turnRewards?.[b] ?? trajectory.turnRewards
-    if (perTurn.length !== trajectory.turns.length)
-      throw new Error(`TokenBatch.fromTrajectories: trajectory ${b} has ${trajectory.turns.length} turns but ${perTurn.length} turn rewards`)
-    tokenRewards.set(Trajectory.placeOnLastActionToken(perTurn)(trajectory), b * time)
-    responseMask.set(Trajectory.actionMask(trajectory), b * time)
-    turnIndex.set(Trajectory.turnIndex(trajectory), b * time)
-    const v = values?.[b]
-    if (valueRows !== undefined && v !== undefined) {
-      if (v.length !== lengths[b]) throw new Error(`TokenBatch.fromTrajectories: values ${b} has ${v.length} entries for ${lengths[b]} tokens`)
-      valueRows.set(v, b * time)
-    }
-    const boot = bootstrapValues?.[b] ?? 0
-    if (boot !== 0 && !trajectory.truncated)
-      throw new Error(`TokenBatch.fromTrajectories: bootstrap value ${boot} for trajectory ${b}, which ended (not truncated); a finished episode bootstraps from 0`)
-    bootstrap[b] = boot
-  })
-  return {
-    batch: n,
-    time,
-    tokenRewards,
-    responseMask,
-    turnIndex,
-    groupIds: trajectories.map((trajectory) => trajectory.groupId),
-    bootstrapValues: bootstrap,
-    ...(valueRows === undefined ? {} : { values: valueRows })
-  }
 }

@@ -54,7 +54,7 @@ export const defaultOptions: Options = { gamma: 1, lambda: 1, whiten: true }
  * const out = TurnGae.estimate({ gamma: 1, lambda: 1, whiten: false })({
  *   batch: 1, time: 4,
  *   tokenRewards: Float32Array.of(0, 0.5, 0, 1),
- *   responseMask: Float32Array.of(1, 1, 0, 1),
+ *   actionMask: Float32Array.of(1, 1, 0, 1),
  *   turnIndex: Int32Array.of(0, 0, 0, 1)
  * })
  * // turn 1: A = 1; turn 0: A = 0.5 + 1 = 1.5 -> advantages [1.5, 1.5, 0, 1]
@@ -66,7 +66,7 @@ export const estimate =
   (input: TokenBatch): Estimate => {
     if (!Options.is(options)) throw new Error(`TurnGae.estimate: invalid options ${JSON.stringify(options)}`)
     assertValid('TurnGae', input)
-    const { batch, time, tokenRewards, responseMask, values, turnIndex, bootstrapValues } = input
+    const { batch, time, tokenRewards, actionMask, values, turnIndex, bootstrapValues } = input
     if (turnIndex === undefined) throw new Error('TurnGae: invalid input: turnIndex is required')
     const { gamma, lambda } = options
     const advantages = new Float32Array(batch * time)
@@ -91,7 +91,7 @@ export const estimate =
         nextA = a
       }
       for (let i = start + time - 1; i >= start; i--) {
-        if (responseMask[i] !== 1) continue
+        if (actionMask[i] !== 1) continue
         const k = turnIndex[i]!
         if (k !== current) {
           if (current !== -1) finishTurn()
@@ -105,7 +105,7 @@ export const estimate =
       current = -1
       let ordinal = -1
       for (let i = start + time - 1; i >= start; i--) {
-        if (responseMask[i] !== 1) continue
+        if (actionMask[i] !== 1) continue
         const k = turnIndex[i]!
         if (k !== current) {
           current = k
@@ -115,6 +115,6 @@ export const estimate =
         returns[i] = turnReturn[ordinal]!
       }
     }
-    if (options.whiten) whitenInPlace(advantages, responseMask)
+    if (options.whiten) whitenInPlace(advantages, actionMask)
     return { batch, time, advantages, returns }
   }

@@ -6,6 +6,7 @@
  * @since 0.1.0
  */
 export * as DualDiscountGae from './DualDiscountGae.js'
+export * as EpisodeRows from './EpisodeRows.js'
 export * as Estimator from './Estimator.js'
 export * as Gae from './Gae.js'
 export * as Grpo from './Grpo.js'

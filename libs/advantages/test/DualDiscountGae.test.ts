@@ -15,7 +15,7 @@ const verlog = (input: TokenBatch, gs: number, ls: number): number[] => {
     const turns: number[][] = []
     for (let t = 0; t < input.time; t++) {
       const i = b * input.time + t
-      if (input.responseMask[i] !== 1) continue
+      if (input.actionMask[i] !== 1) continue
       const last = turns[turns.length - 1]
       if (last !== undefined && input.turnIndex![last[0]!] === input.turnIndex![i]) last.push(i)
       else turns.push([i])
@@ -42,7 +42,7 @@ describe('DualDiscountGae', () => {
     batch: 1,
     time: 4,
     tokenRewards: Float32Array.of(0, 1, 0, 2),
-    responseMask: Float32Array.of(1, 1, 0, 1),
+    actionMask: Float32Array.of(1, 1, 0, 1),
     values: Float32Array.of(0.5, 0.25, 9, 1),
     turnIndex: Int32Array.of(0, 0, 0, 1)
   }
@@ -79,7 +79,7 @@ describe('DualDiscountGae', () => {
       fc.property(tokenBatch(), fc.double({ min: 0, max: 1, noNaN: true }), (input, lambda) => {
         const dual = _.estimate({ gamma: 0.9, lambda, tokenGamma: 1, whiten: false })(input)
         const turn = TurnGae.estimate({ gamma: 0.9, lambda, whiten: false })(input)
-        const { time, responseMask: m, turnIndex: k } = input
+        const { time, actionMask: m, turnIndex: k } = input
         for (let i = 0; i < m.length; i++) {
           if (m[i] !== 1) continue
           let j = i - 1

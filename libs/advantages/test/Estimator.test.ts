@@ -8,7 +8,7 @@ const input: TokenBatch = {
   batch: 2,
   time: 3,
   tokenRewards: Float32Array.of(0, 0, 1, 0, 0.5, 0),
-  responseMask: Float32Array.of(1, 0, 1, 1, 1, 0),
+  actionMask: Float32Array.of(1, 0, 1, 1, 1, 0),
   values: Float32Array.of(0.1, 0, 0.2, 0.3, 0.4, 0),
   turnIndex: Int32Array.of(0, 0, 1, 0, 0, 0),
   groupIds: ['g', 'g']

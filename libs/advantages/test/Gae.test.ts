@@ -8,7 +8,7 @@ const plain = (gamma: number, lambda: number): _.Options => ({ gamma, lambda, wh
 
 /** verl's `compute_gae_advantage_return` loop, literally (A stored at every position), then masked. */
 const verlReference = (input: TokenBatch, gamma: number, lambda: number): { advantages: number[]; returns: number[] } => {
-  const { batch, time, tokenRewards: r, responseMask: m } = input
+  const { batch, time, tokenRewards: r, actionMask: m } = input
   const v = input.values ?? new Float32Array(batch * time)
   const advantages: number[] = []
   const returns: number[] = []
@@ -43,7 +43,7 @@ describe('Gae', () => {
       batch: 1,
       time: 4,
       tokenRewards: Float32Array.of(0, 0, 0, 1),
-      responseMask: Float32Array.of(1, 1, 0, 1),
+      actionMask: Float32Array.of(1, 1, 0, 1),
       values: Float32Array.of(0.5, 0.25, 7, 0.5)
     })
     expect(Array.from(out.advantages)).toEqual([-0.34375, 0.125, 0, 0.5])
@@ -53,7 +53,7 @@ describe('Gae', () => {
   it('bootstraps a truncated row from its bootstrap value instead of 0', () => {
     // gamma = 0.5, lambda = 1, V = 0, bootstrap 2
     // a1: delta = 0 + 0.5*2 - 0 = 1 -> A = 1;  a0: delta = 0 -> A = 0 + 0.5*1 = 0.5
-    const input: TokenBatch = { batch: 1, time: 2, tokenRewards: Float32Array.of(0, 0), responseMask: Float32Array.of(1, 1), values: Float32Array.of(0, 0) }
+    const input: TokenBatch = { batch: 1, time: 2, tokenRewards: Float32Array.of(0, 0), actionMask: Float32Array.of(1, 1), values: Float32Array.of(0, 0) }
     expect(Array.from(_.estimate(plain(0.5, 1))({ ...input, bootstrapValues: Float32Array.of(2) }).advantages)).toEqual([0.5, 1])
     expect(Array.from(_.estimate(plain(0.5, 1))(input).advantages)).toEqual([0, 0])
   })
@@ -78,7 +78,7 @@ describe('Gae', () => {
           for (let t = input.time - 1; t >= 0; t--) {
             const i = b * input.time + t
             toGo += input.tokenRewards[i]!
-            expected[i] = input.responseMask[i]! * toGo
+            expected[i] = input.actionMask[i]! * toGo
           }
         }
         return closeTo(out.advantages, expected, 1e-4) && closeTo(out.returns, expected, 1e-4)
@@ -89,7 +89,7 @@ describe('Gae', () => {
   it('ignores values on observation tokens', () => {
     fc.assert(
       fc.property(tokenBatch(), fc.double({ min: -100, max: 100, noNaN: true }), fc.boolean(), (input, noise, whiten) => {
-        const values = Float32Array.from(input.values!, (v, i) => (input.responseMask[i] === 1 ? v : v + noise))
+        const values = Float32Array.from(input.values!, (v, i) => (input.actionMask[i] === 1 ? v : v + noise))
         const options = { gamma: 0.9, lambda: 0.8, whiten }
         const a = _.estimate(options)(input)
         const b = _.estimate(options)(withFields(input, { values }))
@@ -103,9 +103,9 @@ describe('Gae', () => {
     fc.assert(
       fc.property(tokenBatch(), (input) => {
         const raw = _.estimate(plain(0.9, 0.95))(input)
-        const rawMoments = maskedMoments(raw.advantages, input.responseMask)
+        const rawMoments = maskedMoments(raw.advantages, input.actionMask)
         fc.pre(rawMoments.count >= 2 && rawMoments.std > 1e-2)
-        const { mean, std } = maskedMoments(_.estimate({ gamma: 0.9, lambda: 0.95, whiten: true })(input).advantages, input.responseMask)
+        const { mean, std } = maskedMoments(_.estimate({ gamma: 0.9, lambda: 0.95, whiten: true })(input).advantages, input.actionMask)
         expect(mean).toBeCloseTo(0, 4)
         expect(std).toBeCloseTo(1, 3)
       })
@@ -118,7 +118,7 @@ describe('Gae', () => {
         const whitened = _.estimate(_.defaultOptions)(input)
         const raw = _.estimate({ ..._.defaultOptions, whiten: false })(input)
         expect(whitened.returns).toEqual(raw.returns)
-        input.responseMask.forEach((m, i) => {
+        input.actionMask.forEach((m, i) => {
           if (m === 0) expect([whitened.advantages[i], whitened.returns[i]]).toEqual([0, 0])
         })
       })
@@ -126,12 +126,12 @@ describe('Gae', () => {
   })
 
   it('rejects a reward on an observation token, naming the position', () => {
-    const bad = { batch: 1, time: 2, tokenRewards: Float32Array.of(0, 1), responseMask: Float32Array.of(1, 0) }
+    const bad = { batch: 1, time: 2, tokenRewards: Float32Array.of(0, 1), actionMask: Float32Array.of(1, 0) }
     expect(() => _.estimate(_.defaultOptions)(bad)).toThrow(/tokenRewards\[0\]\[1\]/)
   })
 
   it('rejects out-of-range options', () => {
-    expect(() => _.estimate({ gamma: 1.5, lambda: 1, whiten: false })({ batch: 0, time: 0, tokenRewards: new Float32Array(), responseMask: new Float32Array() })).toThrow(
+    expect(() => _.estimate({ gamma: 1.5, lambda: 1, whiten: false })({ batch: 0, time: 0, tokenRewards: new Float32Array(), actionMask: new Float32Array() })).toThrow(
       /invalid options/
     )
   })

@@ -7,7 +7,7 @@ import { tokenBatch } from './arbitraries.js'
 /** Per-row value of a `[batch, time]` output: the value on the row's first action token (0 if none). */
 const perRow = (x: Float32Array, input: TokenBatch): number[] =>
   Array.from({ length: input.batch }, (_, b) => {
-    for (let i = b * input.time; i < (b + 1) * input.time; i++) if (input.responseMask[i] === 1) return x[i]!
+    for (let i = b * input.time; i < (b + 1) * input.time; i++) if (input.actionMask[i] === 1) return x[i]!
     return 0
   })
 
@@ -35,7 +35,7 @@ describe('Grpo', () => {
       batch: 4,
       time: 3,
       tokenRewards: Float32Array.of(0.5, 0, 0.5, 0, 0, 0, 0, 0, 0, 0, 0, 7),
-      responseMask: Float32Array.of(1, 0, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1),
+      actionMask: Float32Array.of(1, 0, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1),
       groupIds: ['a', 'a', 'a', 'b']
     })
     const a = Array.from(out.advantages)
@@ -55,7 +55,7 @@ describe('Grpo', () => {
       batch: 3,
       time: 1,
       tokenRewards: Float32Array.of(3, 1, 2),
-      responseMask: Float32Array.of(1, 1, 1),
+      actionMask: Float32Array.of(1, 1, 1),
       groupIds: ['g', 'g', 'g']
     })
     expect(Array.from(out.advantages)).toEqual([1, -1, 0])
@@ -88,7 +88,7 @@ describe('Grpo', () => {
   })
 
   it('rejects group bookkeeping that does not match the batch', () => {
-    const input = { batch: 2, time: 1, tokenRewards: Float32Array.of(1, 0), responseMask: Float32Array.of(1, 1) }
+    const input = { batch: 2, time: 1, tokenRewards: Float32Array.of(1, 0), actionMask: Float32Array.of(1, 1) }
     expect(() => _.estimate(_.defaultOptions)(input)).toThrow(/groupIds is required/)
     expect(() => _.estimate(_.defaultOptions)({ ...input, groupIds: ['a'] })).toThrow(/groupIds: expected 2 entries \(one per row, batch 2\), got 1/)
     expect(() => _.estimate(_.defaultOptions)({ ...input, groupIds: ['a', ''] })).toThrow(/groupIds\[1\]/)

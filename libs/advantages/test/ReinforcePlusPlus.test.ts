@@ -11,7 +11,7 @@ describe('ReinforcePlusPlus', () => {
       batch: 1,
       time: 3,
       tokenRewards: Float32Array.of(0, 0, 1),
-      responseMask: Float32Array.of(1, 0, 1)
+      actionMask: Float32Array.of(1, 0, 1)
     })
     expect(Array.from(out.advantages)).toEqual([0.5, 0, 1])
     expect(Array.from(out.returns)).toEqual([0.5, 0, 1])
@@ -25,7 +25,7 @@ describe('ReinforcePlusPlus', () => {
       batch: 2,
       time: 2,
       tokenRewards: Float32Array.of(0, 1, 0, 0),
-      responseMask: Float32Array.of(1, 1, 1, 1),
+      actionMask: Float32Array.of(1, 1, 1, 1),
       groupIds: ['g', 'g']
     })
     expect(Array.from(out.advantages)).toEqual([0.25, 0.5, -0.25, -0.5])
@@ -45,9 +45,9 @@ describe('ReinforcePlusPlus', () => {
   it('whitened advantages have mean 0 and sample std 1 over action tokens', () => {
     fc.assert(
       fc.property(tokenBatch(), fc.constantFrom<_.Baseline>('none', 'group'), (input, baseline) => {
-        const raw = maskedMoments(_.estimate({ gamma: 0.95, whiten: false, baseline })(input).advantages, input.responseMask)
+        const raw = maskedMoments(_.estimate({ gamma: 0.95, whiten: false, baseline })(input).advantages, input.actionMask)
         fc.pre(raw.count >= 2 && raw.std > 1e-2)
-        const { mean, std } = maskedMoments(_.estimate({ gamma: 0.95, whiten: true, baseline })(input).advantages, input.responseMask)
+        const { mean, std } = maskedMoments(_.estimate({ gamma: 0.95, whiten: true, baseline })(input).advantages, input.actionMask)
         expect(mean).toBeCloseTo(0, 4)
         expect(std).toBeCloseTo(1, 3)
       })
@@ -55,7 +55,7 @@ describe('ReinforcePlusPlus', () => {
   })
 
   it('needs groupIds only for the group baseline', () => {
-    const input = { batch: 1, time: 1, tokenRewards: Float32Array.of(1), responseMask: Float32Array.of(1) }
+    const input = { batch: 1, time: 1, tokenRewards: Float32Array.of(1), actionMask: Float32Array.of(1) }
     expect(() => _.estimate({ ..._.defaultOptions, baseline: 'none' })(input)).not.toThrow()
     expect(() => _.estimate({ ..._.defaultOptions, baseline: 'group' })(input)).toThrow(/groupIds is required/)
   })

@@ -7,7 +7,7 @@ import { closeTo, tokenBatch } from './arbitraries.js'
 
 const perRow = (x: Float32Array, input: TokenBatch): number[] =>
   Array.from({ length: input.batch }, (_, b) => {
-    for (let i = b * input.time; i < (b + 1) * input.time; i++) if (input.responseMask[i] === 1) return x[i]!
+    for (let i = b * input.time; i < (b + 1) * input.time; i++) if (input.actionMask[i] === 1) return x[i]!
     return 0
   })
 
@@ -20,7 +20,7 @@ describe('Rloo', () => {
       batch: 6,
       time: 2,
       tokenRewards: Float32Array.of(0, 1, 0, 0, 0, 0, 1, 2, 0, 1, 0, 5),
-      responseMask: Float32Array.of(1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1),
+      actionMask: Float32Array.of(1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1),
       groupIds: ['a', 'a', 'a', 'b', 'b', 'c']
     })
     expect(Array.from(out.advantages)).toEqual([1, 1, -0.5, -0.5, -0.5, -0.5, 2, 2, -2, -2, 0, 0])
@@ -62,6 +62,6 @@ describe('Rloo', () => {
   })
 
   it('requires groupIds', () => {
-    expect(() => _.estimate({})({ batch: 1, time: 1, tokenRewards: Float32Array.of(1), responseMask: Float32Array.of(1) })).toThrow(/groupIds is required/)
+    expect(() => _.estimate({})({ batch: 1, time: 1, tokenRewards: Float32Array.of(1), actionMask: Float32Array.of(1) })).toThrow(/groupIds is required/)
   })
 })

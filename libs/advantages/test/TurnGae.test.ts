@@ -13,7 +13,7 @@ describe('TurnGae', () => {
       batch: 1,
       time: 5,
       tokenRewards: Float32Array.of(0, 0.5, 0, 0, 1),
-      responseMask: Float32Array.of(1, 1, 0, 1, 1),
+      actionMask: Float32Array.of(1, 1, 0, 1, 1),
       values: Float32Array.of(0.25, 9, 9, 0.5, 9),
       turnIndex: Int32Array.of(0, 0, 0, 1, 1)
     })
@@ -27,7 +27,7 @@ describe('TurnGae', () => {
       batch: 1,
       time: 3,
       tokenRewards: Float32Array.of(0, 0, 1),
-      responseMask: Float32Array.of(1, 1, 1),
+      actionMask: Float32Array.of(1, 1, 1),
       turnIndex: Int32Array.of(0, 1, 2)
     })
     expect(Array.from(out.advantages)).toEqual([0.25, 0.5, 1])
@@ -47,7 +47,7 @@ describe('TurnGae', () => {
   it('gives every action token of a turn the same advantage, and reads only first-token values', () => {
     fc.assert(
       fc.property(tokenBatch(), fc.double({ min: -50, max: 50, noNaN: true }), (input, noise) => {
-        const { time, responseMask: m, turnIndex: k } = input
+        const { time, actionMask: m, turnIndex: k } = input
         const out = _.estimate({ gamma: 0.9, lambda: 0.7, whiten: false })(input)
         const isFirst = (i: number): boolean => {
           for (let j = i - 1; j >= i - (i % time); j--) if (m[j] === 1) return k![j] !== k![i]
@@ -66,11 +66,11 @@ describe('TurnGae', () => {
   })
 
   it('requires turnIndex', () => {
-    expect(() => _.estimate(_.defaultOptions)({ batch: 1, time: 1, tokenRewards: Float32Array.of(1), responseMask: Float32Array.of(1) })).toThrow(/turnIndex/)
+    expect(() => _.estimate(_.defaultOptions)({ batch: 1, time: 1, tokenRewards: Float32Array.of(1), actionMask: Float32Array.of(1) })).toThrow(/turnIndex/)
   })
 
   it('rejects turns that go backwards along a row', () => {
-    const input = { batch: 1, time: 2, tokenRewards: Float32Array.of(0, 1), responseMask: Float32Array.of(1, 1), turnIndex: Int32Array.of(1, 0) }
+    const input = { batch: 1, time: 2, tokenRewards: Float32Array.of(0, 1), actionMask: Float32Array.of(1, 1), turnIndex: Int32Array.of(1, 0) }
     expect(() => _.estimate(_.defaultOptions)(input)).toThrow(/turnIndex\[0\]\[1\]: turn 0 after turn 1/)
   })
 })

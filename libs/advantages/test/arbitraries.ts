@@ -34,9 +34,9 @@ export const tokenBatch = (options: BatchOptions = {}): fc.Arbitrary<TokenBatch>
       })
     )
     .map(({ batch, time, mask, rewards, values, turnSteps, groups, bootstrap }) => {
-      const responseMask = Float32Array.from(mask, (m) => (m ? 1 : 0))
-      if (actionInEveryRow) for (let b = 0; b < batch; b++) responseMask[b * time + time - 1] = 1
-      const tokenRewards = Float32Array.from(rewards, (r, i) => (responseMask[i] === 1 ? r : 0))
+      const actionMask = Float32Array.from(mask, (m) => (m ? 1 : 0))
+      if (actionInEveryRow) for (let b = 0; b < batch; b++) actionMask[b * time + time - 1] = 1
+      const tokenRewards = Float32Array.from(rewards, (r, i) => (actionMask[i] === 1 ? r : 0))
       const turnIndex = new Int32Array(batch * time)
       for (let b = 0; b < batch; b++) {
         let turn = 0
@@ -49,7 +49,7 @@ export const tokenBatch = (options: BatchOptions = {}): fc.Arbitrary<TokenBatch>
         batch,
         time,
         tokenRewards,
-        responseMask,
+        actionMask,
         values: Float32Array.from(values),
         turnIndex,
         groupIds: groups,

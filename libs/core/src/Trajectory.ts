@@ -173,36 +173,6 @@ export const turnIndex = (trajectory: Trajectory): Int32Array => {
 }
 
 /**
- * Places one value per turn on the last action token of that turn (0 elsewhere): where the
- * paper puts a turn's reward (the `<eos>` of the action).
- *
- * @param perTurn length = number of turns
- * @returns length = `length(trajectory)`
- * @category destructors
- * @since 0.1.0
- */
-export const placeOnLastActionToken =
-  (perTurn: ReadonlyArray<number>) =>
-  (trajectory: Trajectory): Float32Array => {
-    const out = new Float32Array(length(trajectory))
-    let offset = 0
-    const lastOfTurn = new Map<number, number>()
-    for (const segment of trajectory.segments) {
-      if (segment.kind === 'action' && segment.tokens.length > 0) lastOfTurn.set(segment.turn, offset + segment.tokens.length - 1)
-      offset += segment.tokens.length
-    }
-    perTurn.forEach((value, turn) => {
-      const at = lastOfTurn.get(turn)
-      if (at === undefined) {
-        if (value !== 0) throw new Error(`placeOnLastActionToken: turn ${turn} has a reward but no action tokens`)
-        return
-      }
-      out[at] = (out[at] ?? 0) + value
-    })
-    return out
-  }
-
-/**
  * Checks the invariants a trajectory must hold: one turn record and one reward per turn,
  * action log-probs of the right length, turn indices in order.
  *

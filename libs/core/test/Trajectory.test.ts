@@ -34,10 +34,6 @@ describe('Trajectory', () => {
     expect(Array.from(_.turnIndex(example))).toEqual([-1, -1, -1, 0, 0, 0, 1, 1, 1])
   })
 
-  it('places turn values on the last action token of each turn', () => {
-    expect(Array.from(_.placeOnLastActionToken([0.5, 2])(example))).toEqual([0, 0, 0, 0, 0.5, 0, 0, 0, 2])
-  })
-
   it('round-trips through JSON with its codec', () => {
     const json = JSON.parse(JSON.stringify(_.Trajectory.encode(example)))
     const back = Decode.decode('trajectory', _.Trajectory)(json)

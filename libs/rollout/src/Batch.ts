@@ -57,16 +57,17 @@ export const make =
     const samplerLogprobs = new Float32Array(n * time)
     const turnIndex = new Int32Array(n * time).fill(-1)
     samples.forEach((sample, b) => {
-      let at = b * time
+      const start = b * time
+      ids.set(Trajectory.tokens(sample), start)
+      const mask = Trajectory.actionMask(sample)
+      actionMask.set(mask, start)
+      turnIndex.set(Trajectory.turnIndex(sample), start)
+      let at = start
       for (const segment of sample.segments) {
-        ids.set(segment.tokens, at)
-        if (segment.kind === 'action' && segment.trainable !== false) {
-          actionMask.fill(1, at, at + segment.tokens.length)
-          if (segment.logprobs !== undefined) samplerLogprobs.set(segment.logprobs, at)
-        }
-        if (segment.kind !== 'prompt') turnIndex.fill(segment.turn, at, at + segment.tokens.length)
+        if (segment.logprobs !== undefined) samplerLogprobs.set(segment.logprobs, at)
         at += segment.tokens.length
       }
+      for (let i = start; i < at; i++) if (mask[i - start] === 0) samplerLogprobs[i] = 0
     })
     return { batch: n, time, ids, actionMask, samplerLogprobs, turnIndex, lengths }
   }

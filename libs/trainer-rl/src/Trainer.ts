@@ -205,10 +205,10 @@ export const iterate =
       let rowAt = 0
       const linked = kept.map(({ e, i }) => {
         const rows = e.samples.map(() => rowAt++)
-        return { rows, turnRewards: turnRewards[i]!, groupId: e.trajectory.groupId, bootstrap: bootstraps(config, e), windowed: config.rollout.memory._tag === 'window' }
+        return { rows, turnRewards: turnRewards[i]!, groupId: e.trajectory.groupId, bootstrap: bootstraps(config, e) }
       })
       const { advantages, returns } = link(
-        { batch, episodes: linked, ...(tokenPenalty ? { tokenPenalty } : {}), ...(values ? { values } : {}), ...(after ? { valuesAfter: after } : {}) },
+        { batch, samples, episodes: linked, ...(tokenPenalty ? { tokenPenalty } : {}), ...(values ? { values } : {}), ...(after ? { valuesAfter: after } : {}) },
         estimatorOf(config, algorithm)
       )
       const warm = config.warmupIterations > 0 ? Math.min(1, (state.iteration + 1) / config.warmupIterations) : 1

@@ -13,14 +13,17 @@ export const advantages: Command = {
   help: `mtrl advantages --estimator NAME [--input FILE.json | -]
 
 Estimators: ${Estimator.names.join(', ')}.
-Input fields: tokenRewards and responseMask ([batch][time]), optional values, turnIndex,
+Input fields: tokenRewards and actionMask ([batch][time]), optional values, turnIndex,
 groupIds, options (gamma, lambda, whiten for the GAE family; normalizeByStd, epsilon for GRPO;
 omitted options take the defaults). Outcome estimators read each row's score as the sum of its
-token rewards. Prints { "advantages": [[...]], "returns": [[...]] }.
+token rewards. Or {"trajectories": [...], "values"?, "bootstrapValues"?, "options"?}: episodes as the
+rollout records them, through the trainer's own path (EpisodeRows: each turn's reward on its last
+action token); then one output row per trajectory, aligned with its tokens.
+Prints { "advantages": [[...]], "returns": [[...]] }.
 
 Examples:
   mtrl advantages --estimator gae --input batch.json
-  echo '{"tokenRewards":[[0,1]],"responseMask":[[1,1]],"options":{"whiten":false}}' | mtrl advantages --estimator gae`,
+  echo '{"tokenRewards":[[0,1]],"actionMask":[[1,1]],"options":{"whiten":false}}' | mtrl advantages --estimator gae`,
   run: async (argv) => {
     const { values } = parseFlags(argv, { estimator: { type: 'string' }, input: { type: 'string' } })
     if (values.estimator === undefined) throw new UsageError(`--estimator is required (one of ${Estimator.names.join(', ')})`)

@@ -13,20 +13,20 @@ export interface ScanInput {
   readonly batch: number
   readonly time: number
   readonly tokenRewards: Float32Array
-  readonly responseMask: Float32Array
+  readonly actionMask: Float32Array
   readonly values?: Float32Array | undefined
   readonly bootstrapValues?: Float32Array | undefined
 }
 
 export const gaeScan = (input: ScanInput, gamma: number, lambda: number, advantages: Float32Array, returns: Float32Array): void => {
-  const { batch, time, tokenRewards, responseMask, values, bootstrapValues } = input
+  const { batch, time, tokenRewards, actionMask, values, bootstrapValues } = input
   const decay = gamma * lambda
   for (let b = 0; b < batch; b++) {
     let nextV = bootstrapValues === undefined ? 0 : bootstrapValues[b]!
     let lastA = 0
     const start = b * time
     for (let i = start + time - 1; i >= start; i--) {
-      if (responseMask[i] !== 1) continue
+      if (actionMask[i] !== 1) continue
       const v = values === undefined ? 0 : values[i]!
       lastA = tokenRewards[i]! + gamma * nextV - v + decay * lastA
       nextV = v

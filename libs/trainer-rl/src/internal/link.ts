@@ -1,18 +1,16 @@
 /**
- * Links the training samples of each episode into one estimator row of action tokens, runs the
- * advantage estimator on those rows and scatters the result back to the samples.
- *
- * One row per episode holds only that episode's action tokens, in order, each tagged with its
- * turn. Estimators of the GAE family skip non-action tokens anyway (verl's skipping GAE), so
- * dropping them changes nothing in `full` memory; in `window` memory it is what links the
- * per-turn samples of one episode (turn-level estimators see the whole episode). Group
- * estimators see one row per episode, hence one outcome per episode.
+ * Runs the advantage estimator on an iteration's episodes: the training samples (rows of the
+ * padded batch) of each episode go through `EpisodeRows` (one estimator row per episode, its
+ * action tokens in order) and the estimate comes back onto the batch's `[batch, time]` layout.
  */
-import type { TokenBatch } from '@mtrl/advantages'
+import { EpisodeRows, type TokenBatch } from '@mtrl/advantages'
+import type { Trajectory } from '@mtrl/core'
 import type { Batch } from '@mtrl/rollout'
 
 export interface LinkInput {
   readonly batch: Batch.Batch
+  /** The batch's samples: `samples[r]` is row `r`. */
+  readonly samples: ReadonlyArray<Trajectory.Trajectory>
   /** For each episode, its sample rows in turn order. */
   readonly episodes: ReadonlyArray<{
     readonly rows: ReadonlyArray<number>
@@ -20,8 +18,6 @@ export interface LinkInput {
     readonly groupId: string
     /** Bootstrap the return after the last action from `valuesAfter` (a cut, not an end). */
     readonly bootstrap: boolean
-    /** Window memory: sample k is turn k. Full memory: turns come from `batch.turnIndex`. */
-    readonly windowed: boolean
   }>
   /** `[batch, time]`: extra per-token reward (e.g. -beta KL), read on action tokens. */
   readonly tokenPenalty?: Float32Array
@@ -32,67 +28,27 @@ export interface LinkInput {
 }
 
 export const link = (input: LinkInput, estimator: (batch: TokenBatch.TokenBatch) => TokenBatch.Estimate): { readonly advantages: Float32Array; readonly returns: Float32Array } => {
-  const { batch, episodes } = input
+  const { batch, samples } = input
   const T = batch.time
-  const positions = episodes.map((episode) => {
-    const out: Array<{ readonly at: number; readonly turn: number }> = []
-    episode.rows.forEach((row, k) => {
-      for (let t = 0; t < T; t++) {
-        const at = row * T + t
-        if (batch.actionMask[at] === 1) out.push({ at, turn: episode.windowed ? k : batch.turnIndex[at]! })
+  const row = (x: Float32Array, r: number): Float32Array => x.subarray(r * T, (r + 1) * T)
+  const rows = EpisodeRows.make(
+    input.episodes.map((episode) => {
+      const last = episode.rows[episode.rows.length - 1]
+      const bootstrapValue = episode.bootstrap && input.valuesAfter !== undefined && last !== undefined ? input.valuesAfter[last * T + batch.lengths[last]! - 1]! : 0
+      return {
+        samples: episode.rows.map((r) => samples[r]!),
+        turnRewards: episode.turnRewards,
+        groupId: episode.groupId,
+        bootstrapValue,
+        ...(input.values === undefined ? {} : { values: episode.rows.map((r) => row(input.values!, r)) }),
+        ...(input.tokenPenalty === undefined ? {} : { tokenRewards: episode.rows.map((r) => row(input.tokenPenalty!, r)) })
       }
-    })
-    return out
-  })
-  const time = positions.reduce((m, p) => Math.max(m, p.length), 0)
-  const n = episodes.length
-  const tokenRewards = new Float32Array(n * time)
-  const responseMask = new Float32Array(n * time)
-  const turnIndex = new Int32Array(n * time).fill(-1)
-  const values = input.values === undefined ? undefined : new Float32Array(n * time)
-  const bootstrapValues = new Float32Array(n)
-  episodes.forEach((episode, e) => {
-    const ps = positions[e]!
-    const lastOfTurn = new Map<number, number>()
-    ps.forEach(({ at, turn }, j) => {
-      const i = e * time + j
-      responseMask[i] = 1
-      turnIndex[i] = turn
-      tokenRewards[i] = input.tokenPenalty?.[at] ?? 0
-      if (values !== undefined) values[i] = input.values![at]!
-      lastOfTurn.set(turn, i)
-    })
-    episode.turnRewards.forEach((r, turn) => {
-      const i = lastOfTurn.get(turn)
-      if (i === undefined) {
-        if (r !== 0) throw new Error(`link: turn ${turn} has a reward but no action tokens`)
-        return
-      }
-      tokenRewards[i] = tokenRewards[i]! + r
-    })
-    const last = ps[ps.length - 1]
-    if (episode.bootstrap && input.valuesAfter !== undefined && last !== undefined) {
-      const row = Math.floor(last.at / T)
-      bootstrapValues[e] = input.valuesAfter[row * T + batch.lengths[row]! - 1]!
-    }
-  })
-  const estimate = estimator({
-    batch: n,
-    time,
-    tokenRewards,
-    responseMask,
-    turnIndex,
-    groupIds: episodes.map((e) => e.groupId),
-    bootstrapValues,
-    ...(values === undefined ? {} : { values })
-  })
-  const advantages = new Float32Array(batch.batch * T)
-  const returns = new Float32Array(batch.batch * T)
-  positions.forEach((ps, e) =>
-    ps.forEach(({ at }, j) => {
-      advantages[at] = estimate.advantages[e * time + j]!
-      returns[at] = estimate.returns[e * time + j]!
     })
   )
+  const estimate = estimator(rows.batch)
+  const advantages = new Float32Array(batch.batch * T)
+  const returns = new Float32Array(batch.batch * T)
+  EpisodeRows.scatter(rows, estimate.advantages)(input.episodes.map((e) => e.rows.map((r) => row(advantages, r))))
+  EpisodeRows.scatter(rows, estimate.returns)(input.episodes.map((e) => e.rows.map((r) => row(returns, r))))
   return { advantages, returns }
 }

@@ -10,7 +10,7 @@ import * as Ppo from '../../src/Ppo.js'
 beforeAll(() => TestBackend.use('cpu'))
 
 const episodesOf = (trajectories: ReadonlyArray<import('@mtrl/core').Trajectory.Trajectory>) =>
-  trajectories.map((t, i) => ({ rows: [i], turnRewards: t.turnRewards, groupId: t.groupId, bootstrap: t.truncated, windowed: false }))
+  trajectories.map((t, i) => ({ rows: [i], turnRewards: t.turnRewards, groupId: t.groupId, bootstrap: t.truncated }))
 
 describe('link', () => {
   it('observation and prompt tokens never receive loss: zero advantage and zero PPO gradient off the action mask', async () => {
@@ -19,7 +19,7 @@ describe('link', () => {
         fc.property(fc.array(Arbitraries.trajectory(), { minLength: 1, maxLength: 5 }), (trajectories) => {
           const batch = Batch.make({ pad: 0 })(trajectories)
           const values = Float32Array.from({ length: batch.batch * batch.time }, (_, i) => Math.sin(i))
-          const { advantages } = link({ batch, episodes: episodesOf(trajectories), values, valuesAfter: values }, Gae.estimate({ gamma: 1, lambda: 0.9, whiten: false }))
+          const { advantages } = link({ batch, samples: trajectories, episodes: episodesOf(trajectories), values, valuesAfter: values }, Gae.estimate({ gamma: 1, lambda: 0.9, whiten: false }))
           const shape: [number, number] = [batch.batch, batch.time]
           const init = tf.tensor2d(batch.samplerLogprobs, shape)
           const logprobs = tf.variable(init)
@@ -44,38 +44,6 @@ describe('link', () => {
     )
   })
 
-  it('in full memory equals GAE on the padded trajectories (dropping observation tokens changes nothing)', () => {
-    fc.assert(
-      fc.property(fc.array(Arbitraries.trajectory(), { minLength: 1, maxLength: 4 }), (trajectories) => {
-        const batch = Batch.make({ pad: 0 })(trajectories)
-        const values = Float32Array.from({ length: batch.batch * batch.time }, (_, i) => Math.cos(i))
-        const estimator = Gae.estimate({ gamma: 0.9, lambda: 0.8, whiten: false })
-        const linked = link({ batch, episodes: episodesOf(trajectories).map((e) => ({ ...e, bootstrap: false })), values }, estimator)
-        const direct = estimator({
-          batch: batch.batch,
-          time: batch.time,
-          responseMask: batch.actionMask,
-          values,
-          tokenRewards: Float32Array.from(batch.actionMask, () => 0).map((_, i) => {
-            const b = Math.floor(i / batch.time)
-            const t = i % batch.time
-            const trajectory = trajectories[b]!
-            let at = 0
-            const last = new Map<number, number>()
-            for (const s of trajectory.segments) {
-              if (s.kind === 'action') last.set(s.turn, at + s.tokens.length - 1)
-              at += s.tokens.length
-            }
-            let r = 0
-            trajectory.turnRewards.forEach((x, k) => last.get(k) === t && (r += x))
-            return r
-          })
-        })
-        linked.advantages.forEach((a, i) => expect(a).toBeCloseTo(direct.advantages[i]!, 4))
-      })
-    )
-  })
-
   it('links the per-turn samples of a windowed episode into one row (GRPO sees one outcome per episode)', () => {
     const sample = (turn: number, reward: number) => ({
       env: 'e', seed: 1, groupId: 'g', won: false, truncated: false,
@@ -91,9 +59,10 @@ describe('link', () => {
     const { advantages } = link(
       {
         batch,
+        samples,
         episodes: [
-          { rows: [0, 1], turnRewards: [0, 1], groupId: 'g', bootstrap: false, windowed: true },
-          { rows: [2, 3], turnRewards: [0, 0], groupId: 'g', bootstrap: false, windowed: true }
+          { rows: [0, 1], turnRewards: [0, 1], groupId: 'g', bootstrap: false },
+          { rows: [2, 3], turnRewards: [0, 0], groupId: 'g', bootstrap: false }
         ]
       },
       Grpo.estimate({ normalizeByStd: false, epsilon: 1e-6 })
