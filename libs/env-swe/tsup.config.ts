@@ -7,5 +7,6 @@ export default defineConfig({
   clean: true,
   sourcemap: true,
   target: 'node20',
+  shims: true,
   tsconfig: 'tsconfig.build.json'
 })

@@ -50,7 +50,7 @@ const main = async (): Promise<void> => {
   const lat: number[] = []
   for (let i = 0; i < 30; i++) {
     const t = performance.now()
-    const r = await Suite.run({ limits: Sandbox.defaultLimits })(ws, project.tests)()
+    const r = await Suite.run({ limits: Sandbox.defaultLimits })(ws, Corpus.testSources(project))()
     if (E.isLeft(r)) throw new Error(Sandbox.errorMessage(r.left))
     lat.push(performance.now() - t)
   }
@@ -60,7 +60,7 @@ const main = async (): Promise<void> => {
   const ws2 = Workspace.make(project.files)
   for (let i = 0; i < 15; i++) {
     const t = performance.now()
-    await Suite.run({ limits: Sandbox.defaultLimits, guards: ['timeout', 'outputCap'] })(ws2, project.tests)()
+    await Suite.run({ limits: Sandbox.defaultLimits, guards: ['timeout', 'outputCap'] })(ws2, Corpus.testSources(project))()
     bare.push(performance.now() - t)
   }
   ws2.dispose()

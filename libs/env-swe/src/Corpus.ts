@@ -47,3 +47,11 @@ export const projects: ReadonlyArray<Project> = corpusData.map((p) => {
  * @since 0.1.0
  */
 export const byName = (name: string): Project | undefined => projects.find((p) => p.name === name)
+
+/**
+ * A project's test files with their original sources (what `Suite.run` runs).
+ *
+ * @category destructors
+ * @since 0.1.0
+ */
+export const testSources = (p: Project): Readonly<Record<string, string>> => Object.fromEntries(p.tests.map((f) => [f, p.files[f]!]))

@@ -8,21 +8,27 @@
  * | `permission`   | reads/writes outside the allowed paths, child processes, workers | Node 20 `--experimental-permission` |
  * | `network`      | every network connection                | a fresh network namespace (`unshare --net`, util-linux; CAP_SYS_ADMIN or user namespaces) |
  * | `pidNamespace` | stray processes outliving the run       | `unshare --pid --fork --kill-child`: killing its init kills the namespace |
+ * | `mountNamespace` | every host path but the run's own, Unix sockets at file paths included | `unshare --mount`, a tmpfs root with read-only binds, `pivot_root` (util-linux) |
  * | `rlimits`      | memory, process count, file size, CPU   | `prlimit` (util-linux): RLIMIT_AS, NPROC, FSIZE, CPU, CORE, NOFILE |
  * | `uid`          | touching files of other users; NPROC counting | `setpriv` (util-linux) to a fresh unprivileged uid (needs root) |
  * | `timeout`      | wall-clock overruns                     | SIGKILL to the process group from the host, plus `timeout -s KILL` inside (fires even if the host dies) |
  * | `outputCap`    | floods of output                        | the host counts bytes and kills the group past the cap |
  *
  * `probe()` finds which guards this machine supports; `run` uses all of them unless told
- * otherwise, and reports which were on.
+ * otherwise, and reports which were on. A run can also get an input on stdin and a results
+ * channel on fd 3 (a pipe only the host reads; see `Report`).
  *
  * @since 0.1.0
  */
 import { spawn, spawnSync } from 'node:child_process'
 import { randomInt } from 'node:crypto'
-import { existsSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import * as path from 'node:path'
+import type { Readable } from 'node:stream'
 import * as TE from 'fp-ts/lib/TaskEither.js'
 import * as t from 'io-ts'
+import * as Jail from './internal/jail.js'
 
 /**
  * The guard names.
@@ -30,12 +36,12 @@ import * as t from 'io-ts'
  * @category codecs
  * @since 0.1.0
  */
-export const Guard = t.keyof({ permission: null, network: null, pidNamespace: null, rlimits: null, uid: null, timeout: null, outputCap: null })
+export const Guard = t.keyof({ permission: null, network: null, pidNamespace: null, mountNamespace: null, rlimits: null, uid: null, timeout: null, outputCap: null })
 /** @category models @since 0.1.0 */
 export type Guard = t.TypeOf<typeof Guard>
 
 /** Every guard, in a fixed order. @category constants @since 0.1.0 */
-export const allGuards: ReadonlyArray<Guard> = ['permission', 'network', 'pidNamespace', 'rlimits', 'uid', 'timeout', 'outputCap']
+export const allGuards: ReadonlyArray<Guard> = ['permission', 'network', 'pidNamespace', 'mountNamespace', 'rlimits', 'uid', 'timeout', 'outputCap']
 
 /**
  * Resource limits of one run.
@@ -71,7 +77,7 @@ export interface Probe {
   readonly available: ReadonlyArray<Guard>
   readonly missing: ReadonlyArray<{ readonly guard: Guard; readonly reason: string }>
   /** Absolute paths of the helper tools found. */
-  readonly tools: Readonly<Record<'unshare' | 'prlimit' | 'setpriv' | 'timeout', string | undefined>>
+  readonly tools: Readonly<Record<'unshare' | 'prlimit' | 'setpriv' | 'timeout' | 'mount' | 'pivotRoot', string | undefined>>
   /** Whether namespaces need a user namespace (not root). */
   readonly userNamespace: boolean
 }
@@ -94,7 +100,7 @@ let cached: Probe | undefined
  */
 export const probe = (): Probe => {
   if (cached !== undefined) return cached
-  const tools = { unshare: which('unshare'), prlimit: which('prlimit'), setpriv: which('setpriv'), timeout: which('timeout') }
+  const tools = { unshare: which('unshare'), prlimit: which('prlimit'), setpriv: which('setpriv'), timeout: which('timeout'), mount: which('mount'), pivotRoot: which('pivot_root') }
   const missing: Array<{ guard: Guard; reason: string }> = []
   const root = process.getuid?.() === 0
   const [major, minor] = process.versions.node.split('.').map(Number) as [number, number]
@@ -102,13 +108,17 @@ export const probe = (): Probe => {
   let userNamespace = false
   const nsArgs = ['--net', '--pid', '--fork', '--kill-child', '--', '/bin/true']
   if (tools.unshare === undefined) {
-    missing.push({ guard: 'network', reason: 'util-linux `unshare` not found' }, { guard: 'pidNamespace', reason: 'util-linux `unshare` not found' })
+    for (const guard of ['network', 'pidNamespace', 'mountNamespace'] as const) missing.push({ guard, reason: 'util-linux `unshare` not found' })
   } else if (!(root && works(tools.unshare, nsArgs))) {
     if (works(tools.unshare, ['--user', '--map-root-user', ...nsArgs])) userNamespace = true
     else {
       const reason = '`unshare --net --pid` failed (needs root/CAP_SYS_ADMIN or unprivileged user namespaces)'
-      missing.push({ guard: 'network', reason }, { guard: 'pidNamespace', reason })
+      for (const guard of ['network', 'pidNamespace', 'mountNamespace'] as const) missing.push({ guard, reason })
     }
+  }
+  if (tools.unshare !== undefined && !missing.some((m) => m.guard === 'mountNamespace')) {
+    const reason = jailFails(tools, userNamespace)
+    if (reason !== undefined) missing.push({ guard: 'mountNamespace', reason })
   }
   if (tools.prlimit === undefined) missing.push({ guard: 'rlimits', reason: 'util-linux `prlimit` not found' })
   if (tools.setpriv === undefined) missing.push({ guard: 'uid', reason: 'util-linux `setpriv` not found' })
@@ -117,6 +127,24 @@ export const probe = (): Probe => {
   const hardMissing = new Set(missing.filter((m) => m.guard !== 'timeout').map((m) => m.guard))
   cached = { available: allGuards.filter((g) => !hardMissing.has(g)), missing, tools, userNamespace }
   return cached
+}
+
+/** Why the mount-namespace jail does not work here (`undefined` when it does): one real setup, running `/bin/true`. */
+const jailFails = (tools: Probe['tools'], userNamespace: boolean): string | undefined => {
+  if (tools.mount === undefined || tools.pivotRoot === undefined || !existsSync('/bin/sh')) return 'util-linux `mount`/`pivot_root` or `/bin/sh` not found'
+  let dir: string | undefined
+  try {
+    const mount = Jail.mountPoint()
+    Jail.ensureMountPoint(mount)
+    dir = mkdtempSync(path.join(tmpdir(), 'mtrl-swe-probe-'))
+    const args = [...(userNamespace ? ['--user', '--map-root-user'] : []), '--mount', '--pid', '--fork', '--kill-child', '--', ...Jail.wrap(dir, [], mount), '/bin/true']
+    const r = spawnSync(tools.unshare!, args, { stdio: ['ignore', 'ignore', 'pipe'], timeout: 5000, encoding: 'utf8', env: { PATH: '/usr/bin:/bin' } })
+    return r.status === 0 ? undefined : `\`unshare --mount\` with a private root failed: ${(r.stderr ?? '').trim().split('\n')[0] || `exit ${r.status}`}`
+  } catch (e) {
+    return `\`unshare --mount\` with a private root failed: ${String(e)}`
+  } finally {
+    if (dir !== undefined) rmSync(dir, { recursive: true, force: true })
+  }
 }
 
 /**
@@ -150,6 +178,10 @@ export interface RunOptions {
   readonly guards?: ReadonlyArray<Guard>
   /** Called with the uid the run will use, before it starts (to chown the work directory). */
   readonly prepare?: (uid: number | undefined) => void
+  /** Written to the run's stdin, which is then closed (default: no stdin). */
+  readonly input?: string
+  /** Give the run fd 3, a pipe the host reads into `RunResult.channel` (default: no fd 3). */
+  readonly channel?: boolean
 }
 
 /**
@@ -165,6 +197,8 @@ export interface RunResult {
   readonly outputExceeded: boolean
   readonly stdout: string
   readonly stderr: string
+  /** What the run wrote to fd 3 (empty without `channel`), at most `maxOutputBytes`. */
+  readonly channel: string
   readonly ms: number
   readonly guards: ReadonlyArray<Guard>
 }
@@ -198,15 +232,25 @@ const freshUid = (): number => 1_048_576 + randomInt(0, 1 << 24)
  * @category destructors
  * @since 0.1.0
  */
-export const commandLine = (options: RunOptions, guards: ReadonlySet<Guard>, uid: number | undefined, p: Probe = probe()): ReadonlyArray<string> => {
+export const commandLine = (
+  options: RunOptions,
+  guards: ReadonlySet<Guard>,
+  uid: number | undefined,
+  p: Probe = probe(),
+  mountPoint: string = Jail.mountPoint()
+): ReadonlyArray<string> => {
   const { limits } = options
   const cmd: string[] = []
-  if ((guards.has('network') || guards.has('pidNamespace')) && p.tools.unshare !== undefined) {
+  const mount = guards.has('mountNamespace')
+  if ((guards.has('network') || guards.has('pidNamespace') || mount) && p.tools.unshare !== undefined) {
     cmd.push(p.tools.unshare)
     if (p.userNamespace) cmd.push('--user', '--map-root-user')
     if (guards.has('network')) cmd.push('--net')
-    if (guards.has('pidNamespace')) cmd.push('--pid', '--fork', '--kill-child')
+    // The private root mounts a /proc of its own, which needs a PID namespace.
+    if (guards.has('pidNamespace') || mount) cmd.push('--pid', '--fork', '--kill-child')
+    if (mount) cmd.push('--mount')
     cmd.push('--')
+    if (mount) cmd.push(...Jail.wrap(options.writeDir, options.readPaths, mountPoint))
   }
   if (guards.has('timeout') && p.tools.timeout !== undefined) cmd.push(p.tools.timeout, '-s', 'KILL', `${Math.ceil(limits.timeoutMs / 1000) + 1}s`)
   if (guards.has('rlimits') && p.tools.prlimit !== undefined) {
@@ -253,17 +297,35 @@ export const run = (options: RunOptions): TE.TaskEither<SandboxError, RunResult>
     }
     const guards = new Set(wanted)
     const uid = guards.has('uid') ? freshUid() : undefined
+    const mountPoint = Jail.mountPoint()
     try {
       options.prepare?.(uid)
+      if (guards.has('mountNamespace')) Jail.ensureMountPoint(mountPoint)
     } catch (e) {
       resolve({ _tag: 'Left', left: { _tag: 'SpawnFailed', reason: `prepare: ${String(e)}` } })
       return
     }
-    const [cmd, ...args] = commandLine(options, guards, uid, p)
+    const [cmd, ...args] = commandLine(options, guards, uid, p, mountPoint)
     const started = Date.now()
-    const child = spawn(cmd!, args, { cwd: options.writeDir, env: childEnv(options.writeDir), detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
+    const stdio: Array<'ignore' | 'pipe'> = [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe', ...(options.channel === true ? ['pipe' as const] : [])]
+    const child = spawn(cmd!, args, { cwd: options.writeDir, env: childEnv(options.writeDir), detached: true, stdio })
     const out: Buffer[] = []
     const err: Buffer[] = []
+    const chan: Buffer[] = []
+    let chanBytes = 0
+    const channel = child.stdio[3] as Readable | null | undefined
+    channel?.on('data', (chunk: Buffer) => {
+      const room = options.limits.maxOutputBytes - chanBytes
+      if (room <= 0) return
+      chan.push(chunk.subarray(0, room))
+      chanBytes += Math.min(room, chunk.length)
+    })
+    channel?.on('error', () => undefined)
+    if (options.input !== undefined && child.stdin !== null) {
+      // A run that dies before reading its input closes the pipe: EPIPE is not our error.
+      child.stdin.on('error', () => undefined)
+      child.stdin.end(options.input)
+    }
     let bytes = 0
     let timedOut = false
     let outputExceeded = false
@@ -292,8 +354,8 @@ export const run = (options: RunOptions): TE.TaskEither<SandboxError, RunResult>
       into.push(chunk)
       bytes += chunk.length
     }
-    child.stdout.on('data', collect(out))
-    child.stderr.on('data', collect(err))
+    child.stdout?.on('data', collect(out))
+    child.stderr?.on('data', collect(err))
     child.on('error', (e) => {
       if (settled) return
       settled = true
@@ -304,8 +366,9 @@ export const run = (options: RunOptions): TE.TaskEither<SandboxError, RunResult>
     // give the pipes a moment to drain, then close them ourselves.
     child.on('exit', () => {
       setTimeout(() => {
-        child.stdout.destroy()
-        child.stderr.destroy()
+        child.stdout?.destroy()
+        child.stderr?.destroy()
+        channel?.destroy()
       }, 250).unref()
     })
     child.on('close', (code, signal) => {
@@ -322,6 +385,7 @@ export const run = (options: RunOptions): TE.TaskEither<SandboxError, RunResult>
           outputExceeded,
           stdout: Buffer.concat(out).toString('utf8'),
           stderr: Buffer.concat(err).toString('utf8'),
+          channel: Buffer.concat(chan).toString('utf8'),
           ms: Date.now() - started,
           guards: [...guards]
         }

@@ -23,8 +23,10 @@ const Positive = t.refinement(t.number, (n) => Number.isFinite(n) && n > 0, 'a p
  * - `timeoutMs`, `memoryMb`, `maxProcesses`, `maxFileMb`, `maxOutputBytes`: sandbox limits of
  *   each test run (see `Sandbox.Limits`);
  * - `verifyTimeoutMs`: wall-clock limit of runs that verify generated tasks (default 4000);
- * - `guards`: `require` refuses to run without every guard; `bestEffort` runs with those
- *   available and says which are missing in `info.extra.sandbox` (default `bestEffort`);
+ * - `guards`: `require` (the default) refuses to start an episode unless every guard is
+ *   available; `unsafe-best-effort` runs with whichever guards this machine has, says which are
+ *   missing in `info.extra.sandbox` and `Swe.describeSandbox`, and is unsafe for untrusted
+ *   policies (fail closed unless asked otherwise, loudly);
  * - `projects`: restrict the corpus to these projects;
  * - `cacheDir`: keep task-verification verdicts on disk here.
  *
@@ -43,7 +45,7 @@ export const Settings = t.partial({
   maxFileMb: Positive,
   maxOutputBytes: Positive,
   verifyTimeoutMs: Positive,
-  guards: t.keyof({ require: null, bestEffort: null }),
+  guards: t.keyof({ require: null, 'unsafe-best-effort': null }),
   projects: t.readonlyArray(t.string),
   cacheDir: t.string
 })
@@ -71,7 +73,7 @@ export const defaults: Resolved = {
   maxFileMb: Sandbox.defaultLimits.maxFileMb,
   maxOutputBytes: Sandbox.defaultLimits.maxOutputBytes,
   verifyTimeoutMs: 4000,
-  guards: 'bestEffort'
+  guards: 'require'
 }
 
 /** @category constructors @since 0.1.0 */

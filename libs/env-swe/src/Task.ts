@@ -20,6 +20,7 @@ import * as t from 'io-ts'
 import * as Corpus from './Corpus.js'
 import * as Edit from './Edit.js'
 import * as Mutation from './Mutation.js'
+import * as Report from './Report.js'
 import type * as Pool from './Pool.js'
 import * as Sandbox from './Sandbox.js'
 import * as Suite from './Suite.js'
@@ -104,18 +105,19 @@ const runVariant = async (
   const ws = Workspace.make(files)
   try {
     const r = await options.pool.run(
-      Suite.run({ limits: options.limits, ...(options.guards === undefined ? {} : { guards: options.guards }) })(ws, project.tests)
+      Suite.run({ limits: options.limits, ...(options.guards === undefined ? {} : { guards: options.guards }) })(ws, Corpus.testSources(project))
     )()
     if (E.isLeft(r)) return { _tag: 'Broken', reason: Sandbox.errorMessage(r.left) }
     const bad = r.right.runs.find((x) => x.result.timedOut || x.result.outputExceeded)
     if (bad !== undefined) return { _tag: 'Broken', reason: bad.result.timedOut ? 'timeout' : 'output flood' }
     if (expected === undefined) {
-      // The original: every test must report, pass, and the processes exit cleanly.
-      const names = [...new Set(r.right.outcomes.map(Suite.qualified))]
-      const clean = r.right.runs.every((x) => x.result.exitCode === 0) && names.length > 0 && r.right.outcomes.every((o) => o.passed)
-      return clean ? { _tag: 'AllPass', names } : { _tag: 'Broken', reason: `original does not pass cleanly: ${r.right.runs.map((x) => x.result.stderr.slice(0, 300)).join(' ')}` }
+      // The original: every file's report is accepted and every test in it passes.
+      const names = r.right.outcomes.map(Suite.qualified)
+      const rejected = r.right.runs.flatMap((x) => (E.isLeft(x.report) ? [`${x.file}: ${Report.describe(x.report.left)}\n${x.result.stderr.slice(0, 300)}`] : []))
+      const clean = rejected.length === 0 && names.length > 0 && r.right.outcomes.every((o) => o.passed)
+      return clean ? { _tag: 'AllPass', names } : { _tag: 'Broken', reason: `original does not pass cleanly: ${rejected.join(' ')}` }
     }
-    // A variant: tests that did not report (a crash) count as failing.
+    // A variant: tests that did not report (a crash, a rejected report) count as failing.
     const { failing } = Suite.score(expected, r.right.outcomes)
     return failing.length === 0 ? { _tag: 'AllPass', names: expected } : { _tag: 'SomeFail', names: expected, failing }
   } finally {

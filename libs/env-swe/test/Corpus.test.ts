@@ -46,7 +46,7 @@ describe('Corpus', () => {
       _.projects.map(async (p) => {
         const ws = Workspace.make(p.files)
         try {
-          const r = await pool.run(Suite.run({ limits: defaultLimits })(ws, p.tests))()
+          const r = await pool.run(Suite.run({ limits: defaultLimits })(ws, _.testSources(p)))()
           if (E.isLeft(r)) return `${p.name}: sandbox failed`
           const declared = p.tests.reduce((n, f) => n + [...p.files[f]!.matchAll(/^test\(/gm)].length, 0)
           const failing = r.right.outcomes.filter((o) => !o.passed).map((o) => o.name)

@@ -71,7 +71,7 @@ describe('Expert', () => {
     await env.close()()
   })
 
-  it('restores the test files before scoring, so editing a test does not pay', async () => {
+  it('runs the tests as originally written and restores them before scoring, so editing a test does not pay', async () => {
     const env = Swe.make({ tier: 'easy' }, shared)
     if (E.isLeft(await env.reset(8)())) throw new Error('reset')
     const task = env.task()!
@@ -81,11 +81,11 @@ describe('Expert', () => {
     const fake = ["const test = require('node:test')", ...names.map((n) => `test(${JSON.stringify(n)}, () => {})`)].join('\n')
     const r = await env.step(Edit.render({ file: test, blocks: [{ search: task.files[test]!, replace: fake }] }))()
     expect(E.isRight(r) && r.right.info.valid).toBe(true)
-    // The cheat works on the agent's copy of the tests...
+    // The cheat changes nothing, neither in the agent's runs...
     const cheat = await env.step('run_tests')()
-    const n = env.task()!.expected.length
-    expect(E.isRight(cheat) && cheat.right.observation).toContain(`${n}/${n} tests passed`)
-    // ...and not on the scored run.
+    const n = task.expected.length
+    expect(E.isRight(cheat) && cheat.right.observation).toContain(`${n - task.failing.length}/${n} tests passed`)
+    // ...nor on the scored run.
     const f = await env.step('submit')()
     expect(E.isRight(f) && f.right).toMatchObject({ won: false })
     expect(E.isRight(f) && f.right.reward).toBeLessThan(1)

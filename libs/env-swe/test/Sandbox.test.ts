@@ -32,7 +32,7 @@ describe('Sandbox', () => {
     const bare: _.Probe = {
       available: ['permission', 'timeout', 'outputCap'],
       missing: [{ guard: 'network', reason: 'util-linux `unshare` not found' }],
-      tools: { unshare: undefined, prlimit: undefined, setpriv: undefined, timeout: undefined },
+      tools: { unshare: undefined, prlimit: undefined, setpriv: undefined, timeout: undefined, mount: undefined, pivotRoot: undefined },
       userNamespace: false
     }
     expect(_.describeProbe(bare)).toContain('MISSING: network (util-linux `unshare` not found)')
@@ -105,6 +105,70 @@ describe('Sandbox', () => {
     }
   })
 
+  /** Listens on a Unix socket at `where` (a path, or `\0name` for the abstract namespace) that anyone may connect to. */
+  const socketServer = async (where: string): Promise<{ readonly connections: () => number; readonly close: () => void }> => {
+    let n = 0
+    const server = net.createServer((c) => {
+      n++
+      c.end('HELLO-FROM-HOST')
+    })
+    await new Promise<void>((resolve) => server.listen(where, resolve))
+    if (!where.startsWith('\0')) fs.chmodSync(where, 0o777)
+    return { connections: () => n, close: () => server.close() }
+  }
+  const connectTo = (where: string) =>
+    `require('net').connect(${JSON.stringify(where)}).on('data', (d) => console.log('GOT', String(d))).on('error', (e) => console.log('SOCKERR', e.code))`
+
+  it.runIf(has('mountNamespace', 'network'))('mount namespace: a Unix socket at a host path is unreachable, with every guard on and with this guard alone', async () => {
+    const dir = fs.mkdtempSync(path.join(tmpdir(), 'mtrl-swe-test-socket-'))
+    fs.chmodSync(dir, 0o777)
+    const where = path.join(dir, 'host.sock')
+    const server = await socketServer(where)
+    try {
+      for (const guards of [p.available, ['mountNamespace', 'pidNamespace', 'timeout', 'outputCap'] as const]) {
+        const r = await runScript(connectTo(where), guards)
+        expect(r.stdout, guards.join()).toContain('SOCKERR ENOENT')
+        expect(r.stdout).not.toContain('HELLO-FROM-HOST')
+      }
+      expect(server.connections()).toBe(0)
+      // The canary: without the mount namespace the same code does reach the socket (this test bites).
+      const open = await runScript(connectTo(where), ['timeout', 'outputCap'])
+      expect(open.stdout).toContain('GOT HELLO-FROM-HOST')
+    } finally {
+      server.close()
+      fs.rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  it.runIf(has('network'))('network: an abstract Unix socket of the host is unreachable', async () => {
+    const where = `\0mtrl-swe-test-${process.pid}-${Date.now()}`
+    const server = await socketServer(where)
+    try {
+      const r = await runScript(connectTo(where), without('permission'))
+      expect(r.stdout).toContain('SOCKERR')
+      expect(r.stdout).not.toContain('HELLO-FROM-HOST')
+      expect(server.connections()).toBe(0)
+    } finally {
+      server.close()
+    }
+  })
+
+  it.runIf(has('mountNamespace'))('mount namespace: the run sees a read-only root holding only the system, its own directory and /proc', async () => {
+    const code = [
+      "const fs = require('fs')",
+      "console.log('ROOT', fs.readdirSync('/').filter((n) => !['bin', 'sbin', 'lib', 'lib32', 'lib64', 'libx32'].includes(n)).sort().join(','))",
+      "console.log('ETC', fs.existsSync('/etc/hostname'), 'RUN', fs.existsSync('/run'), 'HOME', fs.existsSync('/root') || fs.existsSync('/home'))",
+      "for (const p of ['/x', '/usr/x', '/tmp/x']) { try { fs.writeFileSync(p, 'x'); console.log('WROTE', p) } catch (e) { console.log('NOWRITE', p, e.code) } }",
+      "fs.writeFileSync('own.txt', 'ok'); console.log('OWN', fs.readFileSync('own.txt', 'utf8'))"
+    ].join('\n')
+    const r = await runScript(code, without('permission'))
+    const top = path.resolve(tmpdir()).split(path.sep)[1]
+    expect(r.stdout).toContain(`ROOT ${['dev', 'proc', top, 'usr'].sort().join(',')}`)
+    expect(r.stdout).toContain('ETC false RUN false HOME false')
+    expect(r.stdout).not.toContain('WROTE')
+    expect(r.stdout).toContain('OWN ok')
+  })
+
   it.runIf(has('rlimits'))('rlimits: a 10 GB allocation fails fast', async () => {
     const code = "const a = []; try { for (let i = 0; i < 40; i++) a.push(Buffer.alloc(256 * 1024 * 1024, 1)); console.log('ALLOCATED') } catch (e) { console.log('ALLOCFAIL', e.message) }"
     const r = await runScript(code, without('permission'))
@@ -148,7 +212,7 @@ describe('Sandbox', () => {
     fs.chmodSync(dir, 0o755)
     try {
       const code = `console.log('uid', process.getuid()); try { require('fs').writeFileSync(${JSON.stringify(path.join(dir, 'x'))}, 'x'); console.log('WROTE') } catch (e) { console.log('write', e.code) }`
-      const r = await runScript(code, without('permission'))
+      const r = await runScript(code, without('permission', 'mountNamespace'))
       const uid = Number(/uid (\d+)/.exec(r.stdout)?.[1])
       expect(uid).toBeGreaterThanOrEqual(1 << 20)
       expect(r.stdout).toContain('write EACCES')

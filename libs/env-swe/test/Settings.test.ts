@@ -20,6 +20,13 @@ describe('Settings', () => {
     expect(E.isLeft(unknown) && unknown.left).toContain('tiers: expected no such field')
   })
 
+  it('requires every guard unless told, loudly, to run without', () => {
+    expect(_.defaults.guards).toBe('require')
+    expect(_.decode({ guards: 'unsafe-best-effort' })).toEqual(E.right(expect.objectContaining({ guards: 'unsafe-best-effort' })))
+    const old = _.decode({ guards: 'bestEffort' })
+    expect(E.isLeft(old) && old.left).toContain('guards')
+  })
+
   it('names the spec after the tier', () => {
     expect(_.spec(_.resolve({ tier: 'hard', maxTurns: 12 }))).toMatchObject({ name: 'swe/hard', maxTurns: 12 })
   })

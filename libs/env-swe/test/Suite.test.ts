@@ -1,20 +1,16 @@
 import { describe, expect, it } from 'vitest'
 import * as _ from '../src/Suite.js'
 
-const line = (name: string, passed: boolean) => `${_.MARKER}${JSON.stringify({ name, passed, message: passed ? '' : 'boom' })}`
+const o = (name: string, passed: boolean): _.TestOutcome => ({ file: 't.js', name, passed, message: passed ? '' : 'boom' })
 
 describe('Suite', () => {
-  it('reads only marked lines, even glued to the test output', () => {
-    const stdout = ['hello', line('a', true), `partial output${line('b', false)}`, `${_.MARKER}{broken json`, ''].join('\n')
-    expect(_.parseOutcomes('t.js', stdout)).toEqual([
-      { file: 't.js', name: 'a', passed: true, message: '' },
-      { file: 't.js', name: 'b', passed: false, message: 'boom' }
-    ])
+  it('scores each expected test once: missing, failed or reported twice counts as failed; unknown names do not help', () => {
+    const expected = ['t.js > a', 't.js > b', 't.js > c', 't.js > d']
+    const outcomes = [o('a', true), o('b', false), o('d', true), o('d', true), o('zzz', true)]
+    expect(_.score(expected, outcomes)).toEqual({ passed: 1, total: 4, failing: ['t.js > b', 't.js > c', 't.js > d'] })
   })
 
-  it('scores each expected test once; missing tests fail; forged extra or duplicate passes do not help', () => {
-    const expected = ['t.js > a', 't.js > b', 't.js > c']
-    const outcomes = _.parseOutcomes('t.js', [line('a', true), line('b', false), line('b', true), line('zzz', true), line('a', true)].join('\n'))
-    expect(_.score(expected, outcomes)).toEqual({ passed: 1, total: 3, failing: ['t.js > b', 't.js > c'] })
+  it('names outcomes by file and test', () => {
+    expect(_.qualified(o('adds', true))).toBe('t.js > adds')
   })
 })

@@ -2,8 +2,10 @@
  * The environment end to end, including the adversarial suite: code the agent could write
  * (an infinite loop, a fork bomb, 10 GB of memory, writes and reads outside its directory, a
  * network connection, 1 GB of output) is put into the repository with `edit` and run with
- * `run_tests`. Each is stopped or refused, the episode returns a result, nothing of the run is
- * left behind, and a fresh episode still works. Limits are tight for a shared machine.
+ * `run_tests`. Each is stopped or refused (Node's powers by the Compartment first, see
+ * `Harness`; each OS guard on its own in Sandbox.test.ts), the episode returns a result,
+ * nothing of the run is left behind, and a fresh episode still works. Attacks on the reward
+ * itself are in Swe.reward.test.ts. Limits are tight for a shared machine.
  */
 import * as fs from 'node:fs'
 import * as net from 'node:net'
@@ -102,21 +104,21 @@ describe('Swe', () => {
     await env.close()()
   })
 
-  it.runIf(has('permission'))('adversarial: a fork bomb is refused', async () => {
+  it('adversarial: a fork bomb is refused (no child_process for the repository code)', async () => {
     const { env, result } = await attack("const cp = require('child_process'); for (;;) cp.fork(__filename)")
-    expect(result.observation).toMatch(/exited with|FAIL/)
-    expect(result.observation).toContain('ERR_ACCESS_DENIED')
+    expect(result.observation).toMatch(/exited with/)
+    expect(result.observation).toContain("can only require the repository's own files")
     await env.close()()
   })
 
   it.runIf(has('rlimits'))('adversarial: allocating 10 GB fails inside the memory cap', async () => {
-    const { env, result } = await attack('const hog = []; for (let i = 0; i < 40; i++) hog.push(Buffer.alloc(256 * 1024 * 1024, 1))')
+    const { env, result } = await attack('const hog = []; for (let i = 0; i < 40; i++) hog.push(new Uint8Array(256 * 1024 * 1024).fill(1))')
     expect(result.observation).not.toContain('wall-clock')
     expect(result.observation).toMatch(/allocation failed|out of memory/i)
     await env.close()()
   })
 
-  it.runIf(has('permission'))('adversarial: writing and reading outside the directory are refused', async () => {
+  it('adversarial: writing and reading outside the directory are refused', async () => {
     const dir = fs.mkdtempSync(path.join(tmpdir(), 'mtrl-swe-test-outside-'))
     fs.chmodSync(dir, 0o777)
     const secret = path.join(dir, 'secret.txt')
@@ -124,11 +126,11 @@ describe('Swe', () => {
     try {
       const target = path.join(dir, 'pwned.txt')
       const w = await attack(`require('fs').writeFileSync(${JSON.stringify(target)}, 'x')`)
-      expect(w.result.observation).toContain('ERR_ACCESS_DENIED')
+      expect(w.result.observation).toContain("can only require the repository's own files")
       expect(fs.existsSync(target)).toBe(false)
       await w.env.close()()
-      const r = await attack(`throw new Error('LEAK ' + require('fs').readFileSync(${JSON.stringify(secret)}, 'utf8'))`)
-      expect(r.result.observation).toContain('ERR_ACCESS_DENIED')
+      const r = await attack(`throw new Error('LEAK ' + require(${JSON.stringify('../'.repeat(12) + secret.slice(1))}))`)
+      expect(r.result.observation).toMatch(/outside the repository|Cannot find module/)
       expect(r.result.observation).not.toContain('TOP-SECRET')
       await r.env.close()()
     } finally {
@@ -156,17 +158,43 @@ describe('Swe', () => {
   })
 
   it.runIf(has('outputCap'))('adversarial: printing 1 GB is cut off at the output cap', async () => {
-    const { env, result } = await attack("const s = 'x'.repeat(1 << 20); for (let i = 0; i < 1024; i++) require('fs').writeSync(1, s)")
+    const { env, result } = await attack("const s = 'x'.repeat(1 << 20); for (let i = 0; i < 1024; i++) console.log(s)")
     expect(result.observation).toContain('output limit exceeded')
     expect(result.observation.length).toBeLessThan(settings.outputChars + 200)
     await env.close()()
   })
 
   it('after the attacks nothing of theirs runs, their directories are gone, and a fresh episode wins', async () => {
-    expect(processesWith('mtrl-swe-')).toEqual([])
+    expect(processesWith(`mtrl-swe-${process.pid}-`)).toEqual([])
     const leftovers = fs.readdirSync(tmpdir()).filter((d) => d.startsWith(`mtrl-swe-${process.pid}-`))
     expect(leftovers).toEqual([])
     await expertWins(5)
+  })
+
+  it('fails closed: without a guard, reset refuses unless guards is unsafe-best-effort, and both say so loudly', async () => {
+    const lacking: Sandbox.Probe = {
+      ...probe,
+      available: probe.available.filter((g) => g !== 'mountNamespace'),
+      missing: [...probe.missing, { guard: 'mountNamespace', reason: 'test: pretend it is missing' }]
+    }
+    const strict = _.resources(settings, 1, lacking)
+    const unsafe = _.resources({ ...settings, guards: 'unsafe-best-effort' }, 1, lacking)
+    try {
+      expect(_.describeSandbox(strict)).toMatch(/^swe sandbox: MISSING GUARDS, episodes will refuse to start: mountNamespace \(test: pretend/)
+      const refused = await _.make(settings, strict).reset(3)()
+      expect(refused).toEqual(E.left(expect.objectContaining({ _tag: 'ResetFailed', reason: expect.stringContaining('MISSING: mountNamespace') })))
+      expect(_.describeSandbox(unsafe)).toMatch(/^swe sandbox: UNSAFE, guards: 'unsafe-best-effort' runs WITHOUT mountNamespace/)
+      const env = _.make({ ...settings, guards: 'unsafe-best-effort' }, unsafe)
+      const start = ok(await env.reset(3)())
+      expect(start.info.extra).toMatchObject({ sandbox: expect.stringMatching(/^UNSAFE: .*MISSING: mountNamespace/) })
+      expect(unsafe.guards).not.toContain('mountNamespace')
+      await env.close()()
+      const machine = probe.missing.some((m) => m.guard !== 'timeout') ? /^swe sandbox: MISSING GUARDS/ : /^swe sandbox: all 8 guards on/
+      expect(_.describeSandbox(shared)).toMatch(machine)
+    } finally {
+      strict.dispose()
+      unsafe.dispose()
+    }
   })
 
   it('truncates long observations with a marker', async () => {

@@ -32,7 +32,7 @@ const goldRestores = async (task: _.Task): Promise<void> => {
   try {
     for (const edit of task.gold) expect(Workspace.edit(ws.repoDir, edit)).toEqual(E.right(expect.stringContaining('edited')))
     for (const f of task.project.sources) expect(readFileSync(`${ws.repoDir}/${f}`, 'utf8'), f).toBe(task.project.files[f])
-    const r = await pool.run(Suite.run({ limits: defaultLimits })(ws, task.project.tests))()
+    const r = await pool.run(Suite.run({ limits: defaultLimits })(ws, Corpus.testSources(task.project)))()
     if (E.isLeft(r)) throw new Error('sandbox failed')
     expect(Suite.score(task.expected, r.right.outcomes)).toMatchObject({ passed: task.expected.length, failing: [] })
   } finally {

@@ -28,4 +28,5 @@ export const processesWith = (needle: string): number[] =>
     }
   }).map(Number)
 
-export const without = (guard: Sandbox.Guard): ReadonlyArray<Sandbox.Guard> => Sandbox.probe().available.filter((g) => g !== guard)
+/** Every available guard but these. */
+export const without = (...guards: ReadonlyArray<Sandbox.Guard>): ReadonlyArray<Sandbox.Guard> => Sandbox.probe().available.filter((g) => !guards.includes(g))

@@ -1,4 +1,6 @@
-import type * as Suite from '../Suite.js'
+import * as E from 'fp-ts/lib/Either.js'
+import * as Report from '../Report.js'
+import * as Suite from '../Suite.js'
 
 /** Cuts text to `max` characters with a clear marker saying how much was dropped. */
 export const truncate = (max: number) => (text: string): string =>
@@ -12,26 +14,32 @@ const excerpt = (stderr: string): string => {
   return lines.length <= 14 ? lines.join('\n') : [...lines.slice(0, 7), `[... ${lines.length - 14} lines ...]`, ...lines.slice(-7)].join('\n')
 }
 
-/** The text of a `run_tests` observation. */
-export const suiteReport = (result: Suite.SuiteResult, expected: ReadonlyArray<string>, filtered: boolean): string => {
-  const lines: string[] = []
-  const seen = new Set<string>()
-  for (const o of result.outcomes) {
-    const name = `${o.file} > ${o.name}`
-    if (!expected.includes(name) || seen.has(name)) continue
-    seen.add(name)
-    lines.push(o.passed ? `PASS ${name}` : `FAIL ${name}: ${firstLine(o.message)}`)
-  }
-  const passed = lines.filter((l) => l.startsWith('PASS')).length
+/** The test's own name in a qualified `file > name`. */
+export const testName = (qualified: string): string => qualified.slice(qualified.indexOf(' > ') + 3)
+
+/** The expected tests a `run_tests NAME` selects (all without a filter). */
+export const selected = (expected: ReadonlyArray<string>, filter: string | undefined): ReadonlyArray<string> =>
+  filter === undefined ? expected : expected.filter((n) => testName(n).includes(filter))
+
+/** The text of a test-run observation: one line per selected test, notes on the files' runs, a summary. */
+export const suiteReport = (result: Suite.SuiteResult, expected: ReadonlyArray<string>, filter: string | undefined): string => {
+  const chosen = selected(expected, filter)
+  const byName = new Map(result.outcomes.map((o) => [Suite.qualified(o), o]))
+  const lines = chosen.flatMap((name) => {
+    const o = byName.get(name)
+    return o === undefined ? [] : [o.passed ? `PASS ${name}` : `FAIL ${name}: ${firstLine(o.message)}`]
+  })
   const notes: string[] = []
-  for (const { file, result: r } of result.runs) {
+  for (const { file, result: r, report } of result.runs) {
     if (r.timedOut) notes.push(`[${file}: killed after the wall-clock limit]`)
-    if (r.outputExceeded) notes.push(`[${file}: killed, output limit exceeded]`)
-    if (!r.timedOut && !r.outputExceeded && r.exitCode !== 0 && !result.outcomes.some((o) => o.file === file && !o.passed)) {
-      notes.push(`[${file}: exited with ${r.exitCode ?? r.signal}]\n${excerpt(r.stderr)}`)
-    }
+    else if (r.outputExceeded) notes.push(`[${file}: killed, output limit exceeded]`)
+    else if (E.isLeft(report)) notes.push(`[${file}: exited with ${r.exitCode ?? r.signal}; ${Report.describe(report.left)}; its tests count as failed]\n${excerpt(r.stderr)}`)
   }
-  const total = filtered ? seen.size : expected.length
-  const summary = filtered ? `${passed}/${total} selected tests passed` : `${passed}/${total} tests passed`
+  const { passed } = Suite.score(chosen, result.outcomes)
+  const summary = filter === undefined ? `${passed}/${chosen.length} tests passed` : `${passed}/${chosen.length} selected tests passed`
   return [...lines, ...notes, summary].join('\n')
 }
+
+/** The text of a test run that could not start: its selected tests count as failed. */
+export const notRunReport = (reason: string, expected: ReadonlyArray<string>, filter: string | undefined): string =>
+  `[the test run could not start: ${reason}; its tests count as failed]\n0/${selected(expected, filter).length} ${filter === undefined ? '' : 'selected '}tests passed`

@@ -1,0 +1,74 @@
+/**
+ * The trusted side of a test run inside the sandbox: the files `harness/main.cjs` (the entry
+ * point) and `harness/reporter.mjs` (the node:test reporter) of this package, plus the SES
+ * bundle (`ses`, pinned). `install` copies them next to an episode's repository, read-only for
+ * the sandbox; `Suite.run` starts `main.cjs` with a `Config` on stdin and reads the results
+ * from fd 3 (see `Report`).
+ *
+ * What the harness does, in order, before any code of the repository exists in the process:
+ * reads its configuration and closes stdin; locks the realm down (SES `lockdown()`), hardens
+ * `node:test` and `node:assert`; loads the repository's code into an SES Compartment whose only
+ * powers are a console, `Date` and `Math` and a `require` of the repository's own files; runs
+ * the test file from its original source (given in the configuration, never read from disk);
+ * registers a tripwire test that must fail. The threat model is in
+ * docs/decisions/0008-swe-reward-threat-model.md.
+ *
+ * @since 0.1.0
+ */
+import * as fs from 'node:fs'
+import { createRequire } from 'node:module'
+import * as path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import * as t from 'io-ts'
+
+/**
+ * What the host sends the harness on stdin (JSON), one per test-file run.
+ *
+ * - `secret`: the key of the HMAC that signs every result line (fresh per run);
+ * - `tripwire`: the name of the test that must fail (fresh per run);
+ * - `repoDir`: the repository, the only directory the compartment's `require` reaches;
+ * - `testFile`, `testSource`: where the test file lives, and its original text.
+ *
+ * @category codecs
+ * @since 0.1.0
+ */
+export const Config = t.type({ secret: t.string, tripwire: t.string, repoDir: t.string, testFile: t.string, testSource: t.string })
+/** @category models @since 0.1.0 */
+export type Config = t.TypeOf<typeof Config>
+
+/** The harness's entry point, as installed. @category constants @since 0.1.0 */
+export const MAIN = 'main.cjs'
+/** The reporter, as installed. @category constants @since 0.1.0 */
+export const REPORTER = 'reporter.mjs'
+/** The SES bundle, as installed. @category constants @since 0.1.0 */
+export const SES = 'ses.js'
+
+const here = path.dirname(fileURLToPath(import.meta.url))
+
+/**
+ * Where the installable files come from: the package's `harness/` directory (a sibling of both
+ * `src/` and `dist/`) and the `ses` package's UMD bundle.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const sources: Readonly<Record<string, string>> = {
+  [MAIN]: path.join(here, '..', 'harness', MAIN),
+  [REPORTER]: path.join(here, '..', 'harness', REPORTER),
+  [SES]: path.join(path.dirname(createRequire(import.meta.url).resolve('ses')), 'ses.umd.min.js')
+}
+
+/**
+ * Copies the harness into `dir` (created, mode 0755; files 0644): readable by the sandbox's
+ * uid, writable by nobody but the host. Throws if a source is missing (a broken install).
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const install = (dir: string): void => {
+  fs.mkdirSync(dir, { recursive: true, mode: 0o755 })
+  for (const [name, from] of Object.entries(sources)) {
+    fs.copyFileSync(from, path.join(dir, name))
+    fs.chmodSync(path.join(dir, name), 0o644)
+  }
+}
