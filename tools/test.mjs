@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // `npm test`: every project's vitest suite, typecheck and lint (through Nx, two at a time),
 // then the package check (build, publint, pack, install elsewhere, import + require).
-// Ends with one line `N passed, N failed`; exits non-zero when anything failed.
+// Ends with one line `N passed, N failed, N skipped`; exits non-zero when anything failed.
+// Skipped tests (`it.skip`, `it.runIf(false)`, todo) are counted, so a check that a machine
+// cannot run (an isolation guard it lacks) shows up instead of vanishing.
 import { spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs'
 import { join, resolve } from 'node:path'
@@ -15,7 +17,9 @@ mkdirSync(results, { recursive: true })
 
 let passed = 0
 let failed = 0
+let skipped = 0
 const failures = []
+const skippedBy = []
 
 const projectsWith = (target) => {
   const out = spawnSync(process.execPath, [nx, 'show', 'projects', '--with-target', target, '--json'], { cwd: root, env, encoding: 'utf8' })
@@ -45,6 +49,9 @@ for (const project of testProjects) {
   const json = JSON.parse(readFileSync(report, 'utf8'))
   passed += json.numPassedTests
   failed += json.numFailedTests
+  const skips = (json.numPendingTests ?? 0) + (json.numTodoTests ?? 0)
+  skipped += skips
+  if (skips > 0) skippedBy.push(`${project}: ${skips} skipped`)
   if (json.numFailedTests > 0) failures.push(`${project}: ${json.numFailedTests} failed test(s)`)
   if (json.numFailedTests === 0 && failedTests.has(`${project}:test`)) {
     failed += 1
@@ -76,6 +83,7 @@ if (existsSync(pack)) {
   failures.push('pack-check: no report')
 }
 
+if (skippedBy.length > 0) process.stdout.write(`\nSkipped:\n${skippedBy.map((f) => `  - ${f}`).join('\n')}\n`)
 if (failures.length > 0) process.stdout.write(`\nFailures:\n${failures.map((f) => `  - ${f}`).join('\n')}\n`)
-process.stdout.write(`\n${passed} passed, ${failed} failed\n`)
+process.stdout.write(`\n${passed} passed, ${failed} failed, ${skipped} skipped\n`)
 process.exit(failed === 0 ? 0 : 1)

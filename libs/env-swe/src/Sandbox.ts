@@ -133,16 +133,19 @@ export const probe = (): Probe => {
 const jailFails = (tools: Probe['tools'], userNamespace: boolean): string | undefined => {
   if (tools.mount === undefined || tools.pivotRoot === undefined || !existsSync('/bin/sh')) return 'util-linux `mount`/`pivot_root` or `/bin/sh` not found'
   let dir: string | undefined
+  let table: { readonly remove: () => void } | undefined
   try {
     const mount = Jail.mountPoint()
-    Jail.ensureMountPoint(mount)
     dir = mkdtempSync(path.join(tmpdir(), 'mtrl-swe-probe-'))
-    const args = [...(userNamespace ? ['--user', '--map-root-user'] : []), '--mount', '--pid', '--fork', '--kill-child', '--', ...Jail.wrap(dir, [], mount), '/bin/true']
+    const t = Jail.writeFstab(mount, dir, [])
+    table = t
+    const args = [...(userNamespace ? ['--user', '--map-root-user'] : []), '--mount', '--pid', '--fork', '--kill-child', '--', ...Jail.wrap(mount, t.file, dir), '/bin/true']
     const r = spawnSync(tools.unshare!, args, { stdio: ['ignore', 'ignore', 'pipe'], timeout: 5000, encoding: 'utf8', env: { PATH: '/usr/bin:/bin' } })
     return r.status === 0 ? undefined : `\`unshare --mount\` with a private root failed: ${(r.stderr ?? '').trim().split('\n')[0] || `exit ${r.status}`}`
   } catch (e) {
     return `\`unshare --mount\` with a private root failed: ${String(e)}`
   } finally {
+    table?.remove()
     if (dir !== undefined) rmSync(dir, { recursive: true, force: true })
   }
 }
@@ -162,7 +165,7 @@ export const describeProbe = (p: Probe): string =>
  * One sandboxed run of `node [nodeArgs] script`.
  *
  * - `writeDir`: the one directory the code may write (and read);
- * - `readPaths`: further paths it may read;
+ * - `readPaths`: further directories it may read;
  * - `guards`: the guards to use (default: every available one); asking for a missing guard is
  *   an error, not a silent downgrade.
  *
@@ -237,7 +240,7 @@ export const commandLine = (
   guards: ReadonlySet<Guard>,
   uid: number | undefined,
   p: Probe = probe(),
-  mountPoint: string = Jail.mountPoint()
+  jail: { readonly mount: string; readonly fstab: string } = { mount: Jail.mountPoint(), fstab: '<fstab>' }
 ): ReadonlyArray<string> => {
   const { limits } = options
   const cmd: string[] = []
@@ -250,7 +253,7 @@ export const commandLine = (
     if (guards.has('pidNamespace') || mount) cmd.push('--pid', '--fork', '--kill-child')
     if (mount) cmd.push('--mount')
     cmd.push('--')
-    if (mount) cmd.push(...Jail.wrap(options.writeDir, options.readPaths, mountPoint))
+    if (mount) cmd.push(...Jail.wrap(jail.mount, jail.fstab, options.writeDir))
   }
   if (guards.has('timeout') && p.tools.timeout !== undefined) cmd.push(p.tools.timeout, '-s', 'KILL', `${Math.ceil(limits.timeoutMs / 1000) + 1}s`)
   if (guards.has('rlimits') && p.tools.prlimit !== undefined) {
@@ -297,18 +300,26 @@ export const run = (options: RunOptions): TE.TaskEither<SandboxError, RunResult>
     }
     const guards = new Set(wanted)
     const uid = guards.has('uid') ? freshUid() : undefined
-    const mountPoint = Jail.mountPoint()
+    const mount = Jail.mountPoint()
+    let table: { readonly file: string; readonly remove: () => void } | undefined
     try {
       options.prepare?.(uid)
-      if (guards.has('mountNamespace')) Jail.ensureMountPoint(mountPoint)
+      if (guards.has('mountNamespace')) table = Jail.writeFstab(mount, options.writeDir, options.readPaths)
     } catch (e) {
       resolve({ _tag: 'Left', left: { _tag: 'SpawnFailed', reason: `prepare: ${String(e)}` } })
       return
     }
-    const [cmd, ...args] = commandLine(options, guards, uid, p, mountPoint)
+    const [cmd, ...args] = commandLine(options, guards, uid, p, { mount, fstab: table?.file ?? '' })
     const started = Date.now()
     const stdio: Array<'ignore' | 'pipe'> = [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe', ...(options.channel === true ? ['pipe' as const] : [])]
-    const child = spawn(cmd!, args, { cwd: options.writeDir, env: childEnv(options.writeDir), detached: true, stdio })
+    let child: ReturnType<typeof spawn>
+    try {
+      child = spawn(cmd!, args, { cwd: options.writeDir, env: childEnv(options.writeDir), detached: true, stdio })
+    } catch (e) {
+      table?.remove()
+      resolve({ _tag: 'Left', left: { _tag: 'SpawnFailed', reason: String(e) } })
+      return
+    }
     const out: Buffer[] = []
     const err: Buffer[] = []
     const chan: Buffer[] = []
@@ -360,6 +371,7 @@ export const run = (options: RunOptions): TE.TaskEither<SandboxError, RunResult>
       if (settled) return
       settled = true
       clearTimeout(timer)
+      table?.remove()
       resolve({ _tag: 'Left', left: { _tag: 'SpawnFailed', reason: e.message } })
     })
     // A process that escaped the group could hold the pipes open: once the child has exited,
@@ -375,6 +387,7 @@ export const run = (options: RunOptions): TE.TaskEither<SandboxError, RunResult>
       if (settled) return
       settled = true
       clearTimeout(timer)
+      table?.remove()
       killGroup()
       resolve({
         _tag: 'Right',

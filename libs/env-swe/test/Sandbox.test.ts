@@ -153,7 +153,7 @@ describe('Sandbox', () => {
     }
   })
 
-  it.runIf(has('mountNamespace'))('mount namespace: the run sees a read-only root holding only the system, its own directory and /proc', async () => {
+  it.runIf(has('mountNamespace'))('mount namespace: the run sees a read-only root holding only the system, its own directory, /proc and an empty /.old', async () => {
     const code = [
       "const fs = require('fs')",
       "console.log('ROOT', fs.readdirSync('/').filter((n) => !['bin', 'sbin', 'lib', 'lib32', 'lib64', 'libx32'].includes(n)).sort().join(','))",
@@ -163,7 +163,7 @@ describe('Sandbox', () => {
     ].join('\n')
     const r = await runScript(code, without('permission'))
     const top = path.resolve(tmpdir()).split(path.sep)[1]
-    expect(r.stdout).toContain(`ROOT ${['dev', 'proc', top, 'usr'].sort().join(',')}`)
+    expect(r.stdout).toContain(`ROOT ${['.old', 'proc', top, 'usr'].sort().join(',')}`)
     expect(r.stdout).toContain('ETC false RUN false HOME false')
     expect(r.stdout).not.toContain('WROTE')
     expect(r.stdout).toContain('OWN ok')

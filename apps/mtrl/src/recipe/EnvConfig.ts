@@ -70,6 +70,7 @@ export const handle = (config: EnvConfig): EnvHandle => {
     }
     case 'swe': {
       const resources = Swe.resources(config.settings)
+      process.stderr.write(`${Swe.describeSandbox(resources)}\n`)
       const spec = SweSettings.spec(resources.settings)
       return {
         name: spec.name,
