@@ -53,7 +53,17 @@ const take = () => {
 }
 
 // 3. Lockdown. Errors keep their stacks (the agent reads them); uncaught errors stay Node's.
-require(path.join(__dirname, 'ses.js'))
+// The SES bundle is compiled with V8's code cache when the host made one for these flags.
+const sesFile = path.join(__dirname, 'ses.js')
+let cachedData
+if (typeof config.sesCache === 'string') {
+  try {
+    cachedData = readFileSync(path.join(__dirname, path.basename(config.sesCache)))
+  } catch {
+    cachedData = undefined
+  }
+}
+new vm.Script(readFileSync(sesFile, 'utf8'), { filename: sesFile, cachedData }).runInThisContext()
 /* global lockdown, harden, Compartment */
 lockdown({ errorTaming: 'unsafe', errorTrapping: 'none', unhandledRejectionTrapping: 'none', stackFiltering: 'concise' })
 const test = require('node:test')

@@ -15,6 +15,7 @@
  *
  * @since 0.1.0
  */
+import { spawnSync } from 'node:child_process'
 import * as fs from 'node:fs'
 import { createRequire } from 'node:module'
 import * as path from 'node:path'
@@ -32,7 +33,11 @@ import * as t from 'io-ts'
  * @category codecs
  * @since 0.1.0
  */
-export const Config = t.type({ secret: t.string, tripwire: t.string, repoDir: t.string, testFile: t.string, testSource: t.string })
+export const Config = t.intersection([
+  t.type({ secret: t.string, tripwire: t.string, repoDir: t.string, testFile: t.string, testSource: t.string }),
+  /** `sesCache`: the file, in the harness directory, of V8's code cache for the SES bundle (see `ensureCache`). */
+  t.partial({ sesCache: t.string })
+])
 /** @category models @since 0.1.0 */
 export type Config = t.TypeOf<typeof Config>
 
@@ -71,4 +76,44 @@ export const install = (dir: string): void => {
     fs.copyFileSync(from, path.join(dir, name))
     fs.chmodSync(path.join(dir, name), 0o644)
   }
+}
+
+/** Compiles the SES bundle, runs it (so lazily compiled functions are in too) and prints V8's code cache. */
+const PRODUCE =
+  "const fs = require('fs'), vm = require('vm'); const f = process.argv[1]; const s = new vm.Script(fs.readFileSync(f, 'utf8'), { filename: f }); s.runInThisContext(); process.stdout.write(s.createCachedData())"
+
+const caches = new Map<number, Buffer | undefined>()
+
+/**
+ * V8's code cache of the SES bundle for runs with this heap limit, made once per process by a
+ * Node with the same binary and V8 flags (V8 rejects a cache made under other flags, and the
+ * harness then compiles from source: slower, never wrong). `undefined` if that Node failed.
+ * Saves the harness about a third of its start-up.
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const sesCache = (heapMb: number): Buffer | undefined => {
+  if (!caches.has(heapMb)) {
+    const r = spawnSync(process.execPath, [`--max-old-space-size=${heapMb}`, '--no-warnings', '-e', PRODUCE, sources[SES]!], { maxBuffer: 64 << 20, timeout: 30_000, env: { PATH: '/usr/bin:/bin' } })
+    caches.set(heapMb, r.status === 0 && r.stdout.length > 0 ? r.stdout : undefined)
+  }
+  return caches.get(heapMb)
+}
+
+/**
+ * Puts the code cache for `heapMb` into an installed harness directory (once) and returns its
+ * file name, for `Config.sesCache`; `undefined` when there is none.
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const ensureCache = (dir: string, heapMb: number): string | undefined => {
+  const name = `ses-${heapMb}.cache`
+  const file = path.join(dir, name)
+  if (fs.existsSync(file)) return name
+  const cache = sesCache(heapMb)
+  if (cache === undefined) return undefined
+  fs.writeFileSync(file, cache, { mode: 0o644 })
+  return name
 }

@@ -275,10 +275,18 @@ export const commandLine = (
     cmd.push('--experimental-permission', `--allow-fs-write=${options.writeDir}`, `--allow-fs-read=${options.writeDir}`)
     for (const r of options.readPaths) cmd.push(`--allow-fs-read=${r}`)
   }
-  const heapMb = Math.max(32, Math.min(512, Math.floor(limits.memoryMb / 4)))
-  cmd.push('--no-warnings', `--max-old-space-size=${heapMb}`, ...options.nodeArgs, options.script)
+  cmd.push('--no-warnings', `--max-old-space-size=${heapMb(limits)}`, ...options.nodeArgs, options.script)
   return cmd
 }
+
+/**
+ * The V8 heap limit a run gets (`--max-old-space-size`, MB): a quarter of its address space,
+ * between 32 and 512.
+ *
+ * @category destructors
+ * @since 0.1.0
+ */
+export const heapMb = (limits: Limits): number => Math.max(32, Math.min(512, Math.floor(limits.memoryMb / 4)))
 
 const childEnv = (dir: string): NodeJS.ProcessEnv => ({ PATH: '/usr/bin:/bin', HOME: dir, TMPDIR: dir, LANG: 'C.UTF-8', NODE_ENV: 'test' })
 

@@ -90,12 +90,14 @@ export const run =
     pipe(
       Object.entries(tests),
       TE.traverseSeqArray(([file, source]) => {
+        const sesCache = Harness.ensureCache(where.harnessDir, Sandbox.heapMb(options.limits))
         const config: Harness.Config = {
           secret: randomBytes(32).toString('hex'),
           tripwire: `mtrl tripwire ${randomBytes(8).toString('hex')}`,
           repoDir: where.repoDir,
           testFile: path.join(where.repoDir, file),
-          testSource: source
+          testSource: source,
+          ...(sesCache === undefined ? {} : { sesCache })
         }
         return pipe(
           Sandbox.run({

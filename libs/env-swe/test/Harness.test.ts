@@ -55,6 +55,25 @@ describe('Harness', () => {
     }
   })
 
+  it('keeps one V8 code cache of SES per heap size, and a corrupt cache only costs speed', async () => {
+    const dir = fs.mkdtempSync(path.join(tmpdir(), 'mtrl-swe-test-cache-'))
+    try {
+      expect(_.ensureCache(dir, 225)).toBe('ses-225.cache')
+      expect(fs.statSync(path.join(dir, 'ses-225.cache')).size).toBeGreaterThan(1000)
+      expect(_.sesCache(225)).toBe(_.sesCache(225))
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true })
+    }
+    const ws = Workspace.make({ 'src/m.js': source })
+    try {
+      fs.writeFileSync(path.join(ws.harnessDir, 'ses-225.cache'), 'not a code cache')
+      const r = await Suite.run({ limits: tight })(ws, { 'test/m.test.js': suite('') })()
+      expect(E.isRight(r) && r.right.runs[0]!.report).toEqual(E.right([expect.objectContaining({ name: 'passes', status: 'pass' }), expect.objectContaining({ name: 'fails', status: 'fail' })]))
+    } finally {
+      ws.dispose()
+    }
+  })
+
   it('reports the truth of an honest suite, and the test file on disk is never the one that runs', async () => {
     const r = await run(suite(''))
     expect(r.file.report).toEqual(E.right([expect.objectContaining({ name: 'passes', status: 'pass' }), expect.objectContaining({ name: 'fails', status: 'fail' })]))
