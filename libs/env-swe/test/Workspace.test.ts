@@ -58,6 +58,58 @@ describe('Workspace', () => {
     }
   })
 
+  it('no file action throws, whatever the path: bad ones are Left', () => {
+    const ws = _.make(files)
+    try {
+      const part = fc.constantFrom('src', 'a.js', 'src/a.js', '..', '.', 'test', 'n'.repeat(300), 'x', '\0', ' ', 'd/'.repeat(700))
+      const rel = fc.array(part, { minLength: 1, maxLength: 4 }).map((ps) => ps.join('/'))
+      fc.assert(
+        fc.property(rel, fc.boolean(), (p, create) => {
+          const blocks = create ? [{ search: '', replace: 'x' }] : [{ search: 'const a = 1', replace: 'const a = 1' }]
+          for (const r of [_.ls(ws.repoDir, p), _.cat(ws.repoDir, p), _.grep(ws.repoDir, 'a', p), _.edit(ws.repoDir, { file: p, blocks })]) {
+            expect(E.isLeft(r) || E.isRight(r)).toBe(true)
+          }
+        }),
+        { numRuns: 200 }
+      )
+      expect(_.edit(ws.repoDir, { file: 'src/a.js/b.js', blocks: [{ search: '', replace: 'x' }] })).toEqual(E.left(expect.stringContaining('not a directory')))
+      expect(_.edit(ws.repoDir, { file: `src/${'n'.repeat(300)}.js`, blocks: [{ search: '', replace: 'x' }] })).toEqual(E.left(expect.stringContaining('name too long')))
+    } finally {
+      ws.dispose()
+    }
+  })
+
+  it('restores files over whatever occupies their paths, never through a symlink', () => {
+    const ws = _.make(files)
+    const outside = fs.mkdtempSync(path.join(tmpdir(), 'mtrl-swe-test-outside-'))
+    try {
+      const target = path.join(outside, 'keep.txt')
+      fs.writeFileSync(target, 'KEEP')
+      const states: ReadonlyArray<() => void> = [
+        () => fs.mkdirSync(path.join(ws.repoDir, 'test/a.test.js/inner'), { recursive: true }),
+        () => fs.writeFileSync(path.join(ws.repoDir, 'test'), 'a file where a directory was'),
+        () => fs.symlinkSync(target, path.join(ws.repoDir, 'test/a.test.js')),
+        () => fs.symlinkSync(outside, path.join(ws.repoDir, 'test')),
+        () => undefined
+      ]
+      for (const state of states) {
+        fs.rmSync(path.join(ws.repoDir, 'test'), { recursive: true, force: true })
+        fs.mkdirSync(path.join(ws.repoDir, 'test'))
+        if (state === states[1] || state === states[3]) fs.rmSync(path.join(ws.repoDir, 'test'), { recursive: true, force: true })
+        state()
+        expect(_.restore(ws.repoDir, { 'test/a.test.js': 'test()\n' })).toEqual([])
+        expect(fs.lstatSync(path.join(ws.repoDir, 'test')).isDirectory()).toBe(true)
+        expect(fs.lstatSync(path.join(ws.repoDir, 'test/a.test.js')).isFile()).toBe(true)
+        expect(fs.readFileSync(path.join(ws.repoDir, 'test/a.test.js'), 'utf8')).toBe('test()\n')
+        expect(fs.readFileSync(target, 'utf8')).toBe('KEEP')
+        expect(fs.readdirSync(outside)).toEqual(['keep.txt'])
+      }
+    } finally {
+      ws.dispose()
+      fs.rmSync(outside, { recursive: true, force: true })
+    }
+  })
+
   it('dispose removes the directory', () => {
     const ws = _.make(files)
     ws.dispose()
