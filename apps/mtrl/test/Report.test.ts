@@ -8,17 +8,13 @@ import * as _ from '../src/pipeline/Report.js'
 const metrics: Array<Record<string, unknown>> = [
   { kind: 'eval', phase: 'before training', results: [{ env: 'textworld/w2-o3-q4', episodes: 100, successRate: 0.05, ci95: { low: 0.02, high: 0.11 }, turnsMean: 8 }] },
   ...Array.from({ length: 20 }, (_, i) => ({ kind: 'sft', stage: 0, step: i, 'loss/sft': 3 / (i + 1), 'loss/context': 2 / (i + 1) })),
-  ...Array.from({ length: 10 }, (_, i) => ({
+  ...Array.from({ length: 10 }, (_x, i) => ({
     kind: 'rl',
     stage: 1,
     iteration: i,
+    ...Object.fromEntries(_.curves.flatMap((c) => c.metrics).map((metric, k) => [metric, (k + 1) * 0.01 * i])),
     'episode/success_rate': i / 10,
-    'episode/return': i / 10,
-    'kl/mean': 0.01 * i,
-    'entropy/mean': 1 - i / 20,
-    'loss/policy': -0.01,
-    'loss/value': i === 3 ? Number.NaN : 0.1,
-    'perf/tokens_per_s': 1000
+    'loss/value': i === 3 ? Number.NaN : 0.1
   })),
   { kind: 'eval', phase: 'after stage 2 (rl on textworld/w2-o3-q4)', results: [{ env: 'textworld/w2-o3-q4', episodes: 100, successRate: 0.93, ci95: { low: 0.86, high: 0.97 }, turnsMean: 4.2 }] }
 ]
@@ -33,6 +29,14 @@ describe('Report', () => {
     expect(html).toContain('textworld/w2-o3-q4')
     // one canvas for the SFT loss and one per RL curve
     expect(html.match(/<canvas/g)?.length).toBe(1 + _.curves.length)
+  })
+
+  it('draws the KL to the reference only when a KL term was on, and the drift from the prior whenever it was logged', () => {
+    const noKlTerm = metrics.map((m) => (m['kind'] === 'rl' ? { ...m, 'kl/mean': Number.NaN, 'kl/coef': Number.NaN } : m))
+    const html = _.render('test run', noKlTerm)
+    expect(html.match(/<canvas/g)?.length).toBe(_.curves.length)
+    expect(html).not.toContain('KL to the reference')
+    expect(html).toContain('Drift from the prior')
   })
 
   it('draws the context loss beside the action loss only when the run had one', () => {

@@ -5,8 +5,16 @@
  *
  * - `logprob/sampler_trainer_gap`: mean |sampler log-prob - trainer log-prob| over action tokens
  *   (0 up to float error when sampling and scoring agree; grows with top-k / top-p sampling);
- * - `kl/mean`: mean per-token KL to the reference (the configured estimator), before the update;
- * - `kl/policy_change`: mean (logp_old - logp) during the update (verl's `ppo_kl`);
+ * - `kl/mean`, `kl/coef`: mean per-token KL to the reference (the configured estimator) before
+ *   the update, and its coefficient; NaN when no KL term is on (`kl.placement: none`);
+ * - `kl/prior`: drift from the prior: mean k3 KL of the policy that played the iteration to the
+ *   reference policy (the policy as the RL stage began), on the iteration's action tokens,
+ *   whether or not a KL term is on (NaN without a reference);
+ * - `kl/policy_change`: mean (logp_old - logp) during the update (approx-KL to the rollout
+ *   policy, verl's `ppo_kl`);
+ * - `advantage/mean`, `advantage/std`: over action tokens (sample std);
+ * - `perf/tokens_per_s`: generated tokens per second of the rollout; `perf/update_tokens_per_s`:
+ *   batch tokens times PPO epochs per second of the update;
  * - `value/explained_variance`: 1 - Var(R - V) / Var(R) over action tokens.
  *
  * @since 0.1.0
@@ -22,6 +30,7 @@ export interface Metrics {
   readonly 'loss/value': number
   readonly 'kl/mean': number
   readonly 'kl/coef': number
+  readonly 'kl/prior': number
   readonly 'kl/policy_change': number
   readonly 'clip/fraction': number
   readonly 'clip/value_fraction': number
@@ -30,6 +39,7 @@ export interface Metrics {
   readonly 'grad/critic_norm': number
   readonly 'value/explained_variance': number
   readonly 'advantage/mean': number
+  readonly 'advantage/std': number
   readonly 'episode/success_rate': number
   readonly 'episode/return': number
   readonly 'episode/turns': number
@@ -41,6 +51,7 @@ export interface Metrics {
   readonly 'batch/filtered_episodes': number
   readonly 'logprob/sampler_trainer_gap': number
   readonly 'perf/tokens_per_s': number
+  readonly 'perf/update_tokens_per_s': number
   readonly 'time/rollout_s': number
   readonly 'time/update_s': number
 }
@@ -51,7 +62,7 @@ export interface Metrics {
  * @category models
  * @since 0.1.0
  */
-export const timing: ReadonlyArray<string> = ['perf/tokens_per_s', 'time/rollout_s', 'time/update_s']
+export const timing: ReadonlyArray<string> = ['perf/tokens_per_s', 'perf/update_tokens_per_s', 'time/rollout_s', 'time/update_s']
 
 /**
  * `1 - Var(returns - values) / Var(returns)` over the positions where `mask` is 1 (NaN when the

@@ -29,8 +29,9 @@ import { explainedVariance, type Metrics } from './Metrics.js'
 /**
  * What a run trains and where it plays.
  *
- * - `policy`: trained in place; `reference`: a frozen copy for the KL term (needed when
- *   `config.kl.placement` is not `none`); `critic`: needed by algorithms with a critic (PPO);
+ * - `policy`: trained in place; `reference`: a frozen copy of the policy as RL began, the
+ *   anchor of the KL term (needed when `config.kl.placement` is not `none`) and, whenever given,
+ *   of the `kl/prior` drift metric; `critic`: needed by algorithms with a critic (PPO);
  * - `envs`: `seedsPerIteration * groupSize` environments, one per episode slot;
  * - `template`, `tokenizer`, `contextLength`: the sampler's text <-> tokens and context size;
  * - `reward`: per-turn rewards of an episode (default: the environment's own `turnRewards`),
@@ -127,6 +128,37 @@ export const make = (setup: Setup): Trainer => {
 
 const now = (): number => performance.now() / 1000
 
+/** Means over the action tokens of the batch: KL terms, sampler gap, advantage moments. */
+const tokenStats = (
+  batch: Batch.Batch,
+  arrays: { readonly advantages: Float32Array; readonly oldLogprobs: Float32Array; readonly klTokens?: Float32Array; readonly priorTokens?: Float32Array }
+) => {
+  let count = 0
+  let gap = 0
+  let kl = 0
+  let prior = 0
+  let sum = 0
+  let squares = 0
+  batch.actionMask.forEach((m, i) => {
+    if (m !== 1) return
+    count++
+    gap += Math.abs(batch.samplerLogprobs[i]! - arrays.oldLogprobs[i]!)
+    kl += arrays.klTokens?.[i] ?? 0
+    prior += arrays.priorTokens?.[i] ?? 0
+    sum += arrays.advantages[i]!
+    squares += arrays.advantages[i]! ** 2
+  })
+  const mean = (x: number): number => (count === 0 ? Number.NaN : x / count)
+  const advantageMean = mean(sum)
+  return {
+    gap: mean(gap),
+    klMean: arrays.klTokens === undefined ? Number.NaN : mean(kl),
+    priorKl: arrays.priorTokens === undefined ? Number.NaN : mean(prior),
+    advantageMean,
+    advantageStd: count < 2 ? Number.NaN : Math.sqrt(Math.max(0, (squares - count * advantageMean ** 2) / (count - 1)))
+  }
+}
+
 /** Whether the estimator continues an episode past its end with V of its last state. */
 const bootstraps = (config: Config, episode: Rollout.Episode): boolean => {
   switch (episode.ending) {
@@ -192,15 +224,21 @@ export const iterate =
     }
     let metricsOut: Metrics
     if (samples.length === 0) {
-      metricsOut = assemble(base, undefined, now() - rolledAt, state.kl)
+      metricsOut = assemble(base, undefined, now() - rolledAt, config.kl.placement === 'none' ? undefined : state.kl)
     } else {
       const batch = Batch.make({ pad: setup.tokenizer.special.pad })(samples)
       const temperature = config.rollout.temperature
-      const oldLogprobs = score.logprobs(setup.policy, batch, temperature)
-      const refLogprobs = setup.reference === undefined || config.kl.placement === 'none' ? undefined : score.logprobs(setup.reference, batch, temperature)
+      // Without top-k / top-p the sampler's log-probs are the policy's own (same forward, same
+      // temperature; `logprob/sampler_trainer_gap` checks it on the first minibatch), so the
+      // behaviour log-probs need no second forward pass. Truncated sampling renormalises them.
+      const exact = config.rollout.topK === undefined && config.rollout.topP === undefined
+      const oldLogprobs = exact ? batch.samplerLogprobs : score.logprobs(setup.policy, batch, temperature)
+      const refLogprobs = setup.reference === undefined ? undefined : score.logprobs(setup.reference, batch, temperature)
+      const klOn = config.kl.placement !== 'none' && refLogprobs !== undefined
       const after = algorithm.critic && setup.critic !== undefined ? score.valuesAfter(setup.critic, batch) : undefined
       const values = after === undefined ? undefined : score.valuesBefore(after, batch)
-      const klTokens = refLogprobs === undefined ? undefined : Kl.estimateArray(config.kl.estimator)(oldLogprobs, refLogprobs)
+      const klTokens = klOn ? Kl.estimateArray(config.kl.estimator)(oldLogprobs, refLogprobs) : undefined
+      const priorTokens = refLogprobs === undefined ? undefined : config.kl.estimator === 'k3' && klTokens !== undefined ? klTokens : Kl.estimateArray('k3')(oldLogprobs, refLogprobs)
       const tokenPenalty = klTokens !== undefined && config.kl.placement === 'reward' ? klTokens.map((k) => -state.kl.coef * k) : undefined
       let rowAt = 0
       const linked = kept.map(({ e, i }) => {
@@ -212,6 +250,7 @@ export const iterate =
         estimatorOf(config, algorithm)
       )
       const warm = config.warmupIterations > 0 ? Math.min(1, (state.iteration + 1) / config.warmupIterations) : 1
+      const updateStarted = now()
       const updated = update(
         {
           config,
@@ -225,28 +264,19 @@ export const iterate =
           klCoef: state.kl.coef,
           shuffle: state.shuffle
         },
-        { batch, oldLogprobs, advantages, returns, ...(values ? { oldValues: values } : {}), ...(refLogprobs ? { refLogprobs } : {}) }
+        { batch, oldLogprobs, advantages, returns, ...(values ? { oldValues: values } : {}), ...(klOn && config.kl.placement === 'loss' ? { refLogprobs } : {}) }
       )
-      let gap = 0
-      let klSum = 0
-      let count = 0
-      batch.actionMask.forEach((m, i) => {
-        if (m !== 1) return
-        count++
-        gap += Math.abs(batch.samplerLogprobs[i]! - oldLogprobs[i]!)
-        klSum += klTokens?.[i] ?? 0
-      })
-      const klMean = count === 0 ? 0 : klSum / count
+      const updateSeconds = now() - updateStarted
       const stats = {
         updated,
-        klMean,
-        gap: count === 0 ? 0 : gap / count,
+        ...tokenStats(batch, { advantages, oldLogprobs, ...(klTokens ? { klTokens } : {}), ...(priorTokens ? { priorTokens } : {}) }),
+        ...(exact ? { gap: updated.samplerGap } : {}),
         explainedVariance: values === undefined ? Number.NaN : explainedVariance(values, returns, batch.actionMask),
-        advantageMean: count === 0 ? 0 : advantages.reduce((a, b) => a + b, 0) / count,
-        samples: samples.length
+        samples: samples.length,
+        updateTokensPerSecond: (batch.lengths.reduce((a, b) => a + b, 0) * config.ppoEpochs) / Math.max(updateSeconds, 1e-9)
       }
-      state.kl = KlController.update(klMean, samples.length)(state.kl)
-      metricsOut = assemble(base, stats, now() - rolledAt, state.kl)
+      if (klOn) state.kl = KlController.update(stats.klMean, samples.length)(state.kl)
+      metricsOut = assemble(base, stats, now() - rolledAt, klOn ? state.kl : undefined)
     }
     state.iteration += 1
     return E.right(metricsOut)

@@ -15,16 +15,24 @@ const chartJs = (): string => readFileSync(join(dirname(require.resolve('chart.j
 
 const escape = (text: string): string => text.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!)
 
-/** Curves drawn for RL stages: [metric, title]. */
-export const curves: ReadonlyArray<readonly [string, string]> = [
-  ['episode/success_rate', 'Success rate (training episodes)'],
-  ['episode/return', 'Mean return'],
-  ['kl/mean', 'KL to the reference'],
-  ['entropy/mean', 'Entropy'],
-  ['loss/policy', 'Policy loss'],
-  ['loss/value', 'Value loss'],
-  ['perf/tokens_per_s', 'Rollout tokens/s']
+/** Curves drawn for RL stages: a title and the metrics it draws (a chart with no finite value is left out). */
+export const curves: ReadonlyArray<{ readonly title: string; readonly metrics: ReadonlyArray<string> }> = [
+  { title: 'Success rate (the iteration\'s own sampled episodes)', metrics: ['episode/success_rate'] },
+  { title: 'Mean return', metrics: ['episode/return'] },
+  { title: 'Invalid actions and episodes cut by the turn budget', metrics: ['episode/invalid_rate', 'episode/truncated_rate'] },
+  { title: 'Drift from the prior (KL of the policy to the RL stage\'s start)', metrics: ['kl/prior'] },
+  { title: 'KL to the reference (the KL term, when on)', metrics: ['kl/mean'] },
+  { title: 'Approx. KL to the rollout policy and clip fraction', metrics: ['kl/policy_change', 'clip/fraction'] },
+  { title: 'Entropy', metrics: ['entropy/mean'] },
+  { title: 'Policy loss', metrics: ['loss/policy'] },
+  { title: 'Value loss', metrics: ['loss/value'] },
+  { title: 'Critic explained variance', metrics: ['value/explained_variance'] },
+  { title: 'Advantages (action tokens)', metrics: ['advantage/mean', 'advantage/std'] },
+  { title: 'Gradient norm (before clipping)', metrics: ['grad/policy_norm', 'grad/critic_norm'] },
+  { title: 'Tokens/s (rollout generation, update)', metrics: ['perf/tokens_per_s', 'perf/update_tokens_per_s'] }
 ]
+
+const finite = (x: unknown): x is number => typeof x === 'number' && Number.isFinite(x)
 
 interface EvalRow {
   readonly phase: string
@@ -37,11 +45,15 @@ export const render = (title: string, metrics: ReadonlyArray<Record<string, unkn
   const sft = metrics.filter((m) => m['kind'] === 'sft')
   const evals = metrics.filter((m) => m['kind'] === 'eval') as unknown as ReadonlyArray<EvalRow>
   const stages = [...new Set(rl.map((m) => m['stage'] as number))]
-  const series = (metric: string) =>
-    stages.map((stage) => ({
-      label: `stage ${stage + 1}`,
-      data: rl.filter((m) => m['stage'] === stage).map((m) => ({ x: (m['iteration'] as number) + 1, y: typeof m[metric] === 'number' && Number.isFinite(m[metric]) ? m[metric] : null }))
-    }))
+  const series = (metrics: ReadonlyArray<string>) =>
+    metrics
+      .filter((metric) => rl.some((m) => finite(m[metric])))
+      .flatMap((metric) =>
+        stages.map((stage) => ({
+          label: metrics.length > 1 || stages.length > 1 ? `${metrics.length > 1 ? metric : ''}${metrics.length > 1 && stages.length > 1 ? ', ' : ''}${stages.length > 1 ? `stage ${stage + 1}` : ''}` : `stage ${stage + 1}`,
+          data: rl.filter((m) => m['stage'] === stage).map((m) => ({ x: (m['iteration'] as number) + 1, y: finite(m[metric]) ? m[metric] : null }))
+        }))
+      )
   const charts = [
     ...(sft.length > 0
       ? [
@@ -50,12 +62,16 @@ export const render = (title: string, metrics: ReadonlyArray<Record<string, unkn
             title: 'SFT loss (action and context tokens)',
             xLabel: 'step',
             datasets: ['loss/sft', 'loss/context']
-              .filter((metric) => sft.some((m) => typeof m[metric] === 'number' && Number.isFinite(m[metric])))
-              .map((metric) => ({ label: metric, data: sft.map((m, i) => ({ x: i + 1, y: typeof m[metric] === 'number' && Number.isFinite(m[metric]) ? m[metric] : null })) }))
+              .filter((metric) => sft.some((m) => finite(m[metric])))
+              .map((metric) => ({ label: metric, data: sft.map((m, i) => ({ x: i + 1, y: finite(m[metric]) ? m[metric] : null })) }))
           }
         ]
       : []),
-    ...(rl.length > 0 ? curves.map(([metric, t]) => ({ id: metric.replace(/\W/g, '-'), title: t, xLabel: 'iteration', datasets: series(metric) })) : [])
+    ...(rl.length > 0
+      ? curves
+          .map((c) => ({ id: c.metrics[0]!.replace(/\W/g, '-'), title: c.title, xLabel: 'iteration', datasets: series(c.metrics) }))
+          .filter((c) => c.datasets.length > 0)
+      : [])
   ]
   const envs = [...new Set(evals.flatMap((e) => e.results.map((r) => r.env)))]
   const table =

@@ -95,7 +95,7 @@ export const trainerConfig = (stage: RlStage, rollout: Rollout.Options, seed: nu
   return { ...TrainerConfig.defaultConfig, ...overrides, rollout, seed, checkpointEvery: 0 }
 }
 
-/** Makes the RL trainer of a stage (its envs, reward, reference policy when a KL term is on). */
+/** Makes the RL trainer of a stage (its envs, reward, and the reference policy: the KL anchor when a KL term is on, and the drift diagnostic `kl/prior` always). */
 export const makeTrainer = (agent: Agent, handle: EnvHandle, stage: RlStage, rollout: Rollout.Options, seed: number): Trainer.Trainer => {
   const config = trainerConfig(stage, rollout, seed)
   const slots = config.seedsPerIteration * config.groupSize
@@ -103,7 +103,7 @@ export const makeTrainer = (agent: Agent, handle: EnvHandle, stage: RlStage, rol
     config,
     policy: agent.policy,
     ...(agent.critic === undefined ? {} : { critic: agent.critic }),
-    ...(config.kl.placement === 'none' ? {} : { reference: agent.reference() }),
+    reference: agent.reference(),
     envs: Array.from({ length: slots }, () => handle.make()),
     template: agent.template,
     tokenizer: agent.tokenizer,

@@ -19,14 +19,18 @@ export const assemble = (
     | {
         readonly updated: UpdateMetrics
         readonly klMean: number
+        readonly priorKl: number
         readonly gap: number
         readonly explainedVariance: number
         readonly advantageMean: number
+        readonly advantageStd: number
         readonly samples: number
+        readonly updateTokensPerSecond: number
       }
     | undefined,
   updateSeconds: number,
-  kl: KlController.KlController
+  /** The KL controller when a KL term is on (its coefficient is logged), else undefined. */
+  kl: KlController.KlController | undefined
 ): Metrics => {
   const r = base.rollout
   const u = stats?.updated
@@ -34,8 +38,9 @@ export const assemble = (
     iteration: base.iteration,
     'loss/policy': u?.policyLoss ?? Number.NaN,
     'loss/value': u?.valueLoss ?? Number.NaN,
-    'kl/mean': stats?.klMean ?? 0,
-    'kl/coef': kl.coef,
+    'kl/mean': stats?.klMean ?? Number.NaN,
+    'kl/coef': kl?.coef ?? Number.NaN,
+    'kl/prior': stats?.priorKl ?? Number.NaN,
     'kl/policy_change': u?.approxKl ?? Number.NaN,
     'clip/fraction': u?.clipFraction ?? Number.NaN,
     'clip/value_fraction': u?.valueClipFraction ?? Number.NaN,
@@ -44,6 +49,7 @@ export const assemble = (
     'grad/critic_norm': u?.criticGradNorm ?? Number.NaN,
     'value/explained_variance': stats?.explainedVariance ?? Number.NaN,
     'advantage/mean': stats?.advantageMean ?? Number.NaN,
+    'advantage/std': stats?.advantageStd ?? Number.NaN,
     'episode/success_rate': r.successRate,
     'episode/return': base.outcomes.reduce((a, b) => a + b, 0) / Math.max(1, base.outcomes.length),
     'episode/turns': r.turnsMean,
@@ -55,6 +61,7 @@ export const assemble = (
     'batch/filtered_episodes': base.filtered,
     'logprob/sampler_trainer_gap': stats?.gap ?? Number.NaN,
     'perf/tokens_per_s': r.tokensPerSecond,
+    'perf/update_tokens_per_s': stats?.updateTokensPerSecond ?? Number.NaN,
     'time/rollout_s': base.rolloutSeconds,
     'time/update_s': updateSeconds
   }

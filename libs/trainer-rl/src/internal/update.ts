@@ -47,6 +47,8 @@ export interface UpdateMetrics {
   readonly entropy: number
   readonly policyGradNorm: number
   readonly criticGradNorm: number
+  /** Mean |trainer log-prob - sampler log-prob| on the first minibatch, before any step (NaN without a policy step). */
+  readonly samplerGap: number
   readonly steps: number
 }
 
@@ -57,7 +59,7 @@ export const update = (context: UpdateContext, input: UpdateInput): UpdateMetric
   const temperature = config.rollout.temperature
   const rows = Array.from({ length: input.batch.batch }, (_, i) => i)
   const m: Record<keyof Omit<UpdateMetrics, 'steps'>, number[]> = {
-    policyLoss: [], valueLoss: [], clipFraction: [], valueClipFraction: [], approxKl: [], klLoss: [], entropy: [], policyGradNorm: [], criticGradNorm: []
+    policyLoss: [], valueLoss: [], clipFraction: [], valueClipFraction: [], approxKl: [], klLoss: [], entropy: [], policyGradNorm: [], criticGradNorm: [], samplerGap: []
   }
   const T = input.batch.time
   const klInLoss = config.kl.placement === 'loss' && input.refLogprobs !== undefined
@@ -83,14 +85,19 @@ export const update = (context: UpdateContext, input: UpdateInput): UpdateMetric
       const ref = input.refLogprobs === undefined ? undefined : pick(input.refLogprobs)
       const oldValues = input.oldValues === undefined ? undefined : pick(input.oldValues)
       if (context.updatePolicy) {
+        const first = m.policyLoss.length === 0
+        const sampler = first ? tf.tensor2d(mb.samplerLogprobs, [mb.batch, T]) : undefined
         const result = Optimizer.step(context.policyOptimizer, { learningRate: context.policyLr, maxNorm: config.maxGradNorm }, () => {
           const scores = Scoring.tokenLogprobs(policy, { entropy: true })(ids, temperature)
+          const gap = sampler === undefined ? tf.scalar(Number.NaN) : Aggregation.maskedMean(tf.abs(tf.sub(scores.logprobs, sampler)), mask)
           const pg = policyLoss({ logprobs: scores.logprobs, oldLogprobs, advantages, mask })
           const entropy = Aggregation.maskedMean(scores.entropy, mask)
           const klLoss = klInLoss ? Aggregation.aggregate(config.aggregation)(Kl.estimate(config.kl.estimator)(scores.logprobs, ref!), mask) : tf.scalar(0)
           const loss = tf.sub(tf.add(pg.loss, tf.mul(klLoss, context.klCoef)), tf.mul(entropy, config.entropyCoef)) as tf.Scalar
-          return { loss, aux: { policyLoss: pg.loss, clipFraction: pg.clipFraction, approxKl: pg.approxKl, klLoss, entropy } }
+          return { loss, aux: { policyLoss: pg.loss, clipFraction: pg.clipFraction, approxKl: pg.approxKl, klLoss, entropy, gap } }
         })
+        sampler?.dispose()
+        if (first) m.samplerGap.push(result.aux['gap']!)
         m.policyLoss.push(result.aux['policyLoss']!)
         m.clipFraction.push(result.aux['clipFraction']!)
         m.approxKl.push(result.aux['approxKl']!)
@@ -121,6 +128,7 @@ export const update = (context: UpdateContext, input: UpdateInput): UpdateMetric
     entropy: mean(m.entropy),
     policyGradNorm: mean(m.policyGradNorm),
     criticGradNorm: mean(m.criticGradNorm),
+    samplerGap: mean(m.samplerGap),
     steps: m.policyLoss.length
   }
 }
