@@ -26,7 +26,11 @@ export interface GenerateOptions {
   readonly topK?: number
   readonly topP?: number
   readonly stopTokens: ReadonlyArray<number>
-  readonly rng: Rng.Rng
+  /**
+   * One stream for every draw (slots draw in turn), or one per entry of `slots`: then a slot's
+   * samples do not depend on which other slots share the call.
+   */
+  readonly rng: Rng.Rng | ReadonlyArray<Rng.Rng>
 }
 
 /**
@@ -55,6 +59,8 @@ export interface SamplerSession {
   readonly reset: (slot: number) => void
   readonly dispose: () => void
 }
+
+const isStreams = (rng: Rng.Rng | ReadonlyArray<Rng.Rng>): rng is ReadonlyArray<Rng.Rng> => Array.isArray(rng)
 
 /**
  * @category models
@@ -136,6 +142,9 @@ export const make = (policy: Policy, options: Options): SamplerSession => {
         throw new Error(`generate: slot ${s} holds ${cache.lengths[s]} tokens; ${opts.maxNewTokens} more would exceed maxLen ${maxLen}`)
     }
     const stop = new Set(opts.stopTokens)
+    const rngs = opts.rng
+    if (isStreams(rngs) && rngs.length !== slots.length) throw new Error(`generate: ${rngs.length} random streams for ${slots.length} slots`)
+    const rngOf = (r: number): Rng.Rng => (isStreams(rngs) ? rngs[r]! : rngs)
     const outTokens = slots.map(() => [] as number[])
     const outLogprobs = slots.map(() => [] as number[])
     const stopped = slots.map(() => false)
@@ -147,7 +156,7 @@ export const make = (policy: Policy, options: Options): SamplerSession => {
         for (let t = 0; t < opts.maxNewTokens && active.length > 0; t++) {
           const items = active.map((r) => {
             const slot = slots[r]!
-            const { token, logprob } = draw(pending[slot]!, 0, V, sampling, opts.rng)
+            const { token, logprob } = draw(pending[slot]!, 0, V, sampling, rngOf(r))
             outTokens[r]!.push(token)
             outLogprobs[r]!.push(logprob)
             if (stop.has(token)) stopped[r] = true

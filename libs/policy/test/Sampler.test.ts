@@ -132,6 +132,30 @@ describe('Sampler', () => {
     policy.dispose()
   })
 
+  it('with one stream per slot, a slot samples the same tokens and log-probs whichever slots share the call', async () => {
+    const policy = Policy.make(configs[3]![1], 4)
+    await expectNoLeak(() => {
+      const rng = Rng.make(9)
+      const prompts = Array.from({ length: 6 }, (_, i) => randomTokens(rng, 3 + 4 * i, 40))
+      // slot i always draws from the stream seeded 100 + i
+      const run = (slots: ReadonlyArray<number>) => {
+        const session = _.make(policy, { slots: 6, maxLen: 96 })
+        session.append(slots, slots.map((s) => prompts[s]!))
+        const out = session.generate(slots, { maxNewTokens: 12, temperature: 1, stopTokens: [], rng: slots.map((s) => Rng.make(100 + s)) })
+        session.dispose()
+        return new Map(slots.map((s, i) => [s, { tokens: Array.from(out[i]!.tokens), logprobs: Array.from(out[i]!.logprobs) }]))
+      }
+      const all = run([0, 1, 2, 3, 4, 5])
+      const parts = [run([5, 0]), run([3]), run([1, 4, 2])]
+      for (const part of parts) for (const [slot, sampled] of part) expect(sampled).toEqual(all.get(slot))
+      const session = _.make(policy, { slots: 2, maxLen: 32 })
+      session.append([0, 1], [prompts[0]!, prompts[1]!])
+      expect(() => session.generate([0, 1], { maxNewTokens: 1, temperature: 1, stopTokens: [], rng: [Rng.make(0)] })).toThrow(/1 random streams for 2 slots/)
+      session.dispose()
+    })
+    policy.dispose()
+  })
+
   it('holds a constant number of tensors across 100 sampling steps and frees all on dispose', async () => {
     const policy = Policy.make(configs[0]![1], 3)
     await expectNoLeak(() => {

@@ -56,7 +56,8 @@ export interface GenerateOptions {
   readonly topK?: number
   readonly topP?: number
   readonly stopTokens: ReadonlyArray<number>
-  readonly rng: Rng.Rng
+  /** One stream for every draw, or one per entry of the call's slots. */
+  readonly rng: Rng.Rng | ReadonlyArray<Rng.Rng>
 }
 
 /**

@@ -13,9 +13,13 @@
  * `truncated: true`; `Episode.ending` says which budget ended it, so that a trainer can treat
  * it as a failure (the task is success within the budget) or bootstrap from the value.
  *
+ * Each slot samples from its own random stream ({@link Streams}), so an episode does not depend
+ * on which other slots share the sampler's batch (a slot's logits do not either, on the cpu and
+ * wasm backends: each row of a product is computed alone).
+ *
  * @since 0.1.0
  */
-import type { Env, EnvError, Rng, Trajectory } from '@mtrl/core'
+import { Rng, type Env, type EnvError, type Trajectory } from '@mtrl/core'
 import * as E from 'fp-ts/lib/Either.js'
 import type * as TE from 'fp-ts/lib/TaskEither.js'
 import * as t from 'io-ts'
@@ -75,18 +79,57 @@ export const defaultOptions: Options = {
 }
 
 /**
+ * The sampling randomness of a rollout: one stream per episode slot, derived from a 32-bit `key`
+ * and the slot's index in the iteration (`firstSlot` + its index here), so what a slot samples
+ * does not depend on which other slots share its batch: a rollout cut into parts (over workers,
+ * `@mtrl/rollout-queue`) plays the same episodes as the whole.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Streams {
+  readonly key: number
+  readonly firstSlot: number
+}
+
+/**
+ * Where the sampling randomness comes from: `rng` (one draw of it is the key, the first slot is
+ * 0) or explicit `streams`.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type Sampling = { readonly rng: Rng.Rng } | { readonly streams: Streams }
+
+/**
  * What to run: one environment per slot, one seed per group.
  * `envs.length` must equal `seeds.length * groupSize`.
  *
  * @category models
  * @since 0.1.0
  */
-export interface Input {
+export type Input = {
   readonly envs: ReadonlyArray<Env.Env>
   readonly seeds: ReadonlyArray<number>
   readonly groupSize: number
-  readonly rng: Rng.Rng
-}
+} & Sampling
+
+/**
+ * The streams of a rollout's sampling: `streams` as given, or a key drawn from `rng` (which
+ * advances by one draw).
+ *
+ * @category destructors
+ * @since 0.1.0
+ */
+export const streamsOf = (sampling: Sampling): Streams => ('streams' in sampling ? sampling.streams : { key: sampling.rng.nextUint32(), firstSlot: 0 })
+
+/**
+ * The sampling stream of slot `slot` (counted from `streams.firstSlot`).
+ *
+ * @category destructors
+ * @since 0.1.0
+ */
+export const slotRng = (streams: Streams, slot: number): Rng.Rng => Rng.make((streams.firstSlot + slot) * 4294967296 + (streams.key >>> 0))
 
 /**
  * Why an episode ended: `done` (the environment ended it: won or lost), `turnLimit` (it used

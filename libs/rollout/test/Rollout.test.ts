@@ -77,6 +77,31 @@ describe('Rollout', () => {
     expect(a.episodes.map((e) => Array.from(Trajectory.tokens(e.trajectory)))).toEqual(b.episodes.map((e) => Array.from(Trajectory.tokens(e.trajectory))))
   })
 
+  it('samples each slot from its own stream: a rollout cut into parts plays the same episodes as the whole', async () => {
+    const play = (seeds: number[], firstSlot: number) =>
+      withGenerator(seeds.length * 2, 128, async (g) => {
+        const envs = seeds.flatMap(() => [Toy.corridor(), Toy.corridor()])
+        const result = await _.run(options)(g)({ envs, seeds, groupSize: 2, streams: { key: 99, firstSlot } })()
+        if (E.isLeft(result)) throw new Error(result.left._tag)
+        return result.right.episodes.map((e) => ({ ...e, slot: e.slot + firstSlot }))
+      })
+    const whole = await play([1, 2, 3], 0)
+    const parts = [...(await play([1], 0)), ...(await play([2, 3], 2))]
+    expect(parts).toEqual(whole)
+    // the streams differ from slot to slot, and from key to key: the episodes are not all alike
+    const actions = (episodes: ReadonlyArray<_.Episode>) => episodes.map((e) => e.trajectory.turns.map((t) => t.action).join(' '))
+    expect(new Set(actions(whole)).size).toBeGreaterThan(1)
+    const otherKey = await withGenerator(6, 128, async (g) => {
+      const result = await _.run(options)(g)({ envs: [1, 2, 3, 4, 5, 6].map(() => Toy.corridor()), seeds: [1, 2, 3], groupSize: 2, streams: { key: 100, firstSlot: 0 } })()
+      if (E.isLeft(result)) throw new Error(result.left._tag)
+      return result.right.episodes
+    })
+    expect(actions(otherKey)).not.toEqual(actions(whole))
+    // `rng` draws the key: the same rng state gives the same streams
+    expect(_.streamsOf({ rng: Rng.make(3) })).toEqual(_.streamsOf({ rng: Rng.make(3) }))
+    expect(_.streamsOf({ streams: { key: 5, firstSlot: 4 } })).toEqual({ key: 5, firstSlot: 4 })
+  })
+
   it('truncates (and flags) an episode whose next observation would not fit the context', async () => {
     const { episodes, metrics } = await run(options, [0, 1].map(() => Toy.corridor('left', 10)), [1, 2], 1, 40)
     for (const { trajectory } of episodes) {

@@ -7,7 +7,7 @@ import * as ActionFormat from '../ActionFormat.js'
 import type { Generator } from '../Generator.js'
 import * as Layout from '../Layout.js'
 import * as Memory from '../Memory.js'
-import type { Ending, Episode, Input, Options, Result } from '../Rollout.js'
+import { slotRng, streamsOf, type Ending, type Episode, type Input, type Options, type Result } from '../Rollout.js'
 import * as RolloutMetrics from '../RolloutMetrics.js'
 
 interface Open {
@@ -46,6 +46,8 @@ export const drive = async (options: Options, generator: Generator, input: Input
   const windowed = options.memory._tag === 'window'
   const windowTurns = options.memory._tag === 'window' ? options.memory.turns : 0
   const slots = input.envs.length
+  const streams = streamsOf(input)
+  const rngs = input.envs.map((_, slot) => slotRng(streams, slot))
   const slotTurns = new Array<number>(slots).fill(0)
   const finished: Episode[] = []
   let generatedTokens = 0
@@ -142,7 +144,7 @@ export const drive = async (options: Options, generator: Generator, input: Input
       ...(options.topK === undefined ? {} : { topK: options.topK }),
       ...(options.topP === undefined ? {} : { topP: options.topP }),
       stopTokens: template.stopTokens,
-      rng: input.rng
+      rng: active.map((slot) => rngs[slot]!)
     })
     const sent = active.map((slot, i) => {
       const episode = open.get(slot)!
