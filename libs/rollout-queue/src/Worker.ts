@@ -1,0 +1,230 @@
+/**
+ * A rollout worker: takes episode jobs from the queue, loads the policy version each names
+ * (once per version, {@link PolicyStore.cache}), plays the job's episode slots token-in-token-out
+ * with `Rollout.run` on its own sampler and environments, and returns the episodes exactly as a
+ * local rollout of the whole iteration plays those slots (same per-slot sampling streams).
+ *
+ * Fault handling is BullMQ's: a worker that dies mid-job stops renewing the job's lock, and a
+ * live worker's stalled-job check puts the job back in the queue after `lockDurationMs`; a job
+ * that throws is retried up to the attempts its producer set. Environment failures are retried
+ * the same way and reported as the environment's error on the last attempt.
+ *
+ * @since 0.1.0
+ */
+import { Decode, type Env, type EnvError } from '@mtrl/core'
+import { Sampler } from '@mtrl/policy'
+import { Rollout, RolloutMetrics } from '@mtrl/rollout'
+import { UnrecoverableError, Worker as BullWorker, type Job } from 'bullmq'
+import * as E from 'fp-ts/lib/Either.js'
+import type { Task } from 'fp-ts/lib/Task.js'
+import type * as TE from 'fp-ts/lib/TaskEither.js'
+import { Redis } from 'ioredis'
+import { hostname } from 'node:os'
+import { connect, defaults } from './internal/connection.js'
+import * as PolicyStore from './PolicyStore.js'
+import * as QueueError from './QueueError.js'
+import * as Wire from './Wire.js'
+
+/**
+ * Builds environments from a job's env spec (the JSON its producer sent): a factory, or why not.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type EnvResolver = (spec: unknown) => E.Either<string, Env.EnvFactory>
+
+/**
+ * What a worker reports as it goes (libs never log; the app prints these).
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type Event =
+  | { readonly _tag: 'Started'; readonly job: string; readonly attempt: number; readonly episodes: number }
+  | { readonly _tag: 'Finished'; readonly job: string; readonly episodes: number; readonly seconds: number; readonly tokensPerSecond: number }
+  | { readonly _tag: 'Failed'; readonly job: string; readonly reason: string }
+
+/**
+ * - `url`: Redis (`redis://host:port`); `queue`, `prefix`: as the producer's;
+ * - `envs`: builds the environments jobs name;
+ * - `concurrency`: jobs at once in this process (default 1: sampling is synchronous, so more
+ *   only helps when environments are slow and remote);
+ * - `name`: this worker's name in results (default `host:pid`);
+ * - `lockDurationMs`: how long a job stays taken without a sign of life (default 30 000);
+ *   `stalledIntervalMs`: how often this worker looks for such jobs (default 15 000);
+ * - `onEvent`: progress reports.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Options {
+  readonly url: string
+  readonly envs: EnvResolver
+  readonly queue?: string
+  readonly prefix?: string
+  readonly concurrency?: number
+  readonly name?: string
+  readonly lockDurationMs?: number
+  readonly stalledIntervalMs?: number
+  readonly onEvent?: (event: Event) => void
+}
+
+/**
+ * A running worker: its name, the jobs it finished, and `close` (finishes the jobs in hand,
+ * then disconnects and frees the policies and environments).
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface RunningWorker {
+  readonly name: string
+  readonly finished: () => number
+  readonly close: () => Task<void>
+}
+
+/** Each call yields to the event loop first, so the job's lock is renewed between turns. */
+const yielding = (env: Env.Env): Env.Env => {
+  const tick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve))
+  return {
+    spec: env.spec,
+    reset: (seed) => async () => (await tick(), env.reset(seed)()),
+    step: (action) => async () => (await tick(), env.step(action)()),
+    close: env.close
+  }
+}
+
+/** Environments per spec, kept between jobs (one per episode slot in use). */
+const envPool = (resolve: EnvResolver) => {
+  const idle = new Map<string, Env.Env[]>()
+  return {
+    take: (spec: unknown, n: number): E.Either<string, Env.Env[]> => {
+      const key = JSON.stringify(spec)
+      const free = idle.get(key) ?? []
+      idle.set(key, free)
+      const factory = free.length >= n ? E.right(undefined) : resolve(spec)
+      if (E.isLeft(factory)) return factory
+      return E.right(Array.from({ length: n }, () => free.pop() ?? factory.right!()))
+    },
+    give: (spec: unknown, envs: ReadonlyArray<Env.Env>): void => {
+      idle.get(JSON.stringify(spec))?.push(...envs)
+    },
+    close: async (): Promise<void> => {
+      await Promise.all([...idle.values()].flat().map((env) => env.close()()))
+      idle.clear()
+    }
+  }
+}
+
+/** The rollout counters of a result (exact: the rates are ratios of integers it knows). */
+const countersOf = (result: Rollout.Result): RolloutMetrics.Counters => {
+  const m = result.metrics
+  const pairs = result.episodes.reduce((n, e) => n + Math.max(0, e.trajectory.turns.length - 1), 0)
+  return {
+    generatedTokens: m.generatedTokens,
+    contextTokens: m.contextTokens,
+    cutOff: Math.round(m.cutOffRate * m.turns),
+    hackingPairs: Math.round(m.actionHackingRate * pairs),
+    pairs,
+    seconds: m.seconds
+  }
+}
+
+/**
+ * Starts a worker. Resolves once it is connected and listening; a Redis it cannot reach is a
+ * `RedisUnavailable` error.
+ *
+ * @example
+ * import { Worker } from '@mtrl/rollout-queue'
+ * import { TextWorld, Settings } from '@mtrl/env-textworld'
+ * import * as E from 'fp-ts/lib/Either.js'
+ * const worker = await Worker.start({ url: 'redis://10.0.0.1:6379', envs: () => E.right(() => TextWorld.make(Settings.custom(2, 3, 4))) })()
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const start =
+  (options: Options): TE.TaskEither<QueueError.QueueError, RunningWorker> =>
+  async () => {
+    const queue = options.queue ?? defaults.queue
+    const prefix = options.prefix ?? defaults.prefix
+    const name = options.name ?? `${hostname()}:${process.pid}`
+    const report = options.onEvent ?? (() => undefined)
+    const store = await connect(options.url)()
+    if (E.isLeft(store)) return store
+    const redis: Redis = store.right
+    const policies = PolicyStore.cache(redis)
+    const envs = envPool(options.envs)
+    let finished = 0
+
+    const play = async (job: Job): Promise<unknown> => {
+      const id = job.id ?? '?'
+      const decoded = Decode.decode(`job ${id}`, Wire.Job)(job.data)
+      if (E.isLeft(decoded)) throw new UnrecoverableError(QueueError.message(QueueError.badMessage(`job ${id}`, Decode.formatError(decoded.left))))
+      const data = decoded.right
+      const slots = data.seeds.length * data.groupSize
+      report({ _tag: 'Started', job: id, attempt: job.attemptsMade + 1, episodes: slots })
+      const loaded = await policies.get(data.policy)()
+      if (E.isLeft(loaded)) {
+        const reason = QueueError.message(loaded.left)
+        throw loaded.left._tag === 'RedisUnavailable' ? new Error(reason) : new UnrecoverableError(reason)
+      }
+      const taken = envs.take(data.env, slots)
+      if (E.isLeft(taken)) {
+        loaded.right.release()
+        throw new UnrecoverableError(`job ${id}: the environment spec cannot be built here: ${taken.left}`)
+      }
+      const session = Sampler.make(loaded.right.policy, { slots, maxLen: data.contextLength })
+      try {
+        const generator = { session, template: loaded.right.template, tokenizer: loaded.right.tokenizer, contextLength: data.contextLength }
+        const played = await Rollout.run(data.rollout)(generator)({
+          envs: taken.right.map(yielding),
+          seeds: data.seeds,
+          groupSize: data.groupSize,
+          streams: { key: data.key, firstSlot: data.firstSlot }
+        })()
+        if (E.isLeft(played)) throw new Error(JSON.stringify({ _tag: 'EnvFailed', error: played.left satisfies EnvError.EnvError }))
+        const result: Wire.JobResult = {
+          episodes: played.right.episodes.map((e) => ({ ...e, slot: e.slot + data.firstSlot })),
+          counters: countersOf(played.right),
+          worker: name
+        }
+        finished += 1
+        report({ _tag: 'Finished', job: id, episodes: result.episodes.length, seconds: played.right.metrics.seconds, tokensPerSecond: played.right.metrics.tokensPerSecond })
+        return Wire.JobResult.encode(result)
+      } catch (e) {
+        report({ _tag: 'Failed', job: id, reason: e instanceof Error ? e.message : String(e) })
+        throw e
+      } finally {
+        session.dispose()
+        loaded.right.release()
+        envs.give(data.env, taken.right)
+      }
+    }
+
+    const worker = new BullWorker(queue, play, {
+      connection: { url: options.url, maxRetriesPerRequest: null },
+      prefix,
+      name,
+      concurrency: options.concurrency ?? 1,
+      lockDuration: options.lockDurationMs ?? 30_000,
+      stalledInterval: options.stalledIntervalMs ?? 15_000,
+      maxStalledCount: 3
+    })
+    worker.on('error', () => undefined) // connection errors: ioredis reconnects; jobs report their own failures
+    try {
+      await worker.waitUntilReady()
+    } catch (e) {
+      redis.disconnect()
+      return E.left(QueueError.redisUnavailable(options.url, e instanceof Error ? e.message : String(e)))
+    }
+    return E.right({
+      name,
+      finished: () => finished,
+      close: () => async () => {
+        await worker.close()
+        policies.dispose()
+        await envs.close()
+        redis.disconnect()
+      }
+    })
+  }

@@ -1,0 +1,77 @@
+import { Rng } from '@mtrl/core'
+import { Sampler, type Policy } from '@mtrl/policy'
+import { Rollout } from '@mtrl/rollout'
+import { TestBackend } from '@mtrl/testing'
+import * as E from 'fp-ts/lib/Either.js'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { QueueError, Worker, type RedisServer } from '../src/index.js'
+import * as _ from '../src/Runner.js'
+import { startRedis } from './fixtures/redis.js'
+import * as World from './fixtures/world.js'
+
+let redis: RedisServer.RedisServer
+let policy: Policy.Policy
+const workers: Worker.RunningWorker[] = []
+
+beforeAll(async () => {
+  await TestBackend.use('cpu')
+  redis = await startRedis()
+  policy = World.policy()
+  for (const name of ['w1', 'w2']) {
+    const started = await Worker.start({ url: redis.url, name, envs: World.envs })()
+    if (E.isLeft(started)) throw new Error(QueueError.message(started.left))
+    workers.push(started.right)
+  }
+})
+afterAll(async () => {
+  for (const w of workers) await w.close()()
+  policy?.dispose()
+  await redis?.stop()
+})
+
+const local = async (seeds: ReadonlyArray<number>, groupSize: number, rng: Rng.Rng): Promise<Rollout.Result> => {
+  const slots = seeds.length * groupSize
+  const session = Sampler.make(policy, { slots, maxLen: World.contextLength })
+  try {
+    const generator = { session, template: (await import('@mtrl/policy')).ChatTemplate.make(World.tokenizer), tokenizer: World.tokenizer, contextLength: World.contextLength }
+    const result = await Rollout.run(World.rollout)(generator)({ envs: World.localEnvs(slots), seeds, groupSize, rng })()
+    if (E.isLeft(result)) throw new Error(result.left._tag)
+    return result.right
+  } finally {
+    session.dispose()
+  }
+}
+
+const remote = async (runner: _.Runner, seeds: ReadonlyArray<number>, groupSize: number, rng: Rng.Rng): Promise<_.Result> => {
+  const result = await runner.run(World.rollout, policy, World.contextLength)({ seeds, groupSize, rng })()
+  if (E.isLeft(result)) throw new Error(QueueError.message(result.left))
+  return result.right
+}
+
+describe('Runner', () => {
+  it('plays the same episodes as a local rollout for the same seed, token for token, in slot order', async () => {
+    const made = await _.make({ url: redis.url, env: World.spec, groupsPerJob: 1 })()
+    if (E.isLeft(made)) throw new Error(QueueError.message(made.left))
+    const runner = made.right
+    try {
+      const seeds = [11, 12, 13, 14, 15]
+      const localRng = Rng.make(7)
+      const remoteRng = Rng.make(7)
+      for (let iteration = 0; iteration < 2; iteration++) {
+        const expected = await local(seeds, 3, localRng)
+        const got = await remote(runner, seeds, 3, remoteRng)
+        expect(got.episodes).toEqual(expected.episodes)
+        expect(expected.metrics.turns).toBeGreaterThan(15)
+        expect(new Set(expected.episodes.map((e) => e.trajectory.turns.map((t) => t.action).join('|'))).size).toBeGreaterThan(5)
+        const { seconds: _s, tokensPerSecond: _t, turnsPerSecond: _u, ...counts } = expected.metrics
+        expect(got.metrics).toMatchObject(counts)
+        // five jobs of one group each, spread over both workers
+        expect(got.jobs.map((j) => j.episodes)).toEqual([3, 3, 3, 3, 3])
+        expect(remoteRng.state()).toEqual(localRng.state())
+      }
+      expect(new Set(workers.map((w) => w.finished() > 0))).toEqual(new Set([true]))
+    } finally {
+      await runner.close()()
+    }
+  })
+})
