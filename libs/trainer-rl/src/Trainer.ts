@@ -35,7 +35,8 @@ import { explainedVariance, type Metrics } from './Metrics.js'
  * - `envs`: `seedsPerIteration * groupSize` environments, one per episode slot;
  * - `template`, `tokenizer`, `contextLength`: the sampler's text <-> tokens and context size;
  * - `reward`: per-turn rewards of an episode (default: the environment's own `turnRewards`),
- *   e.g. `RewardFn.sum([Outcome.outcome, Penalty.invalidActionPenalty(0.1)])` from `@mtrl/rewards`.
+ *   e.g. `RewardFn.sum([Outcome.outcome, Penalty.invalidActionPenalty(0.1)])` from `@mtrl/rewards`;
+ * - `play`: who plays the episodes (default: this process, with `Rollout.run`).
  *
  * @category models
  * @since 0.1.0
@@ -50,6 +51,11 @@ export interface Setup {
   readonly tokenizer: Generator.Tokenizer
   readonly contextLength: number
   readonly reward?: RewardFn.RewardFn
+  /**
+   * Plays each iteration's episodes in place of the in-process sampler, from the same input
+   * (e.g. `Runner.asRollout` of `@mtrl/rollout-queue`, on worker processes); default `Rollout.run`.
+   */
+  readonly play?: (input: Rollout.Input) => TE.TaskEither<EnvError.EnvError, Rollout.Result>
 }
 
 /**
@@ -200,7 +206,8 @@ export const iterate =
     const started = now()
     const seeds = Array.from({ length: config.seedsPerIteration }, () => state.tasks.int(2147483647))
     const generator: Generator.Generator = { session: trainer.session, template: setup.template, tokenizer: setup.tokenizer, contextLength: setup.contextLength }
-    const rolled = await Rollout.run(config.rollout)(generator)({ envs: setup.envs, seeds, groupSize: config.groupSize, rng: state.sampling })()
+    const play = setup.play ?? Rollout.run(config.rollout)(generator)
+    const rolled = await play({ envs: setup.envs, seeds, groupSize: config.groupSize, rng: state.sampling })()
     if (E.isLeft(rolled)) return rolled
     const { episodes, metrics: rollout } = rolled.right
     const rolledAt = now()
