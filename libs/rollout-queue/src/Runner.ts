@@ -27,7 +27,6 @@ import type * as Wire from './Wire.js'
 
 /**
  * - `url`: Redis; `queue`, `prefix`: shared with the workers (defaults `mtrl-rollout`, `mtrl`);
- * - `env`: the environment spec the workers build (JSON, e.g. a recipe's env entry);
  * - `groupsPerJob`: groups per job (default: the groups split evenly over the live workers);
  * - `attempts`: tries per job, failures and dead workers included (default 3);
  * - `noWorkerTimeoutMs`: how long to wait with no worker listening before failing (default 60 000);
@@ -38,7 +37,6 @@ import type * as Wire from './Wire.js'
  */
 export interface Options {
   readonly url: string
-  readonly env: unknown
   readonly queue?: string
   readonly prefix?: string
   readonly groupsPerJob?: number
@@ -80,12 +78,26 @@ export interface Result extends Rollout.Result {
 export type Input = { readonly seeds: ReadonlyArray<number>; readonly groupSize: number } & Rollout.Sampling
 
 /**
+ * What the workers play: `env`, the environment spec they build (JSON, e.g. a recipe's env
+ * entry); the rollout options; the policy (read as it is at each call) and its context length.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Episodes {
+  readonly env: unknown
+  readonly rollout: Rollout.Options
+  readonly policy: Policy.Policy
+  readonly contextLength: number
+}
+
+/**
  * @category models
  * @since 0.1.0
  */
 export interface Runner {
   /** Plays one iteration's episodes with the policy as it is now. */
-  readonly run: (rollout: Rollout.Options, policy: Policy.Policy, contextLength: number) => (input: Input) => TE.TaskEither<QueueError.QueueError, Result>
+  readonly run: (episodes: Episodes) => (input: Input) => TE.TaskEither<QueueError.QueueError, Result>
   /** The live workers on the queue. */
   readonly workers: () => TE.TaskEither<QueueError.QueueError, number>
   readonly close: () => Task<void>
@@ -100,8 +112,9 @@ const reason = (e: unknown): string => (e instanceof Error ? e.message : String(
  * import { Runner } from '@mtrl/rollout-queue'
  * import { Rng } from '@mtrl/core'
  * declare const policy: import('@mtrl/policy').Policy.Policy
- * const runner = await Runner.make({ url: 'redis://127.0.0.1:6379', env: { kind: 'textworld', settings: 'w2-o3-q4' } })()
- * // runner.right.run(Rollout.defaultOptions, policy, 512)({ seeds: [1, 2], groupSize: 4, rng: Rng.make(0) })
+ * const runner = await Runner.make({ url: 'redis://127.0.0.1:6379' })()
+ * const env = { kind: 'textworld', settings: 'w2-o3-q4' }
+ * // runner.right.run({ env, rollout: Rollout.defaultOptions, policy, contextLength: 512 })({ seeds: [1, 2], groupSize: 4, rng: Rng.make(0) })
  *
  * @category constructors
  * @since 0.1.0
@@ -129,7 +142,7 @@ export const make =
     }
 
     const run =
-      (rollout: Rollout.Options, policy: Policy.Policy, contextLength: number) =>
+      ({ env, rollout, policy, contextLength }: Episodes) =>
       (input: Input): TE.TaskEither<QueueError.QueueError, Result> =>
       async () => {
         const started = performance.now()
@@ -149,7 +162,7 @@ export const make =
             data: {
               version: 1,
               policy: published.right,
-              env: options.env,
+              env,
               rollout,
               contextLength,
               groupSize: input.groupSize,
@@ -227,9 +240,9 @@ export const make =
  * @since 0.1.0
  */
 export const asRollout =
-  (runner: Runner, rollout: Rollout.Options, policy: Policy.Policy, contextLength: number, envName: string) =>
+  (runner: Runner, episodes: Episodes & { readonly envName: string }) =>
   (input: Rollout.Input): TE.TaskEither<EnvError.EnvError, Rollout.Result> =>
   async () => {
-    const played = await runner.run(rollout, policy, contextLength)(input)()
-    return E.isLeft(played) ? E.left(QueueError.toEnvError(envName)(played.left)) : played
+    const played = await runner.run(episodes)(input)()
+    return E.isLeft(played) ? E.left(QueueError.toEnvError(episodes.envName)(played.left)) : played
   }

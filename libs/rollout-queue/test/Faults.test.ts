@@ -31,7 +31,7 @@ const local = async (seeds: ReadonlyArray<number>, groupSize: number, rng: Rng.R
 }
 
 const runnerOn = async (redis: RedisServer.RedisServer, options: Partial<Runner.Options> = {}): Promise<Runner.Runner> => {
-  const made = await Runner.make({ url: redis.url, env: World.spec, ...options })()
+  const made = await Runner.make({ url: redis.url, ...options })()
   if (E.isLeft(made)) throw new Error(QueueError.message(made.left))
   return made.right
 }
@@ -44,7 +44,7 @@ describe('faults', () => {
     let healthy: Awaited<ReturnType<typeof spawnWorker>> | undefined
     try {
       const seeds = [21, 22, 23, 24, 25, 26]
-      const playing = runner.run(World.rollout, policy, World.contextLength)({ seeds, groupSize: 2, rng: Rng.make(3) })()
+      const playing = runner.run({ env: World.spec, rollout: World.rollout, policy, contextLength: World.contextLength })({ seeds, groupSize: 2, rng: Rng.make(3) })()
       // the doomed worker takes a job and hangs in it (keeping its lock); a healthy one joins
       const taken = await doomed.waitFor(/^started /)
       healthy = await spawnWorker(redis.url, 'healthy')
@@ -75,7 +75,7 @@ describe('faults', () => {
     try {
       const rng = Rng.make(5)
       const expected = Rng.make(5)
-      const play = () => runner.run(World.rollout, policy, World.contextLength)({ seeds: [1, 2], groupSize: 2, rng })()
+      const play = () => runner.run({ env: World.spec, rollout: World.rollout, policy, contextLength: World.contextLength })({ seeds: [1, 2], groupSize: 2, rng })()
       const first = await play()
       expect(E.isRight(first) && first.right.episodes).toEqual((await local([1, 2], 2, expected)).episodes)
       await redis.stop()
@@ -101,7 +101,7 @@ describe('faults', () => {
     const redis = await startRedis()
     const runner = await runnerOn(redis, { noWorkerTimeoutMs: 1_500 })
     try {
-      const result = await runner.run(World.rollout, policy, World.contextLength)({ seeds: [1], groupSize: 2, rng: Rng.make(0) })()
+      const result = await runner.run({ env: World.spec, rollout: World.rollout, policy, contextLength: World.contextLength })({ seeds: [1], groupSize: 2, rng: Rng.make(0) })()
       expect(E.isLeft(result) && result.left._tag).toBe('NoWorkers')
       expect(E.isLeft(result) && QueueError.message(result.left)).toMatch(new RegExp(`start one with: mtrl worker --redis ${redis.url}`))
     } finally {
@@ -111,7 +111,7 @@ describe('faults', () => {
   })
 
   it('an unreachable Redis is an error value, not a hang', async () => {
-    const made = await Runner.make({ url: 'redis://127.0.0.1:1', env: World.spec })()
+    const made = await Runner.make({ url: 'redis://127.0.0.1:1' })()
     expect(E.isLeft(made) && made.left._tag).toBe('RedisUnavailable')
     const worker = await Worker.start({ url: 'redis://127.0.0.1:1', envs: World.envs })()
     expect(E.isLeft(worker) && QueueError.message(worker.left)).toMatch(/Redis at redis:\/\/127.0.0.1:1 is not reachable/)

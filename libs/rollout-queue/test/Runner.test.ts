@@ -45,14 +45,14 @@ const local = async (seeds: ReadonlyArray<number>, groupSize: number, rng: Rng.R
 }
 
 const remote = async (runner: _.Runner, seeds: ReadonlyArray<number>, groupSize: number, rng: Rng.Rng): Promise<_.Result> => {
-  const result = await runner.run(World.rollout, policy, World.contextLength)({ seeds, groupSize, rng })()
+  const result = await runner.run({ env: World.spec, rollout: World.rollout, policy, contextLength: World.contextLength })({ seeds, groupSize, rng })()
   if (E.isLeft(result)) throw new Error(QueueError.message(result.left))
   return result.right
 }
 
 describe('Runner', () => {
   it('plays the same episodes as a local rollout for the same seed, token for token, in slot order', async () => {
-    const made = await _.make({ url: redis.url, env: World.spec, groupsPerJob: 1 })()
+    const made = await _.make({ url: redis.url, groupsPerJob: 1 })()
     if (E.isLeft(made)) throw new Error(QueueError.message(made.left))
     const runner = made.right
     try {
@@ -78,7 +78,7 @@ describe('Runner', () => {
   })
 
   it('a trainer whose episodes workers play takes the same steps as a local one: same metrics, same weights', async () => {
-    const made = await _.make({ url: redis.url, env: World.spec })()
+    const made = await _.make({ url: redis.url })()
     if (E.isLeft(made)) throw new Error(QueueError.message(made.left))
     const runner = made.right
     const config: Config.Config = { ...Config.defaultConfig, algorithm: 'grpo', seedsPerIteration: 3, groupSize: 2, rollout: World.rollout, policyLr: 1e-2, seed: 9 }
@@ -93,7 +93,7 @@ describe('Runner', () => {
         contextLength: World.contextLength,
         // a reward that differs between the episodes of a group, so every iteration moves the policy
         reward: (t) => t.turns.map((turn) => turn.action.length % 3),
-        ...(remote ? { play: _.asRollout(runner, World.rollout, p, World.contextLength, 'textworld') } : {})
+        ...(remote ? { play: _.asRollout(runner, { env: World.spec, rollout: World.rollout, policy: p, contextLength: World.contextLength, envName: 'textworld' }) } : {})
       })
       return { p, trainer }
     }
