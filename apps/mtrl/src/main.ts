@@ -15,8 +15,9 @@ import { playCommand } from './commands/Play.js'
 import { smoke } from './commands/Smoke.js'
 import { start } from './commands/Start.js'
 import { resume, sft, train } from './commands/Train.js'
+import { worker } from './commands/Worker.js'
 
-const commands: ReadonlyArray<Command> = [start, train, sft, resume, evalCommand, ablate, report, info, playCommand, serveEnv, collect, advantages, logprobs, smoke]
+const commands: ReadonlyArray<Command> = [start, train, sft, resume, evalCommand, ablate, report, info, playCommand, serveEnv, worker, collect, advantages, logprobs, smoke]
 
 const usage = (): string =>
   `mtrl: multi-turn agentic reinforcement learning for language-model agents

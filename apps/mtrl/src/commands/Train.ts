@@ -2,13 +2,14 @@
  * `mtrl train RECIPE` and `mtrl sft RECIPE`: run a recipe into a new run folder.
  */
 import * as E from 'fp-ts/lib/Either.js'
-import { backendFlag, parseFlags, UsageError, type Command } from '../Command.js'
+import { backendFlag, intFlag, parseFlags, UsageError, type Command } from '../Command.js'
 import { readJson } from '../Input.js'
 import * as ProgressBar from '../ProgressBar.js'
 import * as Recipe from '../recipe/Recipe.js'
 import * as RunDir from '../pipeline/RunDir.js'
 import { formatEval, Stopped, train as runRecipe, type StopSignal, type Summary } from '../pipeline/Train.js'
 import { startBackend } from '../Runtime.js'
+import * as ScaleOut from '../ScaleOut.js'
 
 /** Reads and decodes a recipe file; a bad recipe fails before any work, naming the field. */
 export const loadRecipe = async (path: string | undefined): Promise<Recipe.Resolved> => {
@@ -25,7 +26,14 @@ const printSummary = (summary: Summary): void => {
   process.stdout.write(`${lines.join('\n')}\n`)
 }
 
-const flags = { ...backendFlag, 'run-dir': { type: 'string' } } as const
+const flags = { ...backendFlag, 'run-dir': { type: 'string' }, redis: { type: 'string' }, workers: { type: 'string' } } as const
+
+/** The recipe's scaleOut with `--redis` and `--workers` over it. */
+const withScaleOut = (recipe: Recipe.Resolved, values: { readonly redis?: string | undefined; readonly workers?: string | undefined }): Recipe.Resolved => {
+  const workers = values.workers === undefined ? undefined : intFlag('workers', values.workers, 0)
+  if (values.redis === undefined && workers === undefined) return recipe
+  return { ...recipe, scaleOut: { ...recipe.scaleOut, ...(values.redis === undefined ? {} : { redis: values.redis }), ...(workers === undefined ? {} : { workers }) } }
+}
 
 /** Ctrl-C once: finish the current iteration, write a checkpoint, stop. Twice: stop now. */
 const stopOnInterrupt = (): StopSignal & { readonly release: () => void } => {
@@ -44,9 +52,11 @@ export const runIn = async (recipe: Recipe.Resolved, run: RunDir.RunDir, backend
   const backend = await startBackend(backendFlag)
   run.writeJson('backend.json', backend)
   process.stdout.write(`${resume ? 'resuming' : 'run'} ${recipe.name} -> ${run.path}\n`)
+  const line = (text: string): void => void process.stdout.write(`${text}\n`)
+  const scaleOut = recipe.stages.some((s) => s.kind === 'rl') ? await ScaleOut.start(recipe.scaleOut ?? {}, backend.name, line) : undefined
   const stop = stopOnInterrupt()
   try {
-    const summary = await runRecipe(recipe, run, backend, { line: (text) => process.stdout.write(`${text}\n`), bar: ProgressBar.make(), interactive: process.stdout.isTTY === true }, resume, stop)
+    const summary = await runRecipe(recipe, run, backend, { line, bar: ProgressBar.make(), interactive: process.stdout.isTTY === true }, resume, stop, scaleOut?.runner)
     printSummary(summary)
     return 0
   } catch (e) {
@@ -57,6 +67,7 @@ export const runIn = async (recipe: Recipe.Resolved, run: RunDir.RunDir, backend
     throw e
   } finally {
     stop.release()
+    await scaleOut?.stop()
   }
 }
 
@@ -69,18 +80,26 @@ export const runTrain = async (recipe: Recipe.Resolved, argv: { readonly backend
 export const train: Command = {
   name: 'train',
   summary: 'run a recipe: SFT stages, RL stages, evaluation',
-  help: `mtrl train RECIPE.json [--backend B] [--run-dir DIR]
+  help: `mtrl train RECIPE.json [--backend B] [--run-dir DIR] [--workers N] [--redis URL]
 
 Runs every stage of the recipe in order (SFT on expert demonstrations, RL on the policy's own
 episodes), evaluating on held-out seeds before training and after each stage, into
 runs/<name>-<time>/ (or DIR): recipe.json (resolved), metrics.jsonl, checkpoints/, eval.json.
 
+Scale-out (recipe field "scaleOut": { "redis", "workers", "groupsPerJob" }; the flags override):
+  --workers N   start N local worker processes (and a local redis-server unless --redis is given)
+                that play the RL stages' episodes, so every core plays
+  --redis URL   send RL episodes as jobs to the queue at URL, played by mtrl worker processes
+                on any machine; the same trajectories as a local run for the same seed
+
 Examples:
   mtrl train recipes/default.json
+  mtrl train recipes/default.json --workers 2
+  mtrl train recipes/default.json --redis redis://10.0.0.1:6379
   mtrl train recipes/paper/algorithms.json --backend tensorflow`,
   run: async (argv) => {
     const { values, positionals } = parseFlags(argv, flags, true)
-    const recipe = await loadRecipe(positionals[0])
+    const recipe = withScaleOut(await loadRecipe(positionals[0]), values)
     return runTrain(recipe, { backend: values.backend, runDir: values['run-dir'] })
   }
 }

@@ -95,8 +95,8 @@ export const trainerConfig = (stage: RlStage, rollout: Rollout.Options, seed: nu
   return { ...TrainerConfig.defaultConfig, ...overrides, rollout, seed, checkpointEvery: 0 }
 }
 
-/** Makes the RL trainer of a stage (its envs, reward, and the reference policy: the KL anchor when a KL term is on, and the drift diagnostic `kl/prior` always). */
-export const makeTrainer = (agent: Agent, handle: EnvHandle, stage: RlStage, rollout: Rollout.Options, seed: number): Trainer.Trainer => {
+/** Makes the RL trainer of a stage (its envs, reward, and the reference policy: the KL anchor when a KL term is on, and the drift diagnostic `kl/prior` always; `play`: who plays its episodes). */
+export const makeTrainer = (agent: Agent, handle: EnvHandle, stage: RlStage, rollout: Rollout.Options, seed: number, play?: Trainer.Setup['play']): Trainer.Trainer => {
   const config = trainerConfig(stage, rollout, seed)
   const slots = config.seedsPerIteration * config.groupSize
   return Trainer.make({
@@ -108,7 +108,8 @@ export const makeTrainer = (agent: Agent, handle: EnvHandle, stage: RlStage, rol
     template: agent.template,
     tokenizer: agent.tokenizer,
     contextLength: agent.contextLength,
-    reward: RewardSpec.fromSpec(stage.reward ?? { kind: 'outcome' })
+    reward: RewardSpec.fromSpec(stage.reward ?? { kind: 'outcome' }),
+    ...(play === undefined ? {} : { play })
   })
 }
 

@@ -6,6 +6,7 @@ import type { Backend } from '@mtrl/backend'
 import { EnvError, Rng, type Trajectory } from '@mtrl/core'
 import { ChatTemplate, Checkpoint, Critic, PolicyError, Sampler } from '@mtrl/policy'
 import { Checkpointing, Trainer } from '@mtrl/trainer-rl'
+import { Runner } from '@mtrl/rollout-queue'
 import { Replicas, Sft } from '@mtrl/trainer-sft'
 import * as ReplicaBackend from '../ReplicaBackend.js'
 import * as E from 'fp-ts/lib/Either.js'
@@ -121,9 +122,18 @@ const truncateMetrics = (run: RunDir, progress: Progress.Progress, iteration: nu
  * finished stages are skipped, an RL stage continues from its last iteration checkpoint with
  * the same random streams, an SFT stage from its last mid-stage checkpoint (every
  * `checkpointEvery` steps) with the same data order. With `stop` requested (Ctrl-C) it writes a
- * checkpoint after the current iteration or step and throws {@link Stopped}.
+ * checkpoint after the current iteration or step and throws {@link Stopped}. With `queue`, RL
+ * episodes are played by the queue's workers (same trajectories for the same seed).
  */
-export const train = async (recipe: Resolved, run: RunDir, backend: Backend.Selected, reporter: Reporter, resume = false, stop: StopSignal = never): Promise<Summary> => {
+export const train = async (
+  recipe: Resolved,
+  run: RunDir,
+  backend: Backend.Selected,
+  reporter: Reporter,
+  resume = false,
+  stop: StopSignal = never,
+  queue?: Runner.Runner
+): Promise<Summary> => {
   const started = performance.now()
   const stageHandles = recipe.stages.map((s) => handle(s.env))
   const evalHandles = recipe.eval.envs.map(handle)
@@ -215,7 +225,8 @@ export const train = async (recipe: Resolved, run: RunDir, backend: Backend.Sele
           // The critic starts as a copy of the policy's trunk as it is now (after SFT), as in the paper's PPO.
           agent = Agent.fromParts(agent.policy, Critic.make(agent.policy, { shareTrunk: recipe.critic.shareTrunk }, recipe.seed + 7), agent.tokenizer, agent.template, agent.contextLength)
         }
-        const trainer = makeTrainer(agent, h, stage, rollout, recipe.seed + 100 * (i + 1))
+        const play = queue && Runner.asRollout(queue, { env: stage.env, rollout, policy: agent.policy, contextLength: agent.contextLength, envName: h.name })
+        const trainer = makeTrainer(agent, h, stage, rollout, recipe.seed + 100 * (i + 1), play)
         const dir = Progress.stageDir(run, i)
         try {
           if (resume) {

@@ -121,6 +121,14 @@ export const Eval = t.partial({
 })
 export type Eval = t.TypeOf<typeof Eval>
 
+/**
+ * Scale-out of RL rollouts: `redis`, the queue's server (default: a local one when `workers` is
+ * set); `workers`, worker processes to start on this machine; `groupsPerJob`, groups per job
+ * (default: split evenly over the live workers).
+ */
+export const ScaleOut = t.partial({ redis: t.string, workers: NonNegativeInt, groupsPerJob: PositiveInt })
+export type ScaleOut = t.TypeOf<typeof ScaleOut>
+
 export const Recipe = t.intersection([
   t.type({ name: t.string, stages: t.array(Stage) }),
   t.partial({
@@ -133,6 +141,8 @@ export const Recipe = t.intersection([
     /** Evaluate before training and after each stage (the summary's before/after SFT/after RL). */
     evalAfterEachStage: t.boolean,
     checkpointEvery: NonNegativeInt,
+    /** RL episodes played by worker processes over a Redis queue (`--redis`, `--workers` override). */
+    scaleOut: ScaleOut,
     /** For `mtrl ablate`: dotted recipe paths and their values (a cell per combination), seeds repeated. */
     ablation: t.intersection([t.type({ grid: t.record(t.string, t.array(t.unknown)) }), t.partial({ seeds: t.array(NonNegativeInt) })])
   })

@@ -1,0 +1,78 @@
+/**
+ * Scale-out for a training run: connects to the Redis queue named by `--redis` (or the recipe's
+ * `scaleOut.redis`), starting a local `redis-server` when only `--workers N` is given, and starts
+ * N local `mtrl worker` processes (same backend as the trainer), so both cores play episodes.
+ * Everything started here is stopped by `stop`.
+ */
+import { QueueError, RedisServer, Runner } from '@mtrl/rollout-queue'
+import * as E from 'fp-ts/lib/Either.js'
+import { spawn, type ChildProcess } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import type { ScaleOut } from './recipe/Recipe.js'
+
+export interface Started {
+  readonly runner: Runner.Runner
+  readonly url: string
+  readonly workers: number
+  readonly stop: () => Promise<void>
+}
+
+const bin = fileURLToPath(new URL('../bin/mtrl.mjs', import.meta.url))
+
+/** One `mtrl worker` process; resolves once it listens, rejects with its stderr if it exits first. */
+const spawnWorker = (url: string, backend: string, name: string): Promise<ChildProcess> =>
+  new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [bin, 'worker', '--redis', url, '--backend', backend, '--name', name], { stdio: ['ignore', 'pipe', 'pipe'] })
+    let err = ''
+    child.stderr!.on('data', (d: Buffer) => (err += d.toString()))
+    child.stdout!.on('data', (d: Buffer) => {
+      if (/listening at/.test(d.toString())) resolve(child)
+    })
+    child.once('exit', (code) => reject(new Error(`mtrl worker ${name} exited with ${code}: ${err.trim()}`)))
+  })
+
+const stopChild = (child: ChildProcess): Promise<void> =>
+  new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve()
+    child.once('exit', () => resolve())
+    child.kill('SIGTERM')
+  })
+
+/** Starts what `settings` asks for; undefined when it asks for nothing. Throws with a clear message on failure. */
+export const start = async (settings: ScaleOut, backend: string, line: (text: string) => void): Promise<Started | undefined> => {
+  const count = settings.workers ?? 0
+  if (settings.redis === undefined && count === 0) return undefined
+  let server: RedisServer.RedisServer | undefined
+  let url = settings.redis
+  if (url === undefined) {
+    const started = await RedisServer.start()()
+    if (E.isLeft(started)) throw new Error(`--workers: ${QueueError.message(started.left)}`)
+    server = started.right
+    url = server.url
+    line(`scale-out: local redis-server at ${url}`)
+  }
+  const children: ChildProcess[] = []
+  const stop = async (): Promise<void> => {
+    await Promise.all(children.map(stopChild))
+    await server?.stop()
+  }
+  try {
+    const made = await Runner.make({ url, ...(settings.groupsPerJob === undefined ? {} : { groupsPerJob: settings.groupsPerJob }) })()
+    if (E.isLeft(made)) throw new Error(QueueError.message(made.left))
+    for (let i = 0; i < count; i++) children.push(await spawnWorker(url, backend, `local-${i + 1}-${process.pid}`))
+    if (count > 0) line(`scale-out: ${count} local worker process${count === 1 ? '' : 'es'} on ${backend}`)
+    const runner = made.right
+    return {
+      runner,
+      url,
+      workers: count,
+      stop: async () => {
+        await runner.close()()
+        await stop()
+      }
+    }
+  } catch (e) {
+    await stop()
+    throw e
+  }
+}

@@ -1,0 +1,90 @@
+/**
+ * `mtrl worker --redis URL`: a rollout worker. It plays the episode jobs trainers put on the
+ * queue (`mtrl train --redis URL` or `--workers N`), with the environments the jobs name (a
+ * recipe's env entry), and stops on SIGTERM or Ctrl-C after the jobs in hand.
+ */
+import type { Env } from '@mtrl/core'
+import { Decode } from '@mtrl/core'
+import { QueueError, Worker } from '@mtrl/rollout-queue'
+import * as E from 'fp-ts/lib/Either.js'
+import { hostname } from 'node:os'
+import { backendFlag, intFlag, parseFlags, UsageError, type Command } from '../Command.js'
+import { EnvConfig, handle, type EnvHandle } from '../recipe/EnvConfig.js'
+import { startBackend } from '../Runtime.js'
+
+/** Builds a job's environments from its spec (a recipe's env entry); one handle per distinct spec. */
+const resolver = (): { readonly envs: Worker.EnvResolver; readonly dispose: () => void } => {
+  const handles = new Map<string, EnvHandle>()
+  return {
+    envs: (spec) => {
+      const key = JSON.stringify(spec)
+      const known = handles.get(key)
+      if (known !== undefined) return E.right((): Env.Env => known.make())
+      const decoded = Decode.decode('the job\'s environment', EnvConfig)(spec)
+      if (E.isLeft(decoded)) return E.left(Decode.formatError(decoded.left))
+      const h = handle(decoded.right)
+      handles.set(key, h)
+      return E.right((): Env.Env => h.make())
+    },
+    dispose: () => handles.forEach((h) => h.dispose())
+  }
+}
+
+export const worker: Command = {
+  name: 'worker',
+  summary: 'play episode jobs from a Redis queue (scale-out rollouts)',
+  help: `mtrl worker --redis URL [--concurrency 1] [--queue mtrl-rollout] [--name NAME] [--backend B]
+
+Takes episode jobs from the queue at URL (put there by mtrl train --redis URL, or --workers N),
+loads the policy version each job names (once per version), plays the job's episodes with its
+environment (a recipe env entry: textworld, alfworld, swe, http), and returns the trajectories.
+Start any number, on any machine that reaches Redis; use the trainer's backend (trajectories are
+then the same as a local run's). A worker killed mid-job loses nothing: its job is played by
+another after 30 s. SIGTERM or Ctrl-C: finish the jobs in hand, then exit.
+
+Examples:
+  mtrl worker --redis redis://10.0.0.1:6379
+  mtrl worker --redis redis://10.0.0.1:6379 --concurrency 4    # slow remote (http) environments`,
+  run: async (argv) => {
+    const { values } = parseFlags(argv, { ...backendFlag, redis: { type: 'string' }, concurrency: { type: 'string' }, queue: { type: 'string' }, name: { type: 'string' } })
+    const url = values.redis ?? (process.env['MTRL_REDIS'] || undefined)
+    if (url === undefined) throw new UsageError('--redis URL is required (e.g. redis://127.0.0.1:6379), or set MTRL_REDIS')
+    const concurrency = intFlag('concurrency', values.concurrency, 1)
+    if (concurrency < 1) throw new UsageError('--concurrency: at least 1')
+    const backend = await startBackend(values.backend)
+    const name = values.name ?? `${hostname()}:${process.pid}`
+    const envs = resolver()
+    const started = await Worker.start({
+      url,
+      envs: envs.envs,
+      concurrency,
+      name,
+      ...(values.queue === undefined ? {} : { queue: values.queue }),
+      onEvent: (event) => {
+        switch (event._tag) {
+          case 'Started':
+            return process.stdout.write(`job ${event.job}: ${event.episodes} episodes (attempt ${event.attempt})\n`)
+          case 'Finished':
+            return process.stdout.write(`job ${event.job}: done in ${event.seconds.toFixed(1)} s (${event.tokensPerSecond.toFixed(0)} generated tok/s)\n`)
+          case 'Failed':
+            return process.stdout.write(`job ${event.job}: failed: ${event.reason}\n`)
+        }
+      }
+    })()
+    if (E.isLeft(started)) {
+      process.stderr.write(`mtrl worker: ${QueueError.message(started.left)}\n`)
+      envs.dispose()
+      return 1
+    }
+    process.stdout.write(`worker ${name} on ${backend.name}: listening at ${url} (concurrency ${concurrency})\n`)
+    await new Promise<void>((resolve) => {
+      process.once('SIGINT', resolve)
+      process.once('SIGTERM', resolve)
+    })
+    process.stdout.write('stopping after the jobs in hand\n')
+    await started.right.close()()
+    envs.dispose()
+    process.stdout.write(`stopped (${started.right.finished()} jobs played)\n`)
+    return 0
+  }
+}
