@@ -12,7 +12,7 @@ import * as E from 'fp-ts/lib/Either.js'
 import type { Task } from 'fp-ts/lib/Task.js'
 import * as Episode from './Episode.js'
 import * as HttpEnv from './HttpEnv.js'
-import * as Http from './internal/http.js'
+import { probe } from './internal/probe.js'
 
 /**
  * - `urls`: the servers' base URLs;
@@ -85,21 +85,6 @@ interface Server {
   played: number
   failedAttempts: number
   retired: string | undefined
-}
-
-const probe = async (url: string, timeoutMs: number, token: string | undefined): Promise<boolean> => {
-  const answer = await Http.send({
-    method: 'GET',
-    url: `${url.replace(/\/+$/, '')}/`,
-    headers: token === undefined ? {} : { authorization: `Bearer ${token}` },
-    timeoutMs,
-    retries: 0,
-    backoffMs: 0,
-    retryStatuses: [],
-    retryCodes: [],
-    retryTimeouts: false
-  })()
-  return E.isRight(answer)
 }
 
 /**

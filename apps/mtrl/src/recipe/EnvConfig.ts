@@ -4,7 +4,7 @@
  */
 import type { Env } from '@mtrl/core'
 import { AlfWorld, Expert as AlfExpert } from '@mtrl/env-alfworld'
-import { HttpEnv } from '@mtrl/env-http'
+import { HttpEnv, Pool } from '@mtrl/env-http'
 import { Expert as SweExpert, Settings as SweSettings, Swe } from '@mtrl/env-swe'
 import { Settings as TwSettings, TextWorld } from '@mtrl/env-textworld'
 import * as O from 'fp-ts/lib/Option.js'
@@ -18,8 +18,11 @@ const TextWorldConfig = t.intersection([
 const AlfWorldConfig = t.type({ kind: t.literal('alfworld'), settings: AlfWorld.Settings })
 const SweConfig = t.type({ kind: t.literal('swe'), settings: SweSettings.Settings })
 const HttpConfig = t.intersection([t.type({ kind: t.literal('http') }), HttpEnv.Options])
+/** Many servers of one environment: slots spread over them, dead servers retired (`Pool`). */
+const { baseUrl: _baseUrl, ...clientProps } = HttpEnv.Options.types[0].props
+const HttpServersConfig = t.intersection([t.type({ kind: t.literal('http'), servers: t.array(t.string), ...clientProps }), HttpEnv.Options.types[1]])
 
-export const EnvConfig = t.union([TextWorldConfig, AlfWorldConfig, SweConfig, HttpConfig])
+export const EnvConfig = t.union([TextWorldConfig, AlfWorldConfig, SweConfig, HttpConfig, HttpServersConfig])
 export type EnvConfig = t.TypeOf<typeof EnvConfig>
 
 /** What a pipeline uses of an environment configuration. */
@@ -84,6 +87,11 @@ export const handle = (config: EnvConfig): EnvHandle => {
       }
     }
     case 'http': {
+      if ('servers' in config) {
+        const { kind: _kind, servers, ...client } = config
+        const pool = Pool.make({ servers, client })
+        return { name: pool.spec.name, maxTurns: pool.spec.maxTurns, make: pool.make, expertPlan: noExpert(pool.spec.name), dispose: () => undefined }
+      }
       const { kind: _kind, ...options } = config
       const spec = HttpEnv.specOf(options)
       const name = spec.name

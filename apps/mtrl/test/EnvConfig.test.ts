@@ -1,0 +1,44 @@
+import { EnvServer } from '@mtrl/env-http'
+import { Settings, TextWorld } from '@mtrl/env-textworld'
+import * as E from 'fp-ts/lib/Either.js'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import * as Recipe from '../src/recipe/Recipe.js'
+import { handle } from '../src/recipe/EnvConfig.js'
+
+const servers: EnvServer.EnvServer[] = []
+beforeAll(async () => {
+  for (let i = 0; i < 2; i++) {
+    const started = await EnvServer.start({ factory: () => TextWorld.make(Settings.custom(1, 2, 2)) })()
+    if (E.isLeft(started)) throw new Error(started.left.reason)
+    servers.push(started.right)
+  }
+})
+afterAll(async () => {
+  for (const s of servers) await s.close()()
+})
+
+describe('EnvConfig', () => {
+  it('{"kind": "http", "servers": [...]} spreads a stage\'s episode slots over the servers, under one name', async () => {
+    const env = { kind: 'http', servers: servers.map((s) => s.url), name: 'tw-remote', maxTurns: 6 }
+    const decoded = Recipe.decode({ name: 'r', stages: [{ kind: 'rl', env, iterations: 1 }] })
+    if (E.isLeft(decoded)) throw new Error(decoded.left)
+    const h = handle(decoded.right.stages[0]!.env)
+    expect(h).toMatchObject({ name: 'tw-remote', maxTurns: 6 })
+    const envs = Array.from({ length: 4 }, h.make)
+    const local = TextWorld.make(Settings.custom(1, 2, 2))
+    for (const [i, e] of envs.entries()) {
+      const remote = await e.reset(10 + i)()
+      expect(remote).toEqual(await local.reset(10 + i)())
+      const step = await e.step('look')()
+      expect(step).toEqual(await local.step('look')())
+    }
+    expect(servers.map((s) => s.size())).toEqual([2, 2])
+    await Promise.all(envs.map((e) => e.close()()))
+    await expect(h.expertPlan(envs[0]!)).rejects.toThrow(/no expert: SFT on it needs demonstrations from a JSONL file/)
+  })
+
+  it('rejects an http entry with neither baseUrl nor servers, naming the fields', () => {
+    const decoded = Recipe.decode({ name: 'r', stages: [{ kind: 'rl', env: { kind: 'http' }, iterations: 1 }] })
+    expect(E.isLeft(decoded) && decoded.left).toMatch(/baseUrl|servers/)
+  })
+})
