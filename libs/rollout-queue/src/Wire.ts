@@ -59,12 +59,23 @@ export const Segment = t.intersection([
 export const WireTrajectory = t.type({ ...Trajectory.Trajectory.props, segments: t.readonlyArray(Segment) })
 
 /**
+ * Why an episode ended (`Rollout.Ending`).
+ *
+ * @category codecs
+ * @since 0.1.0
+ */
+export const Ending = t.keyof({ done: null, turnLimit: null, contextLimit: null, slotBudget: null })
+// a compile error when Rollout.Ending gains or loses a case the wire does not know
+const sameEnding: [t.TypeOf<typeof Ending>] extends [Rollout.Ending] ? ([Rollout.Ending] extends [t.TypeOf<typeof Ending>] ? true : never) : never = true
+void sameEnding
+
+/**
  * One finished episode, as `Rollout.Episode`; `slot` is the iteration's (global) slot index.
  *
  * @category codecs
  * @since 0.1.0
  */
-export const Episode = t.type({ trajectory: WireTrajectory, samples: t.readonlyArray(WireTrajectory), slot: t.number, index: t.number })
+export const Episode = t.type({ trajectory: WireTrajectory, samples: t.readonlyArray(WireTrajectory), slot: t.number, index: t.number, ending: Ending })
 /** @category models @since 0.1.0 */
 export type Episode = t.TypeOf<typeof Episode>
 

@@ -52,7 +52,7 @@ describe('Wire', () => {
       truncated: true
     }
     const result: _.JobResult = {
-      episodes: [{ trajectory, samples: [trajectory], slot: 9, index: 0 }],
+      episodes: [{ trajectory, samples: [trajectory], slot: 9, index: 0, ending: 'turnLimit' }],
       counters: { generatedTokens: 2, contextTokens: 3, cutOff: 1, hackingPairs: 0, pairs: 0, seconds: 0.25 },
       worker: 'host:1'
     }
