@@ -22,7 +22,10 @@ const bin = fileURLToPath(new URL('../bin/mtrl.mjs', import.meta.url))
 /** One `mtrl worker` process; resolves once it listens, rejects with its stderr if it exits first. */
 const spawnWorker = (url: string, backend: string, name: string): Promise<ChildProcess> =>
   new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, 'worker', '--redis', url, '--backend', backend, '--name', name], { stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(process.execPath, [bin, 'worker', '--redis', url, '--backend', backend, '--name', name], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, MTRL_WORKER_PARENT: String(process.pid) }
+    })
     let err = ''
     child.stderr!.on('data', (d: Buffer) => (err += d.toString()))
     child.stdout!.on('data', (d: Buffer) => {

@@ -80,6 +80,19 @@ Examples:
     await new Promise<void>((resolve) => {
       process.once('SIGINT', resolve)
       process.once('SIGTERM', resolve)
+      // started by `mtrl train --workers N`: stop when that trainer is gone, even if it was killed
+      const parent = Number(process.env['MTRL_WORKER_PARENT'] ?? 0)
+      if (parent > 0) {
+        const watch = setInterval(() => {
+          try {
+            process.kill(parent, 0)
+          } catch {
+            clearInterval(watch)
+            resolve()
+          }
+        }, 2_000)
+        watch.unref()
+      }
     })
     process.stdout.write('stopping after the jobs in hand\n')
     await started.right.close()()
