@@ -1,13 +1,15 @@
 /**
- * Scale-out throughput on this machine: RL iterations (PPO, the default recipe's model and
- * game) whose episodes are played in-process, by 1 worker process, and by 2 worker processes
- * over a local Redis; and the rollout's generated tokens/s against the sampler's raw KV-cache
- * decode rate on the same slots. Backend from MTRL_BACKEND (default auto: wasm here), the same
- * in the trainer and the workers. Prints the machine's load average before and after: the
- * figures are only worth something on an idle machine.
+ * Scale-out throughput on this machine. Episodes of an RL iteration (the default recipe's model
+ * and game, freshly initialised) played three ways, interleaved round by round so that the
+ * machine's load weighs on each alike: in-process (`Rollout.run`), by 1 worker process (the
+ * iteration as one job), by 2 worker processes (two jobs); then the rollout's generated tokens/s
+ * against the sampler's raw KV-cache decode rate on the same slots. With WHOLE=1 also whole PPO
+ * iterations (rollout + update in the trainer) with 1 and 2 workers. Backend from MTRL_BACKEND
+ * (default auto: wasm here), the same in the trainer and the workers. Prints the load average
+ * before and after: the figures mean something only on an otherwise idle machine.
  *
  *   npm run bench -w @mtrl/rollout-queue
- *   ITERATIONS=4 npm run bench -w @mtrl/rollout-queue
+ *   ROUNDS=5 WHOLE=1 npm run bench -w @mtrl/rollout-queue
  */
 import { Backend } from '@mtrl/backend'
 import { Rng } from '@mtrl/core'
@@ -30,7 +32,8 @@ if (E.isLeft(selected)) throw new Error(Backend.message(selected.left))
 const backend = selected.right.name
 console.log(`backend: ${backend} via ${selected.right.via}; load average ${loadBefore}`)
 
-const iterations = Number(process.env['ITERATIONS'] ?? 3)
+const rounds = Number(process.env['ROUNDS'] ?? 3)
+const iterations = Number(process.env['ITERATIONS'] ?? 2)
 const settings = Settings.custom(2, 3, 4)
 const spec = { textworld: 'w2-o3-q4' }
 const seedsPerIteration = 16
@@ -67,14 +70,16 @@ const spawnWorker = (id: number): Promise<ChildProcess> =>
 
 interface Figures {
   readonly label: string
-  readonly episodes: number
-  readonly rolloutSeconds: number
-  readonly totalSeconds: number
-  readonly generatedTokens: number
+  episodes: number
+  rolloutSeconds: number
+  totalSeconds: number
+  generatedTokens: number
 }
 
-/** PPO iterations (after one warm-up) with episodes played by `play` (undefined: in-process). */
-const train = async (label: string, runner: Runner.Runner | undefined): Promise<Figures> => {
+const figures = (label: string): Figures => ({ label, episodes: 0, rolloutSeconds: 0, totalSeconds: 0, generatedTokens: 0 })
+
+/** PPO iterations (after one warm-up) with episodes played by `runner` (undefined: in-process). */
+const train = async (f: Figures, runner: Runner.Runner | undefined): Promise<void> => {
   const policy = Policy.make(model, 0, { tokenizer })
   const critic = Critic.make(policy, { shareTrunk: false }, 1)
   const config: Config.Config = { ...Config.defaultConfig, algorithm: 'ppo', seedsPerIteration, groupSize, rollout, seed: 1, policyLr: 5e-5, criticLr: 5e-4, minibatches: 2 }
@@ -88,24 +93,43 @@ const train = async (label: string, runner: Runner.Runner | undefined): Promise<
     contextLength,
     ...(runner === undefined ? {} : { play: Runner.asRollout(runner, { env: spec, rollout, policy, contextLength, envName: 'textworld' }) })
   })
-  let episodes = 0
-  let rolloutSeconds = 0
-  let totalSeconds = 0
-  let generatedTokens = 0
   for (let i = 0; i <= iterations; i++) {
     const t0 = performance.now()
     const m = await Trainer.iterate(trainer)()
     if (E.isLeft(m)) throw new Error(JSON.stringify(m.left))
     if (i === 0) continue
-    totalSeconds += (performance.now() - t0) / 1000
-    rolloutSeconds += m.right['time/rollout_s']!
-    episodes += slots
-    generatedTokens += (m.right['perf/tokens_per_s'] ?? 0) * m.right['time/rollout_s']!
+    f.totalSeconds += (performance.now() - t0) / 1000
+    f.rolloutSeconds += m.right['time/rollout_s']!
+    f.episodes += slots
+    f.generatedTokens += (m.right['perf/tokens_per_s'] ?? 0) * m.right['time/rollout_s']!
   }
   trainer.dispose()
   critic.dispose()
   policy.dispose()
-  return { label, episodes, rolloutSeconds, totalSeconds, generatedTokens }
+}
+
+const policy = Policy.make(model, 0, { tokenizer })
+const session = Sampler.make(policy, { slots, maxLen: contextLength })
+const localEnvs = Array.from({ length: slots }, () => TextWorld.make(settings))
+const seedsOf = (round: number): number[] => Array.from({ length: seedsPerIteration }, (_, i) => 1000 * round + i)
+
+/** One iteration's episodes in-process. */
+const playLocal = async (f: Figures, round: number): Promise<void> => {
+  const result = await Rollout.run(rollout)({ session, template, tokenizer, contextLength })({ envs: localEnvs, seeds: seedsOf(round), groupSize, rng: Rng.make(round) })()
+  if (E.isLeft(result)) throw new Error(JSON.stringify(result.left))
+  f.episodes += result.right.episodes.length
+  f.rolloutSeconds += result.right.metrics.seconds
+  f.generatedTokens += result.right.metrics.generatedTokens
+}
+
+/** One iteration's episodes over the queue, in `jobs` jobs. */
+const playQueued = (runner: Runner.Runner, jobs: number) => async (f: Figures, round: number): Promise<void> => {
+  const result = await runner.run({ env: spec, rollout, policy, contextLength })({ seeds: seedsOf(round), groupSize, rng: Rng.make(round) })()
+  if (E.isLeft(result)) throw new Error(QueueError.message(result.left))
+  if (result.right.jobs.length !== jobs) throw new Error(`expected ${jobs} jobs, got ${result.right.jobs.length}`)
+  f.episodes += result.right.episodes.length
+  f.rolloutSeconds += result.right.metrics.seconds
+  f.generatedTokens += result.right.metrics.generatedTokens
 }
 
 /** The sampler alone on the same slots: first prompts prefilled, then `rollout.maxNewTokens` draws per slot, no stop. */
@@ -138,29 +162,46 @@ const rawDecode = async (): Promise<number> => {
 }
 
 const rate = (f: Figures): string =>
-  `${f.label.padEnd(26)} rollout ${(f.episodes / f.rolloutSeconds).toFixed(2).padStart(6)} episodes/s, whole iteration ${(f.episodes / f.totalSeconds).toFixed(2).padStart(6)} episodes/s, ` +
-  `generated ${(f.generatedTokens / f.rolloutSeconds).toFixed(0).padStart(5)} tok/s (${iterations} iterations, ${f.totalSeconds.toFixed(1)} s)`
+  `${f.label.padEnd(24)} ${(f.episodes / f.rolloutSeconds).toFixed(2).padStart(6)} episodes/s, ${(f.generatedTokens / f.rolloutSeconds).toFixed(0).padStart(5)} generated tok/s (${f.episodes} episodes, ${f.rolloutSeconds.toFixed(1)} s)`
 
-const results: Figures[] = []
-results.push(await train('in-process (no queue)', undefined))
-console.log(rate(results[0]!))
-const made = await Runner.make({ url: redis.url })()
-if (E.isLeft(made)) throw new Error(QueueError.message(made.left))
 const workers: ChildProcess[] = []
+const one = await Runner.make({ url: redis.url, groupsPerJob: seedsPerIteration })()
+const two = await Runner.make({ url: redis.url, groupsPerJob: seedsPerIteration / 2 })()
+if (E.isLeft(one) || E.isLeft(two)) throw new Error('no runner')
 try {
-  for (const n of [1, 2]) {
-    while (workers.length < n) workers.push(await spawnWorker(workers.length + 1))
-    results.push(await train(`${n} worker process${n === 1 ? '' : 'es'}`, made.right))
-    console.log(rate(results[results.length - 1]!))
+  while (workers.length < 2) workers.push(await spawnWorker(workers.length + 1))
+  const local = figures('in-process (no queue)')
+  const single = figures('1 worker process')
+  const double = figures('2 worker processes')
+  const modes: ReadonlyArray<readonly [Figures, (f: Figures, round: number) => Promise<void>]> = [
+    [local, playLocal],
+    [single, playQueued(one.right, 1)],
+    [double, playQueued(two.right, 2)]
+  ]
+  for (const [, play] of modes) await play(figures('warm-up'), 0)
+  for (let round = 1; round <= rounds; round++) for (const [f, play] of modes) await play(f, round)
+  console.log(`\nepisodes of one RL iteration (${rounds} rounds, interleaved):`)
+  for (const [f] of modes) console.log(`  ${rate(f)}`)
+  const perSecond = (f: Figures): number => f.episodes / f.rolloutSeconds
+  console.log(`  2 workers / 1 worker: ${(perSecond(double) / perSecond(single)).toFixed(2)}x; 1 worker / in-process: ${(perSecond(single) / perSecond(local)).toFixed(2)}x`)
+  const raw = await rawDecode()
+  const localTokens = local.generatedTokens / local.rolloutSeconds
+  console.log(`\nsampler raw KV-cache decode on ${slots} slots: ${raw.toFixed(0)} tok/s; the in-process rollout generates ${localTokens.toFixed(0)} tok/s = ${((100 * localTokens) / raw).toFixed(0)}% of it`)
+  if (process.env['WHOLE'] === '1') {
+    const whole1 = figures('PPO, 1 worker process')
+    const whole2 = figures('PPO, 2 worker processes')
+    await train(whole1, one.right)
+    await train(whole2, two.right)
+    console.log(`\nwhole PPO iterations (rollout in workers + update in the trainer, ${iterations} iterations after a warm-up):`)
+    for (const f of [whole1, whole2])
+      console.log(`  ${f.label.padEnd(26)} ${(f.episodes / f.totalSeconds).toFixed(2)} episodes/s (rollout ${f.rolloutSeconds.toFixed(1)} s, update ${(f.totalSeconds - f.rolloutSeconds).toFixed(1)} s)`)
+    console.log(`  2 workers / 1 worker: ${((whole2.episodes / whole2.totalSeconds) / (whole1.episodes / whole1.totalSeconds)).toFixed(2)}x`)
   }
 } finally {
-  await made.right.close()()
+  for (const r of [one.right, two.right]) await r.close()()
   for (const w of workers) w.kill('SIGTERM')
   await redis.stop()
+  session.dispose()
+  policy.dispose()
 }
-const [local, one, two] = results as [Figures, Figures, Figures]
-const raw = await rawDecode()
-console.log(`\n2 workers / 1 worker: rollout ${((two.episodes / two.rolloutSeconds) / (one.episodes / one.rolloutSeconds)).toFixed(2)}x, whole iteration ${((two.episodes / two.totalSeconds) / (one.episodes / one.totalSeconds)).toFixed(2)}x`)
-console.log(`1 worker / in-process: rollout ${((one.episodes / one.rolloutSeconds) / (local.episodes / local.rolloutSeconds)).toFixed(2)}x`)
-console.log(`sampler raw KV-cache decode on ${slots} slots: ${raw.toFixed(0)} tok/s; the in-process rollout generates ${(local.generatedTokens / local.rolloutSeconds).toFixed(0)} tok/s = ${((100 * local.generatedTokens) / local.rolloutSeconds / raw).toFixed(0)}% of it`)
 console.log(`load average after: ${load()}`)
