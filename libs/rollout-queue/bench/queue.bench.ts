@@ -74,9 +74,10 @@ interface Figures {
   rolloutSeconds: number
   totalSeconds: number
   generatedTokens: number
+  contextTokens: number
 }
 
-const figures = (label: string): Figures => ({ label, episodes: 0, rolloutSeconds: 0, totalSeconds: 0, generatedTokens: 0 })
+const figures = (label: string): Figures => ({ label, episodes: 0, rolloutSeconds: 0, totalSeconds: 0, generatedTokens: 0, contextTokens: 0 })
 
 /** PPO iterations (after one warm-up) with episodes played by `runner` (undefined: in-process). */
 const train = async (f: Figures, runner: Runner.Runner | undefined): Promise<void> => {
@@ -120,6 +121,7 @@ const playLocal = async (f: Figures, round: number): Promise<void> => {
   f.episodes += result.right.episodes.length
   f.rolloutSeconds += result.right.metrics.seconds
   f.generatedTokens += result.right.metrics.generatedTokens
+  f.contextTokens += result.right.metrics.contextTokens
 }
 
 /** One iteration's episodes over the queue, in `jobs` jobs. */
@@ -130,6 +132,7 @@ const playQueued = (runner: Runner.Runner, jobs: number) => async (f: Figures, r
   f.episodes += result.right.episodes.length
   f.rolloutSeconds += result.right.metrics.seconds
   f.generatedTokens += result.right.metrics.generatedTokens
+  f.contextTokens += result.right.metrics.contextTokens
 }
 
 /** The sampler alone on the same slots: first prompts prefilled, then `rollout.maxNewTokens` draws per slot, no stop. */
@@ -187,6 +190,10 @@ try {
   const raw = await rawDecode()
   const localTokens = local.generatedTokens / local.rolloutSeconds
   console.log(`\nsampler raw KV-cache decode on ${slots} slots: ${raw.toFixed(0)} tok/s; the in-process rollout generates ${localTokens.toFixed(0)} tok/s = ${((100 * localTokens) / raw).toFixed(0)}% of it`)
+  console.log(
+    `  the rollout also prefills ${(local.contextTokens / local.rolloutSeconds).toFixed(0)} prompt and observation tok/s (${(local.contextTokens / local.generatedTokens).toFixed(1)} per generated token): ` +
+      `${((local.contextTokens + local.generatedTokens) / local.rolloutSeconds).toFixed(0)} tok/s through the model in all`
+  )
   if (process.env['WHOLE'] === '1') {
     const whole1 = figures('PPO, 1 worker process')
     const whole2 = figures('PPO, 2 worker processes')
