@@ -20,9 +20,9 @@ export interface Started {
 const bin = fileURLToPath(new URL('../bin/mtrl.mjs', import.meta.url))
 
 /** One `mtrl worker` process; resolves once it listens, rejects with its stderr if it exits first. */
-const spawnWorker = (url: string, backend: string, name: string): Promise<ChildProcess> =>
+const spawnWorker = (url: string, backend: string, name: string, queue: string | undefined): Promise<ChildProcess> =>
   new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, 'worker', '--redis', url, '--backend', backend, '--name', name], {
+    const child = spawn(process.execPath, [bin, 'worker', '--redis', url, '--backend', backend, '--name', name, ...(queue === undefined ? [] : ['--queue', queue])], {
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, MTRL_WORKER_PARENT: String(process.pid) }
     })
@@ -60,9 +60,13 @@ export const start = async (settings: ScaleOut, backend: string, line: (text: st
     await server?.stop()
   }
   try {
-    const made = await Runner.make({ url, ...(settings.groupsPerJob === undefined ? {} : { groupsPerJob: settings.groupsPerJob }) })()
+    const made = await Runner.make({
+      url,
+      ...(settings.groupsPerJob === undefined ? {} : { groupsPerJob: settings.groupsPerJob }),
+      ...(settings.queue === undefined ? {} : { queue: settings.queue })
+    })()
     if (E.isLeft(made)) throw new Error(QueueError.message(made.left))
-    for (let i = 0; i < count; i++) children.push(await spawnWorker(url, backend, `local-${i + 1}-${process.pid}`))
+    for (let i = 0; i < count; i++) children.push(await spawnWorker(url, backend, `local-${i + 1}-${process.pid}`, settings.queue))
     if (count > 0) line(`scale-out: ${count} local worker process${count === 1 ? '' : 'es'} on ${backend}`)
     const runner = made.right
     return {

@@ -26,13 +26,24 @@ const printSummary = (summary: Summary): void => {
   process.stdout.write(`${lines.join('\n')}\n`)
 }
 
-const flags = { ...backendFlag, 'run-dir': { type: 'string' }, redis: { type: 'string' }, workers: { type: 'string' } } as const
+const flags = { ...backendFlag, 'run-dir': { type: 'string' }, redis: { type: 'string' }, workers: { type: 'string' }, queue: { type: 'string' } } as const
 
 /** The recipe's scaleOut with `--redis` and `--workers` over it. */
-const withScaleOut = (recipe: Recipe.Resolved, values: { readonly redis?: string | undefined; readonly workers?: string | undefined }): Recipe.Resolved => {
+const withScaleOut = (
+  recipe: Recipe.Resolved,
+  values: { readonly redis?: string | undefined; readonly workers?: string | undefined; readonly queue?: string | undefined }
+): Recipe.Resolved => {
   const workers = values.workers === undefined ? undefined : intFlag('workers', values.workers, 0)
-  if (values.redis === undefined && workers === undefined) return recipe
-  return { ...recipe, scaleOut: { ...recipe.scaleOut, ...(values.redis === undefined ? {} : { redis: values.redis }), ...(workers === undefined ? {} : { workers }) } }
+  if (values.redis === undefined && workers === undefined && values.queue === undefined) return recipe
+  return {
+    ...recipe,
+    scaleOut: {
+      ...recipe.scaleOut,
+      ...(values.redis === undefined ? {} : { redis: values.redis }),
+      ...(workers === undefined ? {} : { workers }),
+      ...(values.queue === undefined ? {} : { queue: values.queue })
+    }
+  }
 }
 
 /** Ctrl-C once: finish the current iteration, write a checkpoint, stop. Twice: stop now. */
@@ -80,17 +91,18 @@ export const runTrain = async (recipe: Recipe.Resolved, argv: { readonly backend
 export const train: Command = {
   name: 'train',
   summary: 'run a recipe: SFT stages, RL stages, evaluation',
-  help: `mtrl train RECIPE.json [--backend B] [--run-dir DIR] [--workers N] [--redis URL]
+  help: `mtrl train RECIPE.json [--backend B] [--run-dir DIR] [--workers N] [--redis URL] [--queue NAME]
 
 Runs every stage of the recipe in order (SFT on expert demonstrations, RL on the policy's own
 episodes), evaluating on held-out seeds before training and after each stage, into
 runs/<name>-<time>/ (or DIR): recipe.json (resolved), metrics.jsonl, checkpoints/, eval.json.
 
-Scale-out (recipe field "scaleOut": { "redis", "workers", "groupsPerJob" }; the flags override):
+Scale-out (recipe field "scaleOut": { "redis", "workers", "groupsPerJob", "queue" }; flags override):
   --workers N   start N local worker processes (and a local redis-server unless --redis is given)
                 that play the RL stages' episodes, so every core plays
   --redis URL   send RL episodes as jobs to the queue at URL, played by mtrl worker processes
                 on any machine; the same trajectories as a local run for the same seed
+  --queue NAME  the queue's name (default mtrl-rollout; workers: mtrl worker --queue NAME)
 
 Examples:
   mtrl train recipes/default.json

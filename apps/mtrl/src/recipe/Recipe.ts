@@ -124,9 +124,10 @@ export type Eval = t.TypeOf<typeof Eval>
 /**
  * Scale-out of RL rollouts: `redis`, the queue's server (default: a local one when `workers` is
  * set); `workers`, worker processes to start on this machine; `groupsPerJob`, groups per job
- * (default: split evenly over the live workers).
+ * (default: split evenly over the live workers); `queue`, the queue's name (default `mtrl-rollout`,
+ * as `mtrl worker --queue`).
  */
-export const ScaleOut = t.partial({ redis: t.string, workers: NonNegativeInt, groupsPerJob: PositiveInt })
+export const ScaleOut = t.partial({ redis: t.string, workers: NonNegativeInt, groupsPerJob: PositiveInt, queue: t.string })
 export type ScaleOut = t.TypeOf<typeof ScaleOut>
 
 export const Recipe = t.intersection([
