@@ -20,7 +20,7 @@ import type { Config } from './Config.js'
 import * as Groups from './Groups.js'
 import * as Kl from './Kl.js'
 import * as KlController from './KlController.js'
-import { link } from './internal/link.js'
+import { bootstraps, link } from './internal/link.js'
 import * as score from './internal/score.js'
 import { update } from './internal/update.js'
 import { assemble } from './internal/assemble.js'
@@ -162,19 +162,6 @@ const tokenStats = (
     priorKl: arrays.priorTokens === undefined ? Number.NaN : mean(prior),
     advantageMean,
     advantageStd: count < 2 ? Number.NaN : Math.sqrt(Math.max(0, (squares - count * advantageMean ** 2) / (count - 1)))
-  }
-}
-
-/** Whether the estimator continues an episode past its end with V of its last state. */
-const bootstraps = (config: Config, episode: Rollout.Episode): boolean => {
-  switch (episode.ending) {
-    case 'done':
-      return false
-    case 'slotBudget':
-      return true
-    case 'turnLimit':
-    case 'contextLimit':
-      return config.truncation === 'bootstrap'
   }
 }
 

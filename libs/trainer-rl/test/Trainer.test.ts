@@ -16,7 +16,7 @@ describe('Trainer', () => {
   it('returns every documented metric, namespaced, as data', async () => {
     const run = makeToyRun(toyConfig('ppo', 'corridor'), 'corridor')
     const m = await step(run.trainer)
-    for (const name of ['loss/policy', 'loss/value', 'kl/mean', 'clip/fraction', 'entropy/mean', 'value/explained_variance', 'episode/success_rate', 'episode/return', 'episode/turns', 'episode/invalid_rate', 'logprob/sampler_trainer_gap', 'perf/tokens_per_s', 'time/rollout_s', 'time/update_s'])
+    for (const name of ['loss/policy', 'loss/value', 'kl/mean', 'clip/fraction', 'entropy/mean', 'value/explained_variance', 'episode/success_rate', 'episode/return', 'episode/turns', 'episode/invalid_rate', 'logprob/sampler_trainer_gap', 'perf/tokens_per_s', 'time/rollout_s', 'time/update_s', 'kl/prior', 'kl/coef', 'advantage/std', 'perf/update_tokens_per_s'])
       expect(typeof (m as unknown as Record<string, unknown>)[name], name).toBe('number')
     expect(m['episode/turns']).toBe(3)
     expect(m['logprob/sampler_trainer_gap']).toBeLessThan(1e-4)

@@ -5,7 +5,8 @@
  */
 import { EpisodeRows, type TokenBatch } from '@mtrl/advantages'
 import type { Trajectory } from '@mtrl/core'
-import type { Batch } from '@mtrl/rollout'
+import type { Batch, Rollout } from '@mtrl/rollout'
+import type { Config } from '../Config.js'
 
 export interface LinkInput {
   readonly batch: Batch.Batch
@@ -51,4 +52,17 @@ export const link = (input: LinkInput, estimator: (batch: TokenBatch.TokenBatch)
   EpisodeRows.scatter(rows, estimate.advantages)(input.episodes.map((e) => e.rows.map((r) => row(advantages, r))))
   EpisodeRows.scatter(rows, estimate.returns)(input.episodes.map((e) => e.rows.map((r) => row(returns, r))))
   return { advantages, returns }
+}
+
+/** Whether the estimator continues an episode past its end with V of its last state. */
+export const bootstraps = (config: Pick<Config, 'truncation'>, episode: Pick<Rollout.Episode, 'ending'>): boolean => {
+  switch (episode.ending) {
+    case 'done':
+      return false
+    case 'slotBudget':
+      return true
+    case 'turnLimit':
+    case 'contextLimit':
+      return config.truncation === 'bootstrap'
+  }
 }

@@ -4,7 +4,7 @@ import { Arbitraries, expectNoLeak, TestBackend } from '@mtrl/testing'
 import * as tf from '@tensorflow/tfjs'
 import fc from 'fast-check'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { link } from '../../src/internal/link.js'
+import { bootstraps, link } from '../../src/internal/link.js'
 import * as Ppo from '../../src/Ppo.js'
 
 beforeAll(() => TestBackend.use('cpu'))
@@ -69,5 +69,39 @@ describe('link', () => {
     )
     // episode returns 1 and 0: advantages +0.5 on every action token of the first, -0.5 on the second
     expect(Array.from(advantages)).toEqual([0, 0, 0.5, 0.5, 0, 0, 0.5, 0.5, 0, 0, -0.5, -0.5, 0, 0, -0.5, -0.5])
+  })
+
+  it('an episode that used its turn budget is a failure by default (return 0 after it), bootstrapped only when asked; a fixed-turn batch edge always bootstraps', () => {
+    const table = (['done', 'turnLimit', 'contextLimit', 'slotBudget'] as const).map((ending) => [
+      ending,
+      bootstraps({ truncation: 'terminal' }, { ending }),
+      bootstraps({ truncation: 'bootstrap' }, { ending })
+    ])
+    expect(table).toEqual([
+      ['done', false, false],
+      ['turnLimit', false, true],
+      ['contextLimit', false, true],
+      ['slotBudget', true, true]
+    ])
+    // a lost episode cut by the turn budget: prompt 1 | action 2 3 | observation 4 | action 5; V after the last token 0.8
+    const lost = {
+      env: 'e', seed: 1, groupId: 'g', won: false, truncated: true,
+      segments: [
+        { kind: 'prompt' as const, turn: 0, tokens: Int32Array.of(1) },
+        { kind: 'action' as const, turn: 0, tokens: Int32Array.of(2, 3), logprobs: Float32Array.of(-1, -1) },
+        { kind: 'observation' as const, turn: 0, tokens: Int32Array.of(4) },
+        { kind: 'action' as const, turn: 1, tokens: Int32Array.of(5), logprobs: Float32Array.of(-1) }
+      ],
+      turns: [0, 1].map(() => ({ action: 'a', reward: 0, valid: false, parsed: true, score: 0, maxScore: 1 })),
+      turnRewards: [0, 0]
+    }
+    const batch = Batch.make({ pad: 0 })([lost])
+    const values = Float32Array.of(0, 0.5, 0.5, 0, 0.5)
+    const valuesAfter = Float32Array.of(0.5, 0.5, 0, 0.5, 0.8)
+    const estimator = Gae.estimate({ gamma: 1, lambda: 1, whiten: false })
+    const run = (bootstrap: boolean) => Array.from(link({ batch, samples: [lost], episodes: [{ rows: [0], turnRewards: [0, 0], groupId: 'g', bootstrap }], values, valuesAfter }, estimator).advantages)
+    // terminal: A = 0 - V = -0.5 on every action token; bootstrapped: A = 0.8 - 0.5
+    expect(run(false)).toEqual([0, -0.5, -0.5, 0, -0.5])
+    expect(run(true).map((x) => Math.round(x * 1e6) / 1e6)).toEqual([0, 0.3, 0.3, 0, 0.3])
   })
 })

@@ -1,0 +1,120 @@
+import { Rng, type Trajectory } from '@mtrl/core'
+import { ModelConfig, Policy, Scoring } from '@mtrl/policy'
+import { Batch } from '@mtrl/rollout'
+import { Optimizer } from '@mtrl/trainer-sft'
+import { TestBackend } from '@mtrl/testing'
+import * as tf from '@tensorflow/tfjs'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { defaultConfig, type Config } from '../../src/Config.js'
+import * as score from '../../src/internal/score.js'
+import { update } from '../../src/internal/update.js'
+
+beforeAll(() => TestBackend.use('cpu'))
+
+const turn: Trajectory.Turn = { action: 'a', reward: 0, valid: true, parsed: true, score: 0, maxScore: 1 }
+
+// position:  0 1 2 | 3 4 | 5 6 | 7 8
+// token:     1 2 3 | 4 5 | 6 7 | 8 9
+// kind:      prompt | action (turn 0) | observation | action (turn 1)
+const trajectory: Trajectory.Trajectory = {
+  env: 'fixed',
+  seed: 0,
+  groupId: 'fixed:0',
+  segments: [
+    { kind: 'prompt', turn: 0, tokens: Int32Array.of(1, 2, 3) },
+    { kind: 'action', turn: 0, tokens: Int32Array.of(4, 5) },
+    { kind: 'observation', turn: 0, tokens: Int32Array.of(6, 7) },
+    { kind: 'action', turn: 1, tokens: Int32Array.of(8, 9) }
+  ],
+  turns: [turn, turn],
+  turnRewards: [0, 1],
+  won: true,
+  truncated: false
+}
+const ACTIONS = [3, 4, 7, 8]
+const T = 9
+const temperature = 0.7
+
+const setup = (overrides: Partial<Config> = {}) => {
+  const policy = Policy.make(ModelConfig.make({ vocab: 16, dModel: 16, layers: 1, heads: 2, maxLen: 32 }), 3)
+  const batch = Batch.make({ pad: 0 })([trajectory])
+  const config: Config = { ...defaultConfig, rollout: { ...defaultConfig.rollout, temperature }, ppoEpochs: 1, minibatches: 1, ...overrides }
+  const optimizer = Optimizer.make(Policy.trainableVariables(policy))
+  const context = (lr: number, lossKind: 'ppo' | 'policyGradient' = 'ppo') => ({
+    config,
+    lossKind,
+    policy,
+    critic: undefined,
+    policyOptimizer: optimizer,
+    criticOptimizer: undefined,
+    policyLr: lr,
+    updatePolicy: true,
+    klCoef: 0,
+    shuffle: Rng.make(0)
+  })
+  return { policy, batch, context, dispose: () => (optimizer.dispose(), policy.dispose()) }
+}
+
+/** Advantages that differ at every action position, and garbage everywhere else (which the mask must drop). */
+const advantages = (): Float32Array => {
+  const a = new Float32Array(T).fill(100)
+  ACTIONS.forEach((t, k) => (a[t] = [1, 2, 4, 8][k]!))
+  return a
+}
+
+describe('update on a fixed batch', () => {
+  it('the batch marks exactly the action tokens', () => {
+    const { batch, dispose } = setup()
+    expect(Array.from(batch.actionMask).flatMap((m, t) => (m === 1 ? [t] : []))).toEqual(ACTIONS)
+    dispose()
+  })
+
+  it('at ratio 1 both policy losses are -mean(A) over the action tokens only; entropy is those tokens\' mean entropy; clip fraction and approx-KL are 0', () => {
+    for (const [lossKind, aggregation, expected] of [
+      ['ppo', 'token-mean', -(1 + 2 + 4 + 8) / 4],
+      ['policyGradient', 'token-mean', -(1 + 2 + 4 + 8) / 4],
+      ['ppo', 'seq-mean-token-sum', -(1 + 2 + 4 + 8)],
+      ['ppo', 'seq-mean-token-sum-norm', -(1 + 2 + 4 + 8) / T]
+    ] as const) {
+      const { policy, batch, context, dispose } = setup({ aggregation })
+      const oldLogprobs = score.logprobs(policy, batch, temperature)
+      const entropy = tf.tidy(() => Scoring.tokenLogprobs(policy)(tf.tensor2d(batch.ids, [1, T], 'int32'), temperature).entropy.dataSync())
+      // lr 0: the loss is read at the weights that produced oldLogprobs
+      const m = update(context(0, lossKind), { batch, oldLogprobs, advantages: advantages(), returns: new Float32Array(T) })
+      expect(m.policyLoss, `${lossKind} ${aggregation}`).toBeCloseTo(expected, 5)
+      expect(m.entropy).toBeCloseTo(ACTIONS.reduce((s, t) => s + entropy[t]!, 0) / ACTIONS.length, 5)
+      expect(m.clipFraction).toBe(0)
+      expect(Math.abs(m.approxKl)).toBeLessThan(1e-6)
+      dispose()
+    }
+  })
+
+  it('the behaviour log-probs are read at the right positions: shifting them by one token moves the loss', () => {
+    const { policy, batch, context, dispose } = setup()
+    const oldLogprobs = score.logprobs(policy, batch, temperature)
+    const shifted = new Float32Array(T)
+    shifted.set(oldLogprobs.subarray(0, T - 1), 1)
+    const aligned = update(context(0), { batch, oldLogprobs, advantages: advantages(), returns: new Float32Array(T) })
+    const misaligned = update(context(0), { batch, oldLogprobs: shifted, advantages: advantages(), returns: new Float32Array(T) })
+    expect(aligned.approxKl).toBeCloseTo(0, 6)
+    expect(Math.abs(misaligned.approxKl)).toBeGreaterThan(1e-3)
+    dispose()
+  })
+
+  it('a step raises the log-probs of action tokens with positive advantage and lowers those with negative advantage', () => {
+    const { policy, batch, context, dispose } = setup({ maxGradNorm: 100 })
+    const before = score.logprobs(policy, batch, temperature)
+    const a = new Float32Array(T)
+    a[3] = -1
+    a[4] = -1
+    a[7] = 1
+    a[8] = 1
+    for (let i = 0; i < 3; i++) update(context(0.02), { batch, oldLogprobs: before, advantages: a, returns: new Float32Array(T) })
+    const after = score.logprobs(policy, batch, temperature)
+    expect(after[3]!).toBeLessThan(before[3]!)
+    expect(after[4]!).toBeLessThan(before[4]!)
+    expect(after[7]!).toBeGreaterThan(before[7]!)
+    expect(after[8]!).toBeGreaterThan(before[8]!)
+    dispose()
+  })
+})
