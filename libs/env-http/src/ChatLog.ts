@@ -8,12 +8,11 @@
  *
  * @since 0.1.0
  */
-import type { Env } from '@mtrl/core'
+import { Chat, type Env } from '@mtrl/core'
 import * as E from 'fp-ts/lib/Either.js'
 import type { TaskEither } from 'fp-ts/lib/TaskEither.js'
 import * as t from 'io-ts'
 import { open } from 'node:fs/promises'
-import * as Chat from './Chat.js'
 import * as Episode from './Episode.js'
 
 /**

@@ -7,12 +7,11 @@
  *
  * @since 0.1.0
  */
-import { Decode } from '@mtrl/core'
+import { Decode, type Chat } from '@mtrl/core'
 import * as E from 'fp-ts/lib/Either.js'
 import { pipe } from 'fp-ts/lib/function.js'
 import * as TE from 'fp-ts/lib/TaskEither.js'
 import * as t from 'io-ts'
-import type * as Chat from './Chat.js'
 import type { Agent } from './Episode.js'
 import * as Http from './internal/http.js'
 import * as Semaphore from './internal/semaphore.js'

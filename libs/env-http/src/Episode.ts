@@ -6,10 +6,9 @@
  *
  * @since 0.1.0
  */
-import { type Env, EnvError } from '@mtrl/core'
+import { Chat, type Env, EnvError } from '@mtrl/core'
 import * as E from 'fp-ts/lib/Either.js'
 import type { TaskEither } from 'fp-ts/lib/TaskEither.js'
-import * as Chat from './Chat.js'
 
 /**
  * One turn: the agent's reply, the action taken from it, the environment's answer.

@@ -5,7 +5,6 @@
  *
  * @since 0.1.0
  */
-export * as Chat from './Chat.js'
 export * as ChatLog from './ChatLog.js'
 export * as ChatPolicy from './ChatPolicy.js'
 export * as EnvServer from './EnvServer.js'

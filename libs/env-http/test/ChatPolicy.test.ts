@@ -1,6 +1,6 @@
 import * as E from 'fp-ts/lib/Either.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import * as Chat from '../src/Chat.js'
+import { Chat } from '@mtrl/core'
 import * as _ from '../src/ChatPolicy.js'
 import * as Episode from '../src/Episode.js'
 import * as LockEnv from './fixtures/LockEnv.js'

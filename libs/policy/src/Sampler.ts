@@ -10,55 +10,17 @@
  *
  * @since 0.1.0
  */
-import type { Rng } from '@mtrl/core'
+import type { Rng, Sampler as Contracts } from '@mtrl/core'
 import { forward, makeCache, prepare, type Prepared } from './internal/decode.js'
 import { draw } from './internal/sample.js'
 import { weightOf, type Policy } from './Policy.js'
 
-/**
- * @category models
- * @since 0.1.0
- */
-export interface GenerateOptions {
-  readonly maxNewTokens: number
-  /** 0 is greedy. */
-  readonly temperature: number
-  readonly topK?: number
-  readonly topP?: number
-  readonly stopTokens: ReadonlyArray<number>
-  /**
-   * One stream for every draw (slots draw in turn), or one per entry of `slots`: then a slot's
-   * samples do not depend on which other slots share the call.
-   */
-  readonly rng: Rng.Rng | ReadonlyArray<Rng.Rng>
-}
-
-/**
- * One slot's sampled tokens and their log-probs under the sampling distribution actually used
- * (temperature, top-k, top-p applied; greedy reports the model's log-prob at temperature 1).
- *
- * @category models
- * @since 0.1.0
- */
-export interface Generation {
-  readonly tokens: Int32Array
-  readonly logprobs: Float32Array
-  /** True when the last token is a stop token. */
-  readonly stopped: boolean
-}
-
-/**
- * @category models
- * @since 0.1.0
- */
-export interface SamplerSession {
-  readonly slots: number
-  readonly length: (slot: number) => number
-  readonly append: (slots: ReadonlyArray<number>, tokens: ReadonlyArray<Int32Array>) => void
-  readonly generate: (slots: ReadonlyArray<number>, options: GenerateOptions) => ReadonlyArray<Generation>
-  readonly reset: (slot: number) => void
-  readonly dispose: () => void
-}
+/** Sampling options of one `generate` call (core's `Sampler.GenerateOptions`). @category models @since 0.1.0 */
+export type GenerateOptions = Contracts.GenerateOptions
+/** One slot's sampled tokens and their log-probs (core's `Sampler.Generation`). @category models @since 0.1.0 */
+export type Generation = Contracts.Generation
+/** The session contract (core's `Sampler.SamplerSession`). @category models @since 0.1.0 */
+export type SamplerSession = Contracts.SamplerSession
 
 const isStreams = (rng: Rng.Rng | ReadonlyArray<Rng.Rng>): rng is ReadonlyArray<Rng.Rng> => Array.isArray(rng)
 

@@ -1,74 +1,27 @@
 /**
- * The tokenizer and chat-template contracts of decision 0002: text to token ids and back, and
- * the token pieces of a conversation, which is only ever appended to (a trajectory is
- * `prompt ++ (action ++ observation)*`; nothing is re-rendered, so loss masks come from where
- * each token came from, never from re-tokenizing text).
+ * The tokenizer and chat-template contracts of decision 0002, as the policy implements them.
+ * They are defined once, in `@mtrl/core` (`Tokenizer`); these are the same types, named here
+ * for code that works with the policy.
  *
  * Implementations: {@link WordTokenizer} (built from environment text, for small models trained
- * from scratch) and {@link HfTokenizer} (a Hugging Face `tokenizer.json`).
+ * from scratch), {@link HfTokenizer} (a Hugging Face `tokenizer.json`) and
+ * {@link ChatTemplate.make}.
  *
  * @since 0.1.0
  */
+import { Tokenizer as Contracts } from '@mtrl/core'
+
+/** @category models @since 0.1.0 */
+export type SpecialTokens = Contracts.SpecialTokens
+/** @category models @since 0.1.0 */
+export type Tokenizer = Contracts.Tokenizer
+/** @category models @since 0.1.0 */
+export type ChatTemplate = Contracts.ChatTemplate
 
 /**
- * Ids of the special tokens. `endOfTurn` ends every action. Tokenizers without distinct role
- * tokens may map several roles to one id (ChatML: `<|im_start|>` followed by the role name).
- *
- * @category models
- * @since 0.1.0
- */
-export interface SpecialTokens {
-  readonly pad: number
-  readonly bos: number
-  readonly eos: number
-  readonly system: number
-  readonly user: number
-  readonly assistant: number
-  readonly endOfTurn: number
-}
-
-/**
- * Text to ids and back. `encode` adds no special tokens and does not parse special-token text
- * into special ids for the word tokenizer (environment text can never forge a turn marker);
- * `decode` renders specials as their text.
- *
- * @category models
- * @since 0.1.0
- */
-export interface Tokenizer {
-  readonly vocabSize: number
-  readonly encode: (text: string) => Int32Array
-  readonly decode: (ids: ArrayLike<number>) => string
-  readonly special: SpecialTokens
-}
-
-/**
- * The token pieces of a conversation.
- * - `prompt(system, firstUser)` ends with the assistant header;
- * - `observation(text)` is a user turn followed by the next assistant header;
- * - `stopTokens`: `[endOfTurn]` (+ `eos`), the tokens that end an action.
- *
- * @category models
- * @since 0.1.0
- */
-export interface ChatTemplate {
-  readonly prompt: (system: string, firstUser: string) => Int32Array
-  readonly observation: (text: string) => Int32Array
-  readonly stopTokens: ReadonlyArray<number>
-}
-
-/**
- * Concatenates id arrays.
+ * Concatenates id arrays (core's `Tokenizer.concat`).
  *
  * @category combinators
  * @since 0.1.0
  */
-export const concat = (parts: ReadonlyArray<ArrayLike<number>>): Int32Array => {
-  const out = new Int32Array(parts.reduce((n, p) => n + p.length, 0))
-  let at = 0
-  for (const p of parts) {
-    out.set(p, at)
-    at += p.length
-  }
-  return out
-}
+export const concat: (parts: ReadonlyArray<ArrayLike<number>>) => Int32Array = Contracts.concat

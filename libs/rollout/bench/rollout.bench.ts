@@ -11,9 +11,10 @@ import { Rng, type Env } from '@mtrl/core'
 import { Settings, TextWorld } from '@mtrl/env-textworld'
 import { ChatTemplate, ModelConfig, Policy, Sampler, WordTokenizer } from '@mtrl/policy'
 import * as E from 'fp-ts/lib/Either.js'
+import type { Tokenizer } from '@mtrl/core'
 import type * as Generator from '../src/Generator.js'
 import * as Rollout from '../src/Rollout.js'
-import * as Toy from '../src/Toy.js'
+import { Toy } from '@mtrl/testing'
 
 const name = Backend.fromEnvironment()
 if (typeof name !== 'string') throw new Error(Backend.message(name))
@@ -34,8 +35,8 @@ const words = WordTokenizer.build({ maxVocab: 1024, minCount: 1 })(corpus)
 
 interface Case {
   readonly label: string
-  readonly tokenizer: Generator.Tokenizer
-  readonly template: Generator.ChatTemplate
+  readonly tokenizer: Tokenizer.Tokenizer
+  readonly template: Tokenizer.ChatTemplate
   readonly env: () => Env.Env
   readonly slots: number
   readonly contextLength: number
@@ -55,7 +56,7 @@ const cases: ReadonlyArray<Case> = [
   {
     label: 'toy corridor, 32 slots, 3 turns x <= 4 new tokens, d=128 L=2',
     tokenizer: Toy.tokenizer(),
-    template: Toy.template(Toy.tokenizer()),
+    template: ChatTemplate.make(Toy.tokenizer()),
     env: () => Toy.corridor(),
     slots: 32,
     contextLength: 128,

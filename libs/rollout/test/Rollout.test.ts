@@ -1,16 +1,15 @@
 import { Rng, Trajectory } from '@mtrl/core'
-import { ModelConfig, Policy, Sampler, Scoring } from '@mtrl/policy'
-import { expectNoLeak, TestBackend } from '@mtrl/testing'
+import { ChatTemplate, ModelConfig, Policy, Sampler, Scoring } from '@mtrl/policy'
+import { expectNoLeak, TestBackend, Toy } from '@mtrl/testing'
 import * as tf from '@tensorflow/tfjs'
 import * as E from 'fp-ts/lib/Either.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Generator } from '../src/Generator.js'
 import * as Memory from '../src/Memory.js'
 import * as _ from '../src/Rollout.js'
-import * as Toy from '../src/Toy.js'
 
 const tokenizer = Toy.tokenizer()
-const template = Toy.template(tokenizer)
+const template = ChatTemplate.make(tokenizer)
 let policy: Policy.Policy
 
 beforeAll(async () => {

@@ -6,3 +6,4 @@
 export * as Arbitraries from './Arbitraries.js'
 export { expectNoLeak } from './Leak.js'
 export * as TestBackend from './TestBackend.js'
+export * as Toy from './Toy.js'

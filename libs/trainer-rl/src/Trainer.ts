@@ -9,7 +9,7 @@
  * @since 0.1.0
  */
 import { Estimator } from '@mtrl/advantages'
-import { Rng, type Env, type EnvError, type RewardFn } from '@mtrl/core'
+import { Rng, type Env, type EnvError, type RewardFn, type Sampler as SamplerContract, type Tokenizer } from '@mtrl/core'
 import { Critic, Policy, Sampler } from '@mtrl/policy'
 import { Batch, Rollout, type Generator } from '@mtrl/rollout'
 import { Optimizer } from '@mtrl/trainer-sft'
@@ -47,8 +47,8 @@ export interface Setup {
   readonly reference?: Policy.Policy
   readonly critic?: Critic.Critic
   readonly envs: ReadonlyArray<Env.Env>
-  readonly template: Generator.ChatTemplate
-  readonly tokenizer: Generator.Tokenizer
+  readonly template: Tokenizer.ChatTemplate
+  readonly tokenizer: Tokenizer.Tokenizer
   readonly contextLength: number
   readonly reward?: RewardFn.RewardFn
   /**
@@ -82,7 +82,7 @@ export interface Trainer {
   readonly state: State
   readonly policyOptimizer: Optimizer.Optimizer
   readonly criticOptimizer: Optimizer.Optimizer | undefined
-  readonly session: Generator.SamplerSession
+  readonly session: SamplerContract.SamplerSession
   readonly dispose: () => void
 }
 

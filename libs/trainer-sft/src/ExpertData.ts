@@ -16,11 +16,10 @@
  *
  * @since 0.1.0
  */
-import { Decode, Rng, type Env, type EnvError, type Trajectory } from '@mtrl/core'
-import { Layout, type ActionFormat, type Generator } from '@mtrl/rollout'
+import { Chat, Decode, Rng, type Env, type EnvError, type Tokenizer, type Trajectory } from '@mtrl/core'
+import { Layout, type ActionFormat } from '@mtrl/rollout'
 import * as E from 'fp-ts/lib/Either.js'
 import type * as TE from 'fp-ts/lib/TaskEither.js'
-import * as t from 'io-ts'
 
 /**
  * What turning text into tokens needs: the chat template and the tokenizer of the policy.
@@ -29,8 +28,8 @@ import * as t from 'io-ts'
  * @since 0.1.0
  */
 export interface Renderer {
-  readonly template: Generator.ChatTemplate
-  readonly tokenizer: Generator.Tokenizer
+  readonly template: Tokenizer.ChatTemplate
+  readonly tokenizer: Tokenizer.Tokenizer
 }
 
 const actionTokens = (renderer: Renderer, text: string): Int32Array => {
@@ -44,26 +43,6 @@ const actionTokens = (renderer: Renderer, text: string): Int32Array => {
 }
 
 /**
- * One chat message.
- *
- * @category codecs
- * @since 0.1.0
- */
-export const Message = t.type({ role: t.keyof({ system: null, user: null, assistant: null }), content: t.string })
-/** @category models @since 0.1.0 */
-export type Message = t.TypeOf<typeof Message>
-
-/**
- * One JSONL line.
- *
- * @category codecs
- * @since 0.1.0
- */
-export const Conversation = t.type({ messages: t.readonlyArray(Message) })
-/** @category models @since 0.1.0 */
-export type Conversation = t.TypeOf<typeof Conversation>
-
-/**
  * A conversation as a training sample: an optional system message, a user message, then
  * alternating assistant (action) and user (observation) messages. Trailing user messages are
  * dropped (nothing to learn after them).
@@ -73,7 +52,7 @@ export type Conversation = t.TypeOf<typeof Conversation>
  */
 export const fromConversation =
   (renderer: Renderer) =>
-  (conversation: Conversation, name = 'chat', seed = 0): E.Either<string, Trajectory.Trajectory> => {
+  (conversation: Chat.Conversation, name = 'chat', seed = 0): E.Either<string, Trajectory.Trajectory> => {
     const messages = conversation.messages
     let i = 0
     const system = messages[0]?.role === 'system' ? messages[i++]!.content : ''
@@ -114,7 +93,7 @@ export const fromChatJsonl =
       } catch (e) {
         return E.left(`line ${n + 1}: invalid JSON (${e instanceof Error ? e.message : String(e)})`)
       }
-      const decoded = Decode.decode(`line ${n + 1}`, Conversation)(json)
+      const decoded = Decode.decode(`line ${n + 1}`, Chat.Conversation)(json)
       if (E.isLeft(decoded)) return E.left(Decode.formatError(decoded.left))
       const sample = fromConversation(renderer)(decoded.right, 'chat', out.length)
       if (E.isLeft(sample)) return E.left(`line ${n + 1}: ${sample.left}`)

@@ -2,13 +2,14 @@ import { Rng, Trajectory } from '@mtrl/core'
 import { Settings, TextWorld } from '@mtrl/env-textworld'
 import { ChatTemplate, WordTokenizer } from '@mtrl/policy'
 import * as O from 'fp-ts/lib/Option.js'
-import { Batch, Toy } from '@mtrl/rollout'
+import { Batch } from '@mtrl/rollout'
+import { Toy } from '@mtrl/testing'
 import * as E from 'fp-ts/lib/Either.js'
 import { describe, expect, it } from 'vitest'
 import * as _ from '../src/ExpertData.js'
 
 const tokenizer = Toy.tokenizer()
-const template = Toy.template(tokenizer)
+const template = ChatTemplate.make(tokenizer)
 const renderer = { template, tokenizer }
 
 describe('ExpertData', () => {

@@ -1,7 +1,6 @@
 import { Trajectory } from '@mtrl/core'
-import { ModelConfig, Policy } from '@mtrl/policy'
-import { Toy } from '@mtrl/rollout'
-import { TestBackend } from '@mtrl/testing'
+import { ChatTemplate, ModelConfig, Policy } from '@mtrl/policy'
+import { TestBackend, Toy } from '@mtrl/testing'
 import * as E from 'fp-ts/lib/Either.js'
 import fc from 'fast-check'
 import { beforeAll, describe, expect, it } from 'vitest'
@@ -12,7 +11,7 @@ import * as Sft from '../src/Sft.js'
 beforeAll(() => TestBackend.use('cpu'))
 
 const tokenizer = Toy.tokenizer()
-const template = Toy.template(tokenizer)
+const template = ChatTemplate.make(tokenizer)
 
 /**
  * Corridor demonstrations of different lengths: demonstration i keeps its first 1 + (i % 3)

@@ -1,7 +1,7 @@
 import { Rng, Trajectory } from '@mtrl/core'
-import { ModelConfig, Policy, Scoring } from '@mtrl/policy'
-import { Batch, Toy } from '@mtrl/rollout'
-import { Arbitraries, expectNoLeak, TestBackend } from '@mtrl/testing'
+import { ChatTemplate, ModelConfig, Policy, Scoring } from '@mtrl/policy'
+import { Batch } from '@mtrl/rollout'
+import { Arbitraries, expectNoLeak, TestBackend, Toy } from '@mtrl/testing'
 import * as tf from '@tensorflow/tfjs'
 import * as E from 'fp-ts/lib/Either.js'
 import fc from 'fast-check'
@@ -12,7 +12,7 @@ import * as _ from '../src/Sft.js'
 beforeAll(() => TestBackend.use('cpu'))
 
 const tokenizer = Toy.tokenizer()
-const template = Toy.template(tokenizer)
+const template = ChatTemplate.make(tokenizer)
 
 /** `n` expert demonstrations of the toy corridor (seeds 0 .. n-1), all wins. */
 const corridorDemos = async (n: number): Promise<Trajectory.Trajectory[]> => {

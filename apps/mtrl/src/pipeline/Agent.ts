@@ -3,9 +3,8 @@
  * trained from scratch gets a word-level tokenizer built from its environments' own text
  * (expert episodes: goals, observations, actions).
  */
-import { EnvError, Rng } from '@mtrl/core'
+import { EnvError, Rng, type Tokenizer } from '@mtrl/core'
 import { ChatTemplate, Checkpoint, Critic, HuggingFace, Lora, ModelConfig, Policy, PolicyError, WordTokenizer } from '@mtrl/policy'
-import type { Generator } from '@mtrl/rollout'
 import * as E from 'fp-ts/lib/Either.js'
 import type { EnvHandle } from '../recipe/EnvConfig.js'
 import type { PretrainedModel, ScratchModel } from '../recipe/Recipe.js'
@@ -13,8 +12,8 @@ import type { PretrainedModel, ScratchModel } from '../recipe/Recipe.js'
 export interface Agent {
   readonly policy: Policy.Policy
   readonly critic: Critic.Critic | undefined
-  readonly tokenizer: Generator.Tokenizer
-  readonly template: Generator.ChatTemplate
+  readonly tokenizer: Tokenizer.Tokenizer
+  readonly template: Tokenizer.ChatTemplate
   readonly contextLength: number
   /** A frozen copy of the policy as it is now (for KL); made once, on first use. */
   readonly reference: () => Policy.Policy
@@ -73,8 +72,8 @@ export const scratch = async (model: ScratchModel, handles: ReadonlyArray<EnvHan
 export const fromParts = (
   policy: Policy.Policy,
   critic: Critic.Critic | undefined,
-  tokenizer: Generator.Tokenizer,
-  template: Generator.ChatTemplate,
+  tokenizer: Tokenizer.Tokenizer,
+  template: Tokenizer.ChatTemplate,
   contextLength: number
 ): Agent => {
   let reference: Policy.Policy | undefined

@@ -3,7 +3,7 @@
  * Each takes the agent (policy, critic, tokenizer, template) and returns its metrics as data;
  * the caller logs and checkpoints.
  */
-import { EnvError, Trajectory, type Rng } from '@mtrl/core'
+import { EnvError, Trajectory, type Rng, type Sampler } from '@mtrl/core'
 import { RewardSpec } from '@mtrl/rewards'
 import { Rollout, type Generator } from '@mtrl/rollout'
 import { Config as TrainerConfig, Trainer } from '@mtrl/trainer-rl'
@@ -114,7 +114,7 @@ export const makeTrainer = (agent: Agent, handle: EnvHandle, stage: RlStage, rol
 }
 
 /** A generator (sampler session + template) for evaluation with `slots` parallel episodes. */
-export const generatorFor = (agent: Agent, session: Generator.SamplerSession): Generator.Generator => ({
+export const generatorFor = (agent: Agent, session: Sampler.SamplerSession): Generator.Generator => ({
   session,
   template: agent.template,
   tokenizer: agent.tokenizer,

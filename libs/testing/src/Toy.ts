@@ -1,8 +1,8 @@
 /**
  * Tiny environments with a known optimal policy, for sanity checks of the whole stack (rollout,
  * rewards, advantages, losses) in seconds, the way CleanRL checks on CartPole; plus a word-level
- * tokenizer and chat template over their few words, so a freshly initialised policy of a dozen
- * tokens can learn them.
+ * tokenizer over their few words (its chat template is `@mtrl/policy`'s `ChatTemplate.make`), so a
+ * freshly initialised policy of a dozen tokens can learn them.
  *
  * - {@link bandit}: a two-armed bandit in one turn; `winner` pays 1;
  * - {@link corridor}: three turns; only the first action matters (`winner` wins), the reward
@@ -12,9 +12,8 @@
  *
  * @since 0.1.0
  */
-import type { Env } from '@mtrl/core'
+import type { Env, Tokenizer as Contracts } from '@mtrl/core'
 import * as TE from 'fp-ts/lib/TaskEither.js'
-import type { ChatTemplate, Tokenizer } from './Generator.js'
 
 /** The words the toy environments use. @category models @since 0.1.0 */
 export const words: ReadonlyArray<string> = ['unk', 'left', 'right', 'forward', 'choose', 'start', 'middle', 'end']
@@ -85,7 +84,7 @@ export const corridor = (winner: 'left' | 'right' = 'left', length = 3): Env.Env
  * @category constructors
  * @since 0.1.0
  */
-export const tokenizer = (vocabulary: ReadonlyArray<string> = words): Tokenizer => {
+export const tokenizer = (vocabulary: ReadonlyArray<string> = words): Contracts.Tokenizer => {
   const specials = ['<pad>', '<bos>', '<eos>', '<system>', '<user>', '<assistant>', '<eot>']
   const all = [...specials, ...vocabulary]
   const index = new Map(all.map((w, i) => [w, i]))
@@ -95,22 +94,5 @@ export const tokenizer = (vocabulary: ReadonlyArray<string> = words): Tokenizer 
     encode: (text) => Int32Array.from(text.split(/\s+/).filter((w) => w.length > 0).map((w) => index.get(w) ?? unk)),
     decode: (ids) => Array.from(ids, (id) => all[id] ?? 'unk').join(' '),
     special: { pad: 0, bos: 1, eos: 2, system: 3, user: 4, assistant: 5, endOfTurn: 6 }
-  }
-}
-
-/**
- * The chat template of {@link tokenizer}: `<bos> <system> ... <eot> <user> ... <eot> <assistant>`
- * for the prompt, `<user> ... <eot> <assistant>` per observation, stop on `<eot>`.
- *
- * @category constructors
- * @since 0.1.0
- */
-export const template = (tok: Tokenizer): ChatTemplate => {
-  const s = tok.special
-  const cat = (...parts: ReadonlyArray<ArrayLike<number>>): Int32Array => Int32Array.from(parts.flatMap((p) => Array.from(p)))
-  return {
-    prompt: (system, user) => cat([s.bos, s.system], tok.encode(system), [s.endOfTurn, s.user], tok.encode(user), [s.endOfTurn, s.assistant]),
-    observation: (text) => cat([s.user], tok.encode(text), [s.endOfTurn, s.assistant]),
-    stopTokens: [s.endOfTurn]
   }
 }
