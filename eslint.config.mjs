@@ -29,7 +29,9 @@ export default [
             { sourceTag: 'scope:backend', onlyDependOnLibsWithTags: [] },
             { sourceTag: 'scope:testing', onlyDependOnLibsWithTags: ['scope:core', 'scope:backend'] },
             { sourceTag: 'scope:rollout', onlyDependOnLibsWithTags: ['scope:core', 'scope:policy', 'scope:rewards', 'scope:advantages', 'scope:env', 'scope:testing', 'scope:backend'] },
-            { sourceTag: 'scope:trainer', onlyDependOnLibsWithTags: ['scope:core', 'scope:policy', 'scope:rewards', 'scope:advantages', 'scope:rollout', 'scope:trainer', 'scope:env', 'scope:testing', 'scope:backend'] },
+            { sourceTag: 'scope:optim', onlyDependOnLibsWithTags: ['scope:testing'] },
+            // the two trainers are siblings: both build on optim, neither on the other
+            { sourceTag: 'scope:trainer', onlyDependOnLibsWithTags: ['scope:core', 'scope:policy', 'scope:rewards', 'scope:advantages', 'scope:rollout', 'scope:optim', 'scope:env', 'scope:testing', 'scope:backend'] },
             { sourceTag: 'scope:rollout-queue', onlyDependOnLibsWithTags: ['scope:core', 'scope:policy', 'scope:rollout', 'scope:env', 'scope:trainer', 'scope:testing', 'scope:backend'] },
             { sourceTag: 'scope:env-http', onlyDependOnLibsWithTags: ['scope:core', 'scope:env', 'scope:testing', 'scope:backend'] },
             { sourceTag: 'scope:app', onlyDependOnLibsWithTags: ['*'] },

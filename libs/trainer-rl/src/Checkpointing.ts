@@ -14,7 +14,7 @@
  */
 import { Decode, Rng } from '@mtrl/core'
 import { Checkpoint, PolicyError, type Policy } from '@mtrl/policy'
-import { Optimizer } from '@mtrl/trainer-sft'
+import { Optimizer } from '@mtrl/optim'
 import * as E from 'fp-ts/lib/Either.js'
 import * as O from 'fp-ts/lib/Option.js'
 import type * as TE from 'fp-ts/lib/TaskEither.js'

@@ -21,13 +21,12 @@
  */
 import { Rng, Trajectory } from '@mtrl/core'
 import { Policy, Scoring } from '@mtrl/policy'
+import { Optimizer, Schedule } from '@mtrl/optim'
 import { Batch } from '@mtrl/rollout'
 import * as tf from '@tensorflow/tfjs'
 import * as t from 'io-ts'
 import { weightedNll, type Shard } from './internal/weightedNll.js'
-import * as Optimizer from './Optimizer.js'
 import * as Replicas from './Replicas.js'
-import * as Schedule from './Schedule.js'
 
 /**
  * - `epochs`, `batchSize`: passes over the training split and samples per step;

@@ -6,7 +6,5 @@
  * @since 0.1.0
  */
 export * as ExpertData from './ExpertData.js'
-export * as Optimizer from './Optimizer.js'
 export * as Replicas from './Replicas.js'
-export * as Schedule from './Schedule.js'
 export * as Sft from './Sft.js'

@@ -5,7 +5,7 @@
 import { Rng } from '@mtrl/core'
 import { Critic, Scoring, type Policy } from '@mtrl/policy'
 import { Batch } from '@mtrl/rollout'
-import { Optimizer } from '@mtrl/trainer-sft'
+import { Optimizer } from '@mtrl/optim'
 import * as tf from '@tensorflow/tfjs'
 import * as Aggregation from '../Aggregation.js'
 import type { Config } from '../Config.js'

@@ -7,7 +7,7 @@
 import { Policy } from '@mtrl/policy'
 import * as tf from '@tensorflow/tfjs'
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads'
-import * as Optimizer from '../Optimizer.js'
+import { Optimizer } from '@mtrl/optim'
 import type { Request, Response, Setup } from './replicaProtocol.js'
 import { weightedNll } from './weightedNll.js'
 

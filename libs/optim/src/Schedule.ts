@@ -29,7 +29,7 @@ export type Options = t.TypeOf<typeof Options>
  * The learning rate at `step` (0-based).
  *
  * @example
- * import { Schedule } from '@mtrl/trainer-sft'
+ * import { Schedule } from '@mtrl/optim'
  * const lr = Schedule.learningRate({ peak: 1e-3, warmupSteps: 10, totalSteps: 100, minRatio: 0.1 })(50)
  *
  * @category destructors
