@@ -30,6 +30,7 @@ export default [
             { sourceTag: 'scope:testing', onlyDependOnLibsWithTags: ['scope:core', 'scope:backend'] },
             { sourceTag: 'scope:rollout', onlyDependOnLibsWithTags: ['scope:core', 'scope:policy', 'scope:rewards', 'scope:advantages', 'scope:env', 'scope:testing', 'scope:backend'] },
             { sourceTag: 'scope:optim', onlyDependOnLibsWithTags: ['scope:testing'] },
+            { sourceTag: 'scope:eval', onlyDependOnLibsWithTags: ['scope:core', 'scope:rollout', 'scope:policy', 'scope:env', 'scope:testing', 'scope:backend'] },
             // the two trainers are siblings: both build on optim, neither on the other
             { sourceTag: 'scope:trainer', onlyDependOnLibsWithTags: ['scope:core', 'scope:policy', 'scope:rewards', 'scope:advantages', 'scope:rollout', 'scope:optim', 'scope:env', 'scope:testing', 'scope:backend'] },
             { sourceTag: 'scope:rollout-queue', onlyDependOnLibsWithTags: ['scope:core', 'scope:policy', 'scope:rollout', 'scope:env', 'scope:trainer', 'scope:testing', 'scope:backend'] },

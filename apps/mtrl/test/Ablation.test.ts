@@ -1,7 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import * as _ from '../src/pipeline/Ablation.js'
-import { wilson } from '../src/pipeline/Evaluate.js'
 
 describe('Ablation', () => {
   it('makes one cell per combination', () => {
@@ -38,24 +37,5 @@ describe('Ablation', () => {
     ])
     expect(r!.mean).toBeCloseTo(0.6)
     expect(r!.std).toBeCloseTo(Math.sqrt(0.02))
-  })
-})
-
-describe('wilson', () => {
-  it('matches a reference value and contains the estimate', () => {
-    // 90 successes of 100: Wilson 95% interval [0.8256, 0.9448]
-    const i = wilson(90, 100)
-    expect(i.low).toBeCloseTo(0.8256, 3)
-    expect(i.high).toBeCloseTo(0.9448, 3)
-    fc.assert(
-      fc.property(fc.integer({ min: 1, max: 500 }), fc.nat(), (n, k0) => {
-        const k = k0 % (n + 1)
-        const { low, high } = wilson(k, n)
-        expect(low).toBeLessThanOrEqual(k / n + 1e-12)
-        expect(high).toBeGreaterThanOrEqual(k / n - 1e-12)
-        expect(low).toBeGreaterThanOrEqual(0)
-        expect(high).toBeLessThanOrEqual(1)
-      })
-    )
   })
 })

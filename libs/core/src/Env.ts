@@ -99,3 +99,27 @@ export interface Env {
  * @since 0.1.0
  */
 export type EnvFactory = () => Env
+
+/**
+ * An environment family as pipelines use it: its name and turn budget, fresh environments (one
+ * per episode slot), and, where the family has them, its expert and its task types. Each
+ * environment library builds its own (`TextWorld.source`, `AlfWorld.source`, `Swe.source`,
+ * `HttpEnv.source`); a source that holds shared resources (a sandbox pool) frees them in
+ * `dispose`.
+ *
+ * - `expertPlan(env)`: the expert's plan from the current state of an environment made by this
+ *   source's `make` (after `reset`); empty when the expert has none for that state. Absent when
+ *   the family has no expert (SFT on it needs recorded demonstrations);
+ * - `taskType(seed)`: the task type an episode seed plays, for families with task types.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface EnvSource {
+  readonly name: string
+  readonly maxTurns: number
+  readonly make: EnvFactory
+  readonly expertPlan?: (env: Env) => ReadonlyArray<string>
+  readonly taskType?: (seed: number) => string
+  readonly dispose: () => void
+}

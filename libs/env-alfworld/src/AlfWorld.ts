@@ -17,6 +17,7 @@ import * as TE from 'fp-ts/lib/TaskEither.js'
 import * as t from 'io-ts'
 import { advance, begin, type Episode } from './internal/episode.js'
 import type * as Game from './Game.js'
+import * as Expert from './Expert.js'
 import * as Scene from './Scene.js'
 import { Split } from './Split.js'
 import { TaskType, taskTypes as allTaskTypes } from './Task.js'
@@ -159,3 +160,28 @@ export const factory =
   (settings: Settings = {}): Env.EnvFactory =>
   () =>
     make(settings)
+
+/**
+ * The task family as pipelines use it (`Env.EnvSource`): fresh envs, the expert
+ * (`Expert.plan`), and the task type of each seed (`Scene.taskTypeOf`).
+ *
+ * @example
+ * import { AlfWorld } from '@mtrl/env-alfworld'
+ * const source = AlfWorld.source({ split: 'valid-unseen' })
+ * source.taskType?.(0) // 'pick_and_place_simple'
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const source = (settings: Settings = {}): Env.EnvSource => {
+  const envSpec = spec(settings)
+  const taskTypes = resolve(settings).taskTypes
+  return {
+    name: envSpec.name,
+    maxTurns: envSpec.maxTurns,
+    make: factory(settings),
+    expertPlan: (env) => O.getOrElse((): ReadonlyArray<string> => [])(O.chain(Expert.plan)((env as AlfWorldEnv).state())),
+    taskType: Scene.taskTypeOf(taskTypes),
+    dispose: () => undefined
+  }
+}

@@ -116,6 +116,25 @@ const choose = (rng: Rng.Rng, split: Split, type: TaskType): Choice => {
 }
 
 /**
+ * The task type of `seed` under the filter `taskTypes`: `taskTypes[seed mod n]` (consecutive
+ * seeds cycle through the filter evenly; negative seeds too).
+ *
+ * @example
+ * import { Scene } from '@mtrl/env-alfworld'
+ * Scene.taskTypeOf(['pick_and_place_simple', 'pick_two_obj_and_place'])(3) // 'pick_two_obj_and_place'
+ *
+ * @category destructors
+ * @since 0.1.0
+ */
+export const taskTypeOf =
+  (taskTypes: ReadonlyArray<TaskType>) =>
+  (seed: number): TaskType => {
+    if (taskTypes.length === 0) throw new RangeError('Scene.taskTypeOf: empty task-type filter')
+    const n = taskTypes.length
+    return taskTypes[((Math.trunc(seed) % n) + n) % n]!
+  }
+
+/**
  * Builds the game for `seed` in `split`. The task type is `taskTypes[seed mod n]`, so
  * consecutive seeds cycle through the filter evenly; everything else is drawn from the seed.
  *
@@ -131,8 +150,7 @@ export const generate =
   (split: Split, taskTypes: ReadonlyArray<TaskType>) =>
   (seed: number): Game => {
     if (taskTypes.length === 0) throw new RangeError('Scene.generate: empty task-type filter')
-    const n = taskTypes.length
-    const type = taskTypes[((Math.trunc(seed) % n) + n) % n]!
+    const type = taskTypeOf(taskTypes)(seed)
     const rng = streamFor(seed, split, type)
     const pick = Rng.pick(rng)
     const { room, layout, task } = choose(rng, split, type)

@@ -113,4 +113,31 @@ describe('AlfWorld', () => {
       expect(O.map(Game.won)(env.state())).toEqual(O.some(false))
     }
   })
+
+  it('source: the task type of every seed is the type of the game that seed plays', async () => {
+    const settings = { split: 'valid-unseen', taskTypes: ['pick_two_obj_and_place', 'pick_heat_then_place_in_recep', 'look_at_obj_in_light'] } as const
+    const source = _.source(settings)
+    const env = source.make()
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: -1000, max: 100_000 }), async (seed) => {
+        const first = right(await env.reset(seed)())
+        expect(source.taskType?.(seed)).toBe(first.info.extra?.['taskType'])
+      }),
+      { numRuns: 40 }
+    )
+  })
+
+  it('source: replaying its expert plan wins', async () => {
+    const source = _.source({ split: 'train' })
+    const env = source.make()
+    for (const seed of [0, 1, 2, 3, 4, 5]) {
+      right(await env.reset(seed)())
+      const plan = source.expertPlan?.(env) ?? []
+      expect(plan.length).toBeGreaterThan(0)
+      let last
+      for (const action of plan) last = right(await env.step(action)())
+      expect(last?.won).toBe(true)
+    }
+    expect(source.name).toBe('alfworld/train')
+  })
 })

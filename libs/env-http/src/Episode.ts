@@ -169,24 +169,20 @@ export const play =
   }
 
 /**
- * Evaluation metrics over episodes, with namespaced names: `episode/count`,
- * `episode/success_rate`, `episode/return_mean`, `episode/turns_mean`,
- * `episode/truncated_fraction`, `episode/valid_action_fraction` (0 for no episodes).
+ * What an evaluation summary reads of an episode (the shape of `@mtrl/eval`'s
+ * `Summary.Outcome`): the outcome, whether each action was valid, the step rewards.
+ *
+ * @example
+ * import { Summary } from '@mtrl/eval'
+ * import { Episode } from '@mtrl/env-http'
+ * declare const episodes: ReadonlyArray<Episode.Episode>
+ * const summary = Summary.summarise('textworld/w2-o3-q4', episodes.map(Episode.outcome))
  *
  * @category destructors
  * @since 0.1.0
  */
-export const metrics = (episodes: ReadonlyArray<Episode>): Readonly<Record<string, number>> => {
-  const n = episodes.length
-  const mean = (f: (e: Episode) => number): number => (n === 0 ? 0 : episodes.reduce((s, e) => s + f(e), 0) / n)
-  const turns = episodes.reduce((s, e) => s + e.turns.length, 0)
-  const valid = episodes.reduce((s, e) => s + e.turns.filter((t) => t.result.info.valid).length, 0)
-  return {
-    'episode/count': n,
-    'episode/success_rate': mean((e) => (e.won ? 1 : 0)),
-    'episode/return_mean': mean((e) => e.totalReward),
-    'episode/turns_mean': mean((e) => e.turns.length),
-    'episode/truncated_fraction': mean((e) => (e.truncated ? 1 : 0)),
-    'episode/valid_action_fraction': turns === 0 ? 0 : valid / turns
-  }
-}
+export const outcome = (episode: Episode): { readonly won: boolean; readonly turns: ReadonlyArray<{ readonly valid: boolean }>; readonly turnRewards: ReadonlyArray<number> } => ({
+  won: episode.won,
+  turns: episode.turns.map((t) => ({ valid: t.result.info.valid })),
+  turnRewards: episode.turns.map((t) => t.result.reward)
+})

@@ -233,3 +233,19 @@ export const connect = (options: Options): TE.TaskEither<EnvError.EnvError, Env.
     TE.map((spec) => make(options, spec))
   )
 }
+
+/**
+ * A remote environment as pipelines use it (`Env.EnvSource`): fresh clients; no expert (SFT on
+ * a remote environment reads recorded demonstrations).
+ *
+ * @example
+ * import { HttpEnv } from '@mtrl/env-http'
+ * const source = HttpEnv.source({ baseUrl: 'http://127.0.0.1:8000' })
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const source = (options: Options): Env.EnvSource => {
+  const spec = specOf(options)
+  return { name: spec.name, maxTurns: spec.maxTurns, make: () => make(options, spec), dispose: () => undefined }
+}

@@ -65,18 +65,14 @@ describe('Episode.play', () => {
     expect(E.isLeft(crashed) && crashed.left).toEqual(EnvError.stepFailed('lock', 'crash', 'the lock jammed'))
   })
 
-  it('sums episodes up as namespaced metrics', async () => {
+  it('reads an episode as an outcome: won, validity and reward of every turn', async () => {
     const won = right(await _.play()(Expert.fromActions(['hm', ...LockEnv.combination(1)]))(LockEnv.make(), 1)())
     const lost = right(await _.play({ maxTurns: 2 })(Expert.fromActions(['hm', 'hm']))(LockEnv.make(), 1)())
-    expect(_.metrics([won, lost])).toEqual({
-      'episode/count': 2,
-      'episode/success_rate': 0.5,
-      'episode/return_mean': 1.5,
-      'episode/turns_mean': 3,
-      'episode/truncated_fraction': 0.5,
-      'episode/valid_action_fraction': 3 / 6
-    })
-    expect(_.metrics([])['episode/success_rate']).toBe(0)
+    const [a, b] = [won, lost].map(_.outcome)
+    expect(a!.won).toBe(true)
+    expect(b).toEqual({ won: false, turns: [{ valid: false }, { valid: false }], turnRewards: lost.turns.map((t) => t.result.reward) })
+    expect(a!.turns.length).toBe(won.turns.length)
+    expect(a!.turnRewards.reduce((x, y) => x + y, 0)).toBe(won.totalReward)
   })
 
   it('parses the action after the last "Action:", else the first non-empty line', () => {

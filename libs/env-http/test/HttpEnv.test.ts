@@ -180,3 +180,12 @@ describe('HttpEnv against other AgentGym families', () => {
     }
   })
 })
+
+describe('HttpEnv.source', () => {
+  it('names the environment as its spec does and has no expert', () => {
+    const source = _.source({ baseUrl: 'http://127.0.0.1:9/', name: 'remote/w2', maxTurns: 7 })
+    expect([source.name, source.maxTurns]).toEqual(['remote/w2', 7])
+    expect(source.expertPlan).toBeUndefined()
+    expect(_.source({ baseUrl: 'http://127.0.0.1:9/' }).name).toBe('http:http://127.0.0.1:9')
+  })
+})

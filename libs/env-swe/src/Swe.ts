@@ -19,6 +19,7 @@ import * as TE from 'fp-ts/lib/TaskEither.js'
 import { pipe } from 'fp-ts/lib/function.js'
 import * as Action from './Action.js'
 import * as Corpus from './Corpus.js'
+import * as Expert from './Expert.js'
 import { notRunReport, selected, suiteReport, truncate } from './internal/render.js'
 import * as Pool from './Pool.js'
 import * as Sandbox from './Sandbox.js'
@@ -284,4 +285,32 @@ export const make = (settings: Settings.Settings, shared?: Resources): SweEnv =>
   }
 
   return { spec, reset, step, close, task: () => ep?.task }
+}
+
+/**
+ * The task family as pipelines use it (`Env.EnvSource`): envs that share one set of
+ * {@link resources} (made here unless given; freed by `dispose`), and the expert
+ * (`Expert.plan` of the current task).
+ *
+ * @example
+ * import { Swe } from '@mtrl/env-swe'
+ * const source = Swe.source({ tier: 'easy' })
+ * const env = source.make()
+ * // ... reset, step ...; then: await env.close()(); source.dispose()
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const source = (settings: Settings.Settings, shared: Resources = resources(settings)): Env.EnvSource => {
+  const envSpec = Settings.spec(shared.settings)
+  return {
+    name: envSpec.name,
+    maxTurns: envSpec.maxTurns,
+    make: () => make(settings, shared),
+    expertPlan: (env) => {
+      const task = (env as SweEnv).task()
+      return task === undefined ? [] : Expert.plan(task)
+    },
+    dispose: () => shared.dispose()
+  }
 }

@@ -172,3 +172,26 @@ export const expertPlan = (env: TextWorldEnv): O.Option<ReadonlyArray<string>> =
  * @since 0.1.0
  */
 export const expertAction = (env: TextWorldEnv): O.Option<string> => O.chain((p: ReadonlyArray<string>) => O.fromNullable(p[0]))(expertPlan(env))
+
+/**
+ * The game family as pipelines use it (`Env.EnvSource`): fresh envs, the expert planner
+ * ({@link expertPlan}, empty when there is no plan).
+ *
+ * @example
+ * import { Settings, TextWorld } from '@mtrl/env-textworld'
+ * const source = TextWorld.source(Settings.custom(2, 3, 4))
+ * const env = source.make() // reset it, then source.expertPlan?.(env) is the expert's plan
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const source = (settings: Settings.Settings, options: Options = {}): Env.EnvSource => {
+  const envSpec = spec(settings)
+  return {
+    name: envSpec.name,
+    maxTurns: envSpec.maxTurns,
+    make: factory(settings, options),
+    expertPlan: (env) => O.getOrElse((): ReadonlyArray<string> => [])(expertPlan(env as TextWorldEnv)),
+    dispose: () => undefined
+  }
+}

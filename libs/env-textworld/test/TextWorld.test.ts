@@ -71,4 +71,17 @@ describe('TextWorld', () => {
     expect(E.isRight(_.gameFor(Settings.custom(2, 3, 4))(5))).toBe(true)
     expect(E.isLeft(_.gameFor({ _tag: 'custom', rooms: 0, objects: 1, questLength: 2 })(5))).toBe(true)
   })
+
+  it('source: its expert plan wins from the start, and is empty before reset', async () => {
+    const source = _.source(Settings.custom(2, 3, 4))
+    const env = source.make()
+    expect(source.expertPlan?.(env)).toEqual([])
+    expect(source.name).toBe(_.spec(Settings.custom(2, 3, 4)).name)
+    for (const seed of [1, 2, 3]) {
+      await run(env.reset(seed))
+      let last
+      for (const action of source.expertPlan?.(env) ?? []) last = await run(env.step(action))
+      expect(last?.won).toBe(true)
+    }
+  })
 })

@@ -2,6 +2,7 @@
  * `mtrl ablate RECIPE --grid key=v1,v2 ...`: run a grid of recipe variations, seeds repeated,
  * and print one row per cell (success rate mean ± std over seeds, per evaluation environment).
  */
+import type { Summary } from '@mtrl/eval'
 import * as E from 'fp-ts/lib/Either.js'
 import { join } from 'node:path'
 import { backendFlag, parseFlags, UsageError, type Command } from '../Command.js'
@@ -48,7 +49,7 @@ Examples:
     const plan = planned.right
     const backend = await startBackend(values.backend)
     const out = values.out ?? join('runs', `${base.right.name}-ablate-${new Date().toISOString().replace(/[-:.]/g, '').slice(0, 15)}`)
-    const results: Array<{ cell: string; seed: number; final: ReadonlyArray<import('../pipeline/Evaluate.js').EvalResult>; run: string }> = []
+    const results: Array<{ cell: string; seed: number; final: ReadonlyArray<Summary.Summary>; run: string }> = []
     for (const [n, item] of plan.entries()) {
       process.stdout.write(`\n=== cell ${n + 1}/${plan.length}: ${item.cell}, seed ${item.seed} ===\n`)
       const run = RunDir.create(item.cell, join(out, `${item.cell.replace(/[^a-zA-Z0-9=,._-]+/g, '_')}-seed${item.seed}`))

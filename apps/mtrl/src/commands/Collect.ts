@@ -8,7 +8,7 @@ import type { Env } from '@mtrl/core'
 import * as E from 'fp-ts/lib/Either.js'
 import { intFlag, numberFlag, parseFlags, UsageError, type Command } from '../Command.js'
 import { envFlags, envFlagsHelp, envFromFlags } from '../EnvFlags.js'
-import { handle } from '../recipe/EnvConfig.js'
+import { source } from '../recipe/EnvConfig.js'
 
 export const collect: Command = {
   name: 'collect',
@@ -45,7 +45,7 @@ Examples:
     const [kind] = positionals
     if (kind === undefined) throw new UsageError('which environment? (textworld, cooking, alfworld or swe)')
     if (values.out === undefined) throw new UsageError('--out FILE.jsonl is required')
-    const h = handle(envFromFlags(kind, values))
+    const h = source(envFromFlags(kind, values))
     const episodes = intFlag('episodes', values.episodes, 100)
     const seedBase = intFlag('seed-base', values['seed-base'], 0)
     let agent: Episode.Agent<Env.Env>
@@ -60,7 +60,9 @@ Examples:
       }).agent
     } else {
       if (values.policy !== undefined && values.policy !== 'expert') throw new UsageError(`--policy: expected "expert" (or use --base-url), got "${values.policy}"`)
-      agent = Expert.fromEnv(async (env: Env.Env) => (await h.expertPlan(env))[0] ?? 'look')
+      const plan = h.expertPlan
+      if (plan === undefined) throw new UsageError(`${h.name} has no expert: record with --base-url`)
+      agent = Expert.fromEnv(async (env: Env.Env) => plan(env)[0] ?? 'look')
     }
     const result = await ChatLog.collect({
       factory: h.make,

@@ -2,6 +2,7 @@
  * `mtrl eval`: success rate (with a 95% confidence interval), mean turns, per task type, of a
  * run's final policy or of any checkpoint, on held-out seeds.
  */
+import { Summary, Transcript } from '@mtrl/eval'
 import { ChatPolicy, Episode } from '@mtrl/env-http'
 import * as E from 'fp-ts/lib/Either.js'
 import { existsSync, readdirSync } from 'node:fs'
@@ -10,12 +11,11 @@ import { backendFlag, intFlag, numberFlag, parseFlags, UsageError, type Command 
 import { envFlags, envFlagsHelp, envFromFlags } from '../EnvFlags.js'
 import { readJson } from '../Input.js'
 import * as Agent from '../pipeline/Agent.js'
-import { transcript } from '../pipeline/Evaluate.js'
 import * as Progress from '../pipeline/Progress.js'
 import * as RunDir from '../pipeline/RunDir.js'
 import { evaluateAll, formatEval } from '../pipeline/Train.js'
 import * as Recipe from '../recipe/Recipe.js'
-import { handle } from '../recipe/EnvConfig.js'
+import { source } from '../recipe/EnvConfig.js'
 import { startBackend } from '../Runtime.js'
 
 /** The last finished stage's checkpoint of a run. */
@@ -39,7 +39,7 @@ const evalRemote = async (values: Record<string, string | boolean | undefined | 
   const [envKind] = positionals
   if (envKind === undefined) throw new UsageError('which environment? (textworld, cooking, alfworld or swe)')
   if (typeof values['model'] !== 'string') throw new UsageError('--model NAME is required with --base-url')
-  const h = handle(envFromFlags(envKind, values as Record<string, string | boolean | undefined>))
+  const h = source(envFromFlags(envKind, values as Record<string, string | boolean | undefined>))
   const episodes = intFlag('episodes', values['episodes'] as string | undefined, 100)
   const seedBase = intFlag('seed-base', values['seed-base'] as string | undefined, Recipe.defaults.eval.seedBase)
   const policy = ChatPolicy.make({
@@ -61,7 +61,7 @@ const evalRemote = async (values: Record<string, string | boolean | undefined | 
   )
   h.dispose()
   const played = results.filter(E.isRight).map((r) => r.right)
-  const summary = { env: h.name, model: values['model'], played: played.length, failed: results.length - played.length, ...Episode.metrics(played) }
+  const summary = { model: values['model'], played: played.length, failed: results.length - played.length, results: [Summary.summarise(h.name, played.map(Episode.outcome))] }
   process.stdout.write(`${JSON.stringify(summary, null, values['json'] === true ? 2 : 0)}\n`)
   return summary.failed === 0 ? 0 : 1
 }
@@ -137,10 +137,10 @@ Examples:
     }
     await startBackend(values.backend)
     const agent = await Agent.pretrained({ kind, path: model })
-    const handles = recipe.eval.envs.map(handle)
+    const handles = recipe.eval.envs.map(source)
     try {
       const lines: string[] = []
-      const toText = transcript(agent.tokenizer.decode)
+      const toText = Transcript.make(agent.tokenizer.decode)
       const results = await evaluateAll(agent, recipe, handles, values.transcripts === undefined ? undefined : (episode) => lines.push(JSON.stringify(toText(episode))))
       if (values.transcripts !== undefined) await writeFile(values.transcripts, lines.length === 0 ? '' : `${lines.join('\n')}\n`)
       if (values.json === true) process.stdout.write(`${JSON.stringify({ model, results }, null, 2)}\n`)

@@ -7,14 +7,14 @@ import * as E from 'fp-ts/lib/Either.js'
 import { createInterface } from 'node:readline'
 import { intFlag, parseFlags, UsageError, type Command } from '../Command.js'
 import { envFlags, envFromFlags } from '../EnvFlags.js'
-import { handle, type EnvHandle } from '../recipe/EnvConfig.js'
+import { source } from '../recipe/EnvConfig.js'
 
 const statusLine = (info: Env.StepInfo, turn: number, admissible: boolean): string => {
   const line = `[score ${info.score}/${info.maxScore}, turn ${turn}${info.valid ? '' : ', invalid'}]`
   return admissible && info.admissibleActions !== undefined ? `${line}\n[admissible: ${info.admissibleActions.join(' | ')}]` : line
 }
 
-const play = async (h: EnvHandle, seed: number, admissible: boolean, expert: boolean, out: (s: string) => void): Promise<number> => {
+const play = async (h: Env.EnvSource, seed: number, admissible: boolean, expert: boolean, out: (s: string) => void): Promise<number> => {
   const env = h.make()
   try {
     const start = await env.reset(seed)()
@@ -30,7 +30,7 @@ const play = async (h: EnvHandle, seed: number, admissible: boolean, expert: boo
       out(`> ${command}${by}\n\n${step.right.observation}\n\n${statusLine(step.right.info, turn, admissible)}${done ? (step.right.won ? '\n*** You won! ***' : '\n*** You lost. ***') : ''}\n`)
     }
     if (expert) {
-      const plan = await h.expertPlan(env)
+      const plan = h.expertPlan?.(env) ?? []
       out(`expert plan (${plan.length} steps): ${plan.join(' ; ')}\n`)
       for (const command of plan) if (!done) await act(command, '  (expert)')
       return 0
@@ -85,7 +85,7 @@ Examples:
     )
     const [kind] = positionals
     if (kind === undefined) throw new UsageError('which environment? (textworld, cooking, alfworld or swe)')
-    const h = handle(envFromFlags(kind, values))
+    const h = source(envFromFlags(kind, values))
     return play(h, intFlag('seed', values.seed, 0), values.admissible === true, values.expert === true, (s) => process.stdout.write(`${s}\n`))
   }
 }

@@ -6,7 +6,7 @@ import { EnvServer } from '@mtrl/env-http'
 import * as E from 'fp-ts/lib/Either.js'
 import { intFlag, parseFlags, UsageError, type Command } from '../Command.js'
 import { envFlags, envFlagsHelp, envFromFlags } from '../EnvFlags.js'
-import { handle } from '../recipe/EnvConfig.js'
+import { source } from '../recipe/EnvConfig.js'
 
 export const serveEnv: Command = {
   name: 'serve-env',
@@ -32,7 +32,7 @@ Examples:
     )
     const [kind] = positionals
     if (kind === undefined) throw new UsageError('which environment? (textworld, cooking, alfworld or swe)')
-    const h = handle(envFromFlags(kind, values))
+    const h = source(envFromFlags(kind, values))
     const token = values.token ?? process.env['MTRL_SERVE_TOKEN']
     const started = await EnvServer.start({
       factory: h.make,

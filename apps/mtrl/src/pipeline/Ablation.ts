@@ -4,7 +4,7 @@
  */
 import * as E from 'fp-ts/lib/Either.js'
 import * as Recipe from '../recipe/Recipe.js'
-import type { EvalResult } from './Evaluate.js'
+import type { Summary } from '@mtrl/eval'
 
 export type Grid = Readonly<Record<string, ReadonlyArray<unknown>>>
 
@@ -87,7 +87,7 @@ export interface Row {
 }
 
 /** One row per cell and evaluation environment: success rate mean and sample std over seeds. */
-export const rows = (results: ReadonlyArray<{ readonly cell: string; readonly seed: number; readonly final: ReadonlyArray<EvalResult> }>): ReadonlyArray<Row> => {
+export const rows = (results: ReadonlyArray<{ readonly cell: string; readonly seed: number; readonly final: ReadonlyArray<Summary.Summary> }>): ReadonlyArray<Row> => {
   const groups = new Map<string, number[]>()
   for (const r of results)
     for (const e of r.final) {

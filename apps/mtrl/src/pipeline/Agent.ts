@@ -3,10 +3,9 @@
  * trained from scratch gets a word-level tokenizer built from its environments' own text
  * (expert episodes: goals, observations, actions).
  */
-import { EnvError, Rng, type Tokenizer } from '@mtrl/core'
+import { EnvError, Rng, type Env, type Tokenizer } from '@mtrl/core'
 import { ChatTemplate, Checkpoint, Critic, HuggingFace, Lora, ModelConfig, Policy, PolicyError, WordTokenizer } from '@mtrl/policy'
 import * as E from 'fp-ts/lib/Either.js'
-import type { EnvHandle } from '../recipe/EnvConfig.js'
 import type { PretrainedModel, ScratchModel } from '../recipe/Recipe.js'
 
 export interface Agent {
@@ -21,8 +20,8 @@ export interface Agent {
 }
 
 /** Text an environment produces: goals, observations and expert actions of `episodes` games. */
-export const corpus = async (handle: EnvHandle, episodes: number, rng: Rng.Rng): Promise<ReadonlyArray<string>> => {
-  const env = handle.make()
+export const corpus = async (source: Env.EnvSource, episodes: number, rng: Rng.Rng): Promise<ReadonlyArray<string>> => {
+  const env = source.make()
   const texts: string[] = []
   try {
     for (let i = 0; i < episodes; i++) {
@@ -30,7 +29,7 @@ export const corpus = async (handle: EnvHandle, episodes: number, rng: Rng.Rng):
       const start = await env.reset(seed)()
       if (E.isLeft(start)) throw new Error(EnvError.message(start.left))
       texts.push(start.right.goal, start.right.text, ...(start.right.info.admissibleActions ?? []))
-      for (const action of await handle.expertPlan(env)) {
+      for (const action of source.expertPlan?.(env) ?? []) {
         const step = await env.step(action)()
         if (E.isLeft(step)) throw new Error(EnvError.message(step.left))
         texts.push(action, step.right.observation, ...(step.right.info.admissibleActions ?? []))
@@ -44,9 +43,9 @@ export const corpus = async (handle: EnvHandle, episodes: number, rng: Rng.Rng):
 }
 
 /** Builds a from-scratch agent for the given environments. */
-export const scratch = async (model: ScratchModel, handles: ReadonlyArray<EnvHandle>, seed: number): Promise<Agent> => {
+export const scratch = async (model: ScratchModel, sources: ReadonlyArray<Env.EnvSource>, seed: number): Promise<Agent> => {
   const rng = Rng.make(seed)
-  const texts = (await Promise.all(handles.map((h) => corpus(h, model.corpusEpisodes ?? 400, rng.split())))).flat()
+  const texts = (await Promise.all(sources.map((h) => corpus(h, model.corpusEpisodes ?? 400, rng.split())))).flat()
   // Words seen at least twice get an id; anything else is spelled in bytes, so nothing is unknown.
   const tokenizer = WordTokenizer.build({ maxVocab: model.maxVocab ?? 2048, minCount: 2 })(texts)
   const template = ChatTemplate.make(tokenizer)

@@ -4,12 +4,12 @@
  */
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
-import type { EvalResult } from './Evaluate.js'
+import type { Summary } from '@mtrl/eval'
 import type { RunDir } from './RunDir.js'
 
 export interface PhaseEval {
   readonly phase: string
-  readonly results: ReadonlyArray<EvalResult>
+  readonly results: ReadonlyArray<Summary.Summary>
 }
 
 export interface Progress {

@@ -3,14 +3,13 @@
  * Each takes the agent (policy, critic, tokenizer, template) and returns its metrics as data;
  * the caller logs and checkpoints.
  */
-import { EnvError, Trajectory, type Rng, type Sampler } from '@mtrl/core'
+import { EnvError, Trajectory, type Env, type Rng, type Sampler } from '@mtrl/core'
 import { RewardSpec } from '@mtrl/rewards'
 import { Rollout, type Generator } from '@mtrl/rollout'
 import { Config as TrainerConfig, Trainer } from '@mtrl/trainer-rl'
 import { ExpertData, Sft } from '@mtrl/trainer-sft'
 import * as E from 'fp-ts/lib/Either.js'
 import { readFile } from 'node:fs/promises'
-import type { EnvHandle } from '../recipe/EnvConfig.js'
 import type { RlStage, RolloutSettings, SftStage } from '../recipe/Recipe.js'
 import type { Agent } from './Agent.js'
 
@@ -18,9 +17,9 @@ import type { Agent } from './Agent.js'
 export const trainSeed = (rng: Rng.Rng): number => rng.int(2147483647)
 
 /** The rollout options of a stage: library defaults < recipe-wide < stage; maxTurns defaults to the env's budget. */
-export const rolloutOptions = (handle: EnvHandle, recipeWide: RolloutSettings | undefined, stage: RolloutSettings | undefined): Rollout.Options => ({
+export const rolloutOptions = (source: Env.EnvSource, recipeWide: RolloutSettings | undefined, stage: RolloutSettings | undefined): Rollout.Options => ({
   ...Rollout.defaultOptions,
-  maxTurns: handle.maxTurns,
+  maxTurns: source.maxTurns,
   ...recipeWide,
   ...stage
 })
@@ -28,26 +27,28 @@ export const rolloutOptions = (handle: EnvHandle, recipeWide: RolloutSettings | 
 /** Expert demonstrations: the env's expert plays `episodes` training seeds, recorded as rollouts would be. */
 export const expertDemos = async (
   agent: Agent,
-  handle: EnvHandle,
+  source: Env.EnvSource,
   options: Rollout.Options,
   episodes: number,
   rng: Rng.Rng,
   detours: { readonly rate: number; readonly max: number } = { rate: 0, max: 0 }
 ): Promise<ReadonlyArray<Trajectory.Trajectory>> => {
-  const env = handle.make()
+  const env = source.make()
   const renderer = { template: agent.template, tokenizer: agent.tokenizer }
   const play = ExpertData.play(
     { systemPrompt: options.systemPrompt, actionFormat: options.actionFormat, maxTurns: options.maxTurns, detourRate: detours.rate, maxDetours: detours.max },
     renderer
   )
-  const nextAction = async (e: typeof env): Promise<string | undefined> => (await handle.expertPlan(e))[0]
+  const expertPlan = source.expertPlan
+  if (expertPlan === undefined) throw new Error(`${source.name} has no expert: SFT on it needs demonstrations from a JSONL file`)
+  const nextAction = async (e: typeof env): Promise<string | undefined> => expertPlan(e)[0]
   const out: Trajectory.Trajectory[] = []
   try {
     while (out.length < episodes) {
       const seed = trainSeed(rng)
       const start = await env.reset(seed)()
       if (E.isLeft(start)) throw new Error(EnvError.message(start.left))
-      if ((await handle.expertPlan(env)).length === 0) continue
+      if (expertPlan(env).length === 0) continue
       const demo = await play(env, seed, nextAction, rng)()
       if (E.isLeft(demo)) throw new Error(EnvError.message(demo.left))
       // a detour can make a game unwinnable (e.g. eating what the quest needs): keep wins only
@@ -79,14 +80,14 @@ export const sftOptions = (stage: SftStage, seed: number): Sft.Options => ({
 })
 
 /** Demonstrations of an SFT stage: from the expert, or from a JSONL file in the OpenAI chat format. */
-export const sftData = async (agent: Agent, handle: EnvHandle, stage: SftStage, options: Rollout.Options, rng: Rng.Rng): Promise<ReadonlyArray<Trajectory.Trajectory>> => {
+export const sftData = async (agent: Agent, source: Env.EnvSource, stage: SftStage, options: Rollout.Options, rng: Rng.Rng): Promise<ReadonlyArray<Trajectory.Trajectory>> => {
   if (stage.data !== undefined) {
     const text = await readFile(stage.data, 'utf8')
     const parsed = ExpertData.fromChatJsonl({ template: agent.template, tokenizer: agent.tokenizer })(text)
     if (E.isLeft(parsed)) throw new Error(`${stage.data}: ${parsed.left}`)
     return parsed.right
   }
-  return expertDemos(agent, handle, options, stage.episodes ?? 100, rng, { rate: stage.detourRate ?? 0, max: stage.maxDetours ?? 1 })
+  return expertDemos(agent, source, options, stage.episodes ?? 100, rng, { rate: stage.detourRate ?? 0, max: stage.maxDetours ?? 1 })
 }
 
 /** The trainer configuration of an RL stage over the library defaults. */
@@ -96,7 +97,7 @@ export const trainerConfig = (stage: RlStage, rollout: Rollout.Options, seed: nu
 }
 
 /** Makes the RL trainer of a stage (its envs, reward, and the reference policy: the KL anchor when a KL term is on, and the drift diagnostic `kl/prior` always; `play`: who plays its episodes). */
-export const makeTrainer = (agent: Agent, handle: EnvHandle, stage: RlStage, rollout: Rollout.Options, seed: number, play?: Trainer.Setup['play']): Trainer.Trainer => {
+export const makeTrainer = (agent: Agent, source: Env.EnvSource, stage: RlStage, rollout: Rollout.Options, seed: number, play?: Trainer.Setup['play']): Trainer.Trainer => {
   const config = trainerConfig(stage, rollout, seed)
   const slots = config.seedsPerIteration * config.groupSize
   return Trainer.make({
@@ -104,7 +105,7 @@ export const makeTrainer = (agent: Agent, handle: EnvHandle, stage: RlStage, rol
     policy: agent.policy,
     ...(agent.critic === undefined ? {} : { critic: agent.critic }),
     reference: agent.reference(),
-    envs: Array.from({ length: slots }, () => handle.make()),
+    envs: Array.from({ length: slots }, () => source.make()),
     template: agent.template,
     tokenizer: agent.tokenizer,
     contextLength: agent.contextLength,

@@ -3,17 +3,17 @@
  * environment, evaluate after each, and write everything into the run folder.
  */
 import type { Backend } from '@mtrl/backend'
-import { EnvError, Rng, type Trajectory } from '@mtrl/core'
+import { EnvError, Rng, type Env, type Trajectory } from '@mtrl/core'
+import { Evaluate, type Summary } from '@mtrl/eval'
 import { ChatTemplate, Checkpoint, Critic, PolicyError, Sampler } from '@mtrl/policy'
 import { Checkpointing, Trainer } from '@mtrl/trainer-rl'
 import { Runner } from '@mtrl/rollout-queue'
 import { Replicas, Sft } from '@mtrl/trainer-sft'
 import * as ReplicaBackend from '../ReplicaBackend.js'
 import * as E from 'fp-ts/lib/Either.js'
-import { handle, type EnvHandle } from '../recipe/EnvConfig.js'
+import { label, source } from '../recipe/EnvConfig.js'
 import type { Resolved, Stage } from '../recipe/Recipe.js'
 import * as Agent from './Agent.js'
-import { evaluate, type EvalResult } from './Evaluate.js'
 import type { MakeBar } from '../ProgressBar.js'
 import * as Progress from './Progress.js'
 import * as Report from './Report.js'
@@ -53,31 +53,24 @@ export interface Summary {
   readonly seconds: number
 }
 
-export const stageName = (stage: Stage, i: number): string => `stage ${i + 1} (${stage.kind} on ${handle(stage.env).name})`
+export const stageName = (stage: Stage, i: number): string => `stage ${i + 1} (${stage.kind} on ${label(stage.env)})`
 
 /** Evaluates the agent on every evaluation environment. */
 export const evaluateAll = async (
   agent: Agent.Agent,
   recipe: Resolved,
-  handles: ReadonlyArray<EnvHandle>,
+  sources: ReadonlyArray<Env.EnvSource>,
   onEpisode?: (episode: Trajectory.Trajectory) => void
-): Promise<ReadonlyArray<EvalResult>> => {
+): Promise<ReadonlyArray<Summary.Summary>> => {
   const session = Sampler.make(agent.policy, { slots: recipe.eval.batch, maxLen: agent.contextLength })
   try {
-    const out: EvalResult[] = []
-    for (const [i, h] of handles.entries()) {
-      const rollout = rolloutOptions(h, recipe.rollout, undefined)
-      out.push(
-        await evaluate(generatorFor(agent, session), h, {
-          episodes: recipe.eval.episodes,
-          seedBase: recipe.eval.seedBase,
-          temperature: recipe.eval.temperature,
-          batch: recipe.eval.batch,
-          rollout,
-          seed: recipe.seed + 1000 + i,
-          ...(onEpisode === undefined ? {} : { onEpisode })
-        })
-      )
+    const out: Summary.Summary[] = []
+    for (const [i, s] of sources.entries()) {
+      const { episodes, seedBase, temperature, batch } = recipe.eval
+      const options = { episodes, seedBase, temperature, batch, rollout: rolloutOptions(s, recipe.rollout, undefined), seed: recipe.seed + 1000 + i }
+      const result = await Evaluate.run({ ...options, ...(onEpisode === undefined ? {} : { onEpisode }) })(generatorFor(agent, session))(s)()
+      if (E.isLeft(result)) throw new Error(`evaluation on ${s.name}: ${JSON.stringify(result.left)}`)
+      out.push(result.right)
     }
     return out
   } finally {
@@ -88,7 +81,7 @@ export const evaluateAll = async (
 const pct = (x: number): string => `${(100 * x).toFixed(1)}%`
 
 /** One line per evaluation environment. */
-export const formatEval = (results: ReadonlyArray<EvalResult>): string =>
+export const formatEval = (results: ReadonlyArray<Summary.Summary>): string =>
   results
     .map((r) => `  ${r.env.padEnd(34)} success ${pct(r.successRate).padStart(6)} [${pct(r.ci95.low)}, ${pct(r.ci95.high)}]  turns ${r.turnsMean.toFixed(1)}  invalid ${pct(r.invalidRate)}`)
     .join('\n')
@@ -135,8 +128,8 @@ export const train = async (
   queue?: Runner.Runner
 ): Promise<Summary> => {
   const started = performance.now()
-  const stageHandles = recipe.stages.map((s) => handle(s.env))
-  const evalHandles = recipe.eval.envs.map(handle)
+  const stageHandles = recipe.stages.map((s) => source(s.env))
+  const evalHandles = recipe.eval.envs.map(source)
   let progress = resume ? Progress.read(run) : Progress.initial
   const evals: PhaseEval[] = [...progress.evals]
   let agent: Agent.Agent

@@ -1,13 +1,12 @@
 /**
- * Which environment a stage plays, as a recipe names it, and what the app needs of it: one
- * environment per episode slot, and the expert that writes SFT demonstrations.
+ * Which environment a stage plays, as a recipe names it, and its source (`Env.EnvSource`: one
+ * environment per episode slot, the expert that writes SFT demonstrations, task types).
  */
 import type { Env } from '@mtrl/core'
-import { AlfWorld, Expert as AlfExpert } from '@mtrl/env-alfworld'
+import { AlfWorld } from '@mtrl/env-alfworld'
 import { HttpEnv, Pool } from '@mtrl/env-http'
-import { Expert as SweExpert, Settings as SweSettings, Swe } from '@mtrl/env-swe'
+import { Settings as SweSettings, Swe } from '@mtrl/env-swe'
 import { Settings as TwSettings, TextWorld } from '@mtrl/env-textworld'
-import * as O from 'fp-ts/lib/Option.js'
 import * as t from 'io-ts'
 
 /** A TextWorld game: `"w2-o3-q4"`, `"tw-simple-dense-detailed"`, or the settings object. */
@@ -25,87 +24,30 @@ const HttpServersConfig = t.intersection([t.type({ kind: t.literal('http'), serv
 export const EnvConfig = t.union([TextWorldConfig, AlfWorldConfig, SweConfig, HttpConfig, HttpServersConfig])
 export type EnvConfig = t.TypeOf<typeof EnvConfig>
 
-/** What a pipeline uses of an environment configuration. */
-export interface EnvHandle {
-  readonly name: string
-  readonly maxTurns: number
-  /** A fresh environment (one per episode slot). */
-  readonly make: () => Env.Env
-  /** The expert's plan from the current state of an env made by `make` (after reset). */
-  readonly expertPlan: (env: Env.Env) => Promise<ReadonlyArray<string>>
-  readonly dispose: () => void
-  /** The task type an episode seed plays, for environments with task types. */
-  readonly taskType?: (seed: number) => string
-}
-
-const noExpert = (name: string) => async (): Promise<ReadonlyArray<string>> => {
-  throw new Error(`${name} has no expert: SFT on it needs demonstrations from a JSONL file`)
-}
-
-/** Builds the handle of a configuration. */
-export const handle = (config: EnvConfig): EnvHandle => {
+/** The environment source of a configuration (one env per episode slot, the expert, task types). */
+export const source = (config: EnvConfig): Env.EnvSource => {
   switch (config.kind) {
-    case 'textworld': {
-      const settings = config.settings
-      const spec = TextWorld.spec(settings)
-      const options = config.admissible === undefined ? {} : { admissible: config.admissible }
-      return {
-        name: spec.name,
-        maxTurns: spec.maxTurns,
-        make: () => TextWorld.make(settings, options),
-        expertPlan: async (env) => O.getOrElse((): ReadonlyArray<string> => [])(TextWorld.expertPlan(env as TextWorld.TextWorldEnv)),
-        dispose: () => undefined
-      }
-    }
-    case 'alfworld': {
-      const spec = AlfWorld.spec(config.settings)
-      return {
-        name: spec.name,
-        maxTurns: spec.maxTurns,
-        make: () => AlfWorld.make(config.settings),
-        expertPlan: async (env) => O.getOrElse((): ReadonlyArray<string> => [])(O.chain(AlfExpert.plan)((env as AlfWorld.AlfWorldEnv).state())),
-        dispose: () => undefined,
-        taskType: (seed) => {
-          const types = AlfWorld.resolve(config.settings).taskTypes
-          return types[((seed % types.length) + types.length) % types.length]!
-        }
-      }
-    }
+    case 'textworld':
+      return TextWorld.source(config.settings, config.admissible === undefined ? {} : { admissible: config.admissible })
+    case 'alfworld':
+      return AlfWorld.source(config.settings)
     case 'swe': {
       const resources = Swe.resources(config.settings)
       process.stderr.write(`${Swe.describeSandbox(resources)}\n`)
-      const spec = SweSettings.spec(resources.settings)
-      return {
-        name: spec.name,
-        maxTurns: spec.maxTurns,
-        make: () => Swe.make(config.settings, resources),
-        expertPlan: async (env) => {
-          const task = (env as Swe.SweEnv).task()
-          return task === undefined ? [] : SweExpert.plan(task)
-        },
-        dispose: () => resources.dispose()
-      }
+      return Swe.source(config.settings, resources)
     }
     case 'http': {
       if ('servers' in config) {
         const { kind: _kind, servers, ...client } = config
         const pool = Pool.make({ servers, client })
-        return { name: pool.spec.name, maxTurns: pool.spec.maxTurns, make: pool.make, expertPlan: noExpert(pool.spec.name), dispose: () => undefined }
+        return { name: pool.spec.name, maxTurns: pool.spec.maxTurns, make: pool.make, dispose: () => undefined }
       }
       const { kind: _kind, ...options } = config
-      const spec = HttpEnv.specOf(options)
-      const name = spec.name
-      return {
-        name,
-        maxTurns: spec.maxTurns,
-        make: () => HttpEnv.make(options),
-        expertPlan: noExpert(name),
-        dispose: () => undefined
-      }
+      return HttpEnv.source(options)
     }
   }
 }
 
 /** A short label for tables: `textworld/w2-o3-q4`, `alfworld/valid-unseen`, ... (builds nothing heavy). */
 export const label = (config: EnvConfig): string =>
-  config.kind === 'swe' ? SweSettings.spec(SweSettings.resolve(config.settings)).name : handle(config).name
+  config.kind === 'swe' ? SweSettings.spec(SweSettings.resolve(config.settings)).name : source(config).name

@@ -1,0 +1,96 @@
+/**
+ * Evaluation of a policy on held-out seeds: the policy plays `episodes` seeds (`seedBase + i`),
+ * greedy by default, in batches of `batch` parallel episodes, and the episodes are summarised
+ * ({@link Summary}). Evaluation seeds start at 3e9 by default, above every training seed (drawn
+ * below 2^31), so held-out games never meet training games.
+ *
+ * @since 0.1.0
+ */
+import { Numbers, Rng, type Env, type EnvError, type Trajectory } from '@mtrl/core'
+import { Rollout, type Generator } from '@mtrl/rollout'
+import * as E from 'fp-ts/lib/Either.js'
+import type * as TE from 'fp-ts/lib/TaskEither.js'
+import * as t from 'io-ts'
+import * as Summary from './Summary.js'
+
+/**
+ * What a recipe sets of an evaluation (all optional over {@link defaultSettings}):
+ * `episodes` per environment, sampling `temperature` (0: greedy), `seedBase` (the first
+ * evaluation seed), `batch` (parallel episodes).
+ *
+ * @category codecs
+ * @since 0.1.0
+ */
+export const Settings = t.partial({
+  episodes: Numbers.PositiveInt,
+  temperature: Numbers.NonNegative,
+  /** Evaluation seeds are seedBase + 0, 1, ...; training seeds are drawn below 2^31. */
+  seedBase: Numbers.NonNegativeInt,
+  batch: Numbers.PositiveInt
+})
+/** @category models @since 0.1.0 */
+export type Settings = t.TypeOf<typeof Settings>
+
+/**
+ * 100 greedy episodes from seed 3e9, 50 at a time.
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const defaultSettings: Required<Settings> = { episodes: 100, temperature: 0, seedBase: 3_000_000_000, batch: 50 }
+
+/**
+ * Options of {@link run}: the settings, the rollout options (their temperature is replaced by
+ * the evaluation's), the seed of the sampling stream, and a callback for every finished
+ * episode (e.g. to write transcripts).
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Options extends Required<Settings> {
+  readonly rollout: Rollout.Options
+  readonly seed: number
+  readonly onEpisode?: (episode: Trajectory.Trajectory) => void
+}
+
+/**
+ * Plays `options.episodes` held-out seeds of `source` in batches of at most `options.batch`
+ * (and at most the session's slots) and summarises them, with the task type of each seed where
+ * the source has types. Environment failures end it with the environment's error. The
+ * environments it makes are closed at the end.
+ *
+ * @example
+ * import { Evaluate } from '@mtrl/eval'
+ * import { Rollout } from '@mtrl/rollout'
+ * declare const generator: import('@mtrl/rollout').Generator.Generator
+ * declare const source: import('@mtrl/core').Env.EnvSource
+ * const summary = await Evaluate.run({ ...Evaluate.defaultSettings, rollout: Rollout.defaultOptions, seed: 0 })(generator)(source)()
+ *
+ * @category destructors
+ * @since 0.1.0
+ */
+export const run =
+  (options: Options) =>
+  (generator: Generator.Generator) =>
+  (source: Env.EnvSource): TE.TaskEither<EnvError.EnvError, Summary.Summary> =>
+  async () => {
+    const rng = Rng.make(options.seed)
+    const outcomes: Summary.Outcome[] = []
+    const slots = Math.min(options.batch, generator.session.slots)
+    const envs = Array.from({ length: slots }, () => source.make())
+    try {
+      for (let start = 0; start < options.episodes; start += slots) {
+        const count = Math.min(slots, options.episodes - start)
+        const seeds = Array.from({ length: count }, (_, i) => options.seedBase + start + i)
+        const result = await Rollout.run({ ...options.rollout, temperature: options.temperature })(generator)({ envs: envs.slice(0, count), seeds, groupSize: 1, rng: rng.split() })()
+        if (E.isLeft(result)) return result
+        for (const episode of result.right.episodes) {
+          options.onEpisode?.(episode.trajectory)
+          outcomes.push(Summary.outcome(episode.trajectory, source.taskType?.(episode.trajectory.seed)))
+        }
+      }
+    } finally {
+      await Promise.all(envs.map((env) => env.close()()))
+    }
+    return E.right(Summary.summarise(source.name, outcomes))
+  }

@@ -1,0 +1,48 @@
+/**
+ * An episode as text, to read how a policy fails: the prompt, then each turn's action (whether
+ * the environment accepted it, its reward) and the observation that followed.
+ *
+ * @since 0.1.0
+ */
+import type { Trajectory } from '@mtrl/core'
+
+/**
+ * @category models
+ * @since 0.1.0
+ */
+export interface Transcript {
+  readonly env: string
+  readonly seed: number
+  readonly won: boolean
+  readonly truncated: boolean
+  readonly prompt: string
+  readonly turns: ReadonlyArray<{ readonly action: string; readonly valid: boolean; readonly reward: number; readonly observation: string }>
+}
+
+/**
+ * The transcript of an episode, its token segments decoded with `decode` (a tokenizer's).
+ *
+ * @example
+ * import { Transcript } from '@mtrl/eval'
+ * declare const tokenizer: import('@mtrl/core').Tokenizer.Tokenizer
+ * declare const episode: import('@mtrl/core').Trajectory.Trajectory
+ * const line = JSON.stringify(Transcript.make(tokenizer.decode)(episode))
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const make =
+  (decode: (ids: ArrayLike<number>) => string) =>
+  (episode: Trajectory.Trajectory): Transcript => {
+    const observations = new Map<number, string>()
+    for (const s of episode.segments) if (s.kind === 'observation') observations.set(s.turn, decode(s.tokens))
+    const prompt = episode.segments.filter((s) => s.kind === 'prompt').map((s) => decode(s.tokens)).join('')
+    return {
+      env: episode.env,
+      seed: episode.seed,
+      won: episode.won,
+      truncated: episode.truncated,
+      prompt,
+      turns: episode.turns.map((turn, k) => ({ action: turn.action, valid: turn.valid, reward: episode.turnRewards[k] ?? 0, observation: observations.get(k) ?? '' }))
+    }
+  }

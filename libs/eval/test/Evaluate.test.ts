@@ -1,0 +1,85 @@
+import type { Env, Trajectory } from '@mtrl/core'
+import { AlfWorld } from '@mtrl/env-alfworld'
+import { ChatTemplate, ModelConfig, Policy, Sampler } from '@mtrl/policy'
+import { Rollout } from '@mtrl/rollout'
+import { TestBackend, Toy } from '@mtrl/testing'
+import * as E from 'fp-ts/lib/Either.js'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import * as _ from '../src/Evaluate.js'
+
+const tokenizer = Toy.tokenizer()
+const template = ChatTemplate.make(tokenizer)
+let policy: Policy.Policy
+beforeAll(async () => {
+  await TestBackend.use('cpu')
+  policy = Policy.make(ModelConfig.make({ vocab: tokenizer.vocabSize, dModel: 16, layers: 1, heads: 2, maxLen: 512 }), 3)
+})
+afterAll(() => policy.dispose())
+
+const bandit = (closed: { n: number }): Env.EnvSource => ({
+  name: 'bandit',
+  maxTurns: 1,
+  make: () => {
+    const env = Toy.bandit('left')
+    return { ...env, close: () => async () => void (closed.n += 1) }
+  },
+  dispose: () => undefined
+})
+
+const options = (overrides: Partial<_.Options> = {}): _.Options => ({
+  ..._.defaultSettings,
+  episodes: 7,
+  batch: 3,
+  temperature: 1,
+  rollout: { ...Rollout.defaultOptions, maxTurns: 1, maxNewTokens: 2 },
+  seed: 5,
+  ...overrides
+})
+
+const generator = (slots: number) => ({ session: Sampler.make(policy, { slots, maxLen: 512 }), template, tokenizer, contextLength: 512 })
+
+describe('Evaluate.run', () => {
+  it('plays seeds seedBase, seedBase + 1, ... in batches, once each, and closes every env it made', async () => {
+    const closed = { n: 0 }
+    const seen: Trajectory.Trajectory[] = []
+    const g = generator(4)
+    const result = await _.run(options({ seedBase: 100, onEpisode: (e) => seen.push(e) }))(g)(bandit(closed))()
+    g.session.dispose()
+    expect(E.isRight(result)).toBe(true)
+    if (E.isLeft(result)) return
+    expect(seen.map((e) => e.seed)).toEqual([100, 101, 102, 103, 104, 105, 106])
+    expect(result.right.episodes).toBe(7)
+    expect(result.right.successRate).toBe(seen.filter((e) => e.won).length / 7)
+    expect(closed.n).toBe(3)
+  })
+
+  it('is deterministic for a seed and uses at most the session slots', async () => {
+    const once = async (slots: number, seed: number) => {
+      const g = generator(slots)
+      const seen: number[] = []
+      const r = await _.run(options({ batch: 50, seed, onEpisode: (e) => seen.push(e.seed) }))(g)(bandit({ n: 0 }))()
+      g.session.dispose()
+      return { r, seen }
+    }
+    const a = await once(2, 5)
+    const b = await once(2, 5)
+    expect(a.r).toEqual(b.r)
+    expect(a.seen).toEqual(Array.from({ length: 7 }, (_x, i) => _.defaultSettings.seedBase + i))
+  })
+
+  it('summarises per task type where the source has types', async () => {
+    const source = AlfWorld.source({ taskTypes: ['pick_and_place_simple', 'look_at_obj_in_light'], maxTurns: 1 })
+    const g = generator(4)
+    const result = await _.run(options({ episodes: 4, batch: 4 }))(g)(source)()
+    g.session.dispose()
+    expect(E.isRight(result) && result.right.perTaskType).toEqual({ pick_and_place_simple: { episodes: 2, successRate: 0 }, look_at_obj_in_light: { episodes: 2, successRate: 0 } })
+  })
+
+  it('returns the environment error instead of throwing', async () => {
+    const failing: Env.EnvSource = { name: 'broken', maxTurns: 1, make: () => ({ ...Toy.bandit(), reset: () => async () => E.left({ _tag: 'NotStarted', env: 'broken' }) }), dispose: () => undefined }
+    const g = generator(2)
+    const result = await _.run(options())(g)(failing)()
+    g.session.dispose()
+    expect(result).toEqual(E.left({ _tag: 'NotStarted', env: 'broken' }))
+  })
+})
