@@ -20,7 +20,6 @@
  * @since 0.1.0
  */
 import { Rng, type Env, type EnvError, type Trajectory } from '@mtrl/core'
-import * as E from 'fp-ts/lib/Either.js'
 import type * as TE from 'fp-ts/lib/TaskEither.js'
 import * as t from 'io-ts'
 import { ActionFormat } from './ActionFormat.js'
@@ -213,11 +212,5 @@ export const run =
     if (generator.session.slots < input.envs.length)
       throw new Error(`Rollout.run: the sampler session has ${generator.session.slots} slots for ${input.envs.length} envs`)
     if (options.maxNewTokens < 1 || options.maxTurns < 1) throw new Error('Rollout.run: maxNewTokens and maxTurns must be >= 1')
-    try {
-      return E.right(await drive(options, generator, input))
-    } catch (e) {
-      if (typeof e === 'object' && e !== null && (e as { _tag?: unknown })._tag === 'RolloutEnvFailure')
-        return E.left((e as { error: EnvError.EnvError }).error)
-      throw e
-    }
+    return drive(options, generator, input)
   }

@@ -170,4 +170,15 @@ describe('Rollout failures', () => {
     const result = await withGenerator(1, 128, (g) => _.run(options)(g)({ envs: [broken], seeds: [1], groupSize: 1, rng: Rng.make(0) })())
     expect(result).toEqual(E.left({ _tag: 'StepFailed', env: 'corridor', action: 'x', reason: 'boom' }))
   })
+
+  it('ends with the first failing reset, and a failure on a later turn of one slot ends the whole rollout', async () => {
+    const noReset = { ...Toy.corridor(), reset: () => async () => E.left({ _tag: 'ResetFailed' as const, env: 'corridor', seed: 2, reason: 'no such game' }) }
+    const early = await withGenerator(2, 128, (g) => _.run(options)(g)({ envs: [Toy.corridor(), noReset], seeds: [1, 2], groupSize: 1, rng: Rng.make(0) })())
+    expect(early).toEqual(E.left({ _tag: 'ResetFailed', env: 'corridor', seed: 2, reason: 'no such game' }))
+    const good = Toy.corridor()
+    let turns = 0
+    const late = { ...good, step: (a: string) => (++turns === 2 ? async () => E.left({ _tag: 'StepFailed' as const, env: 'corridor', action: a, reason: 'late' }) : good.step(a)) }
+    const result = await withGenerator(2, 128, (g) => _.run(options)(g)({ envs: [Toy.corridor(), late], seeds: [1, 2], groupSize: 1, rng: Rng.make(0) })())
+    expect(E.isLeft(result) && result.left).toMatchObject({ _tag: 'StepFailed', reason: 'late' })
+  })
 })

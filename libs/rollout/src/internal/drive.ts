@@ -27,18 +27,10 @@ interface Open {
   readonly replies: Array<{ readonly reasoning: string; readonly action: string }>
 }
 
-const failure = (error: EnvError.EnvError): never => {
-  throw { _tag: 'RolloutEnvFailure', error }
-}
-
-const unwrap = async <A>(task: () => Promise<E.Either<EnvError.EnvError, A>>): Promise<A> => {
-  const result = await task()
-  return E.isLeft(result) ? failure(result.left) : result.right
-}
-
 const now = (): number => performance.now() / 1000
 
-export const drive = async (options: Options, generator: Generator, input: Input): Promise<Result> => {
+/** Runs the rollout; the first environment failure ends it as a value (`Left`). */
+export const drive = async (options: Options, generator: Generator, input: Input): Promise<E.Either<EnvError.EnvError, Result>> => {
   const { session, template, tokenizer, contextLength } = generator
   const parse = ActionFormat.parse(options.actionFormat)
   const system = Layout.system(options.systemPrompt, options.actionFormat)
@@ -55,6 +47,7 @@ export const drive = async (options: Options, generator: Generator, input: Input
   let cutOff = 0
   let hackingPairs = 0
   let pairs = 0
+  let failed: EnvError.EnvError | undefined
   const start = now()
 
   const fits = (slot: number, extra: number): boolean => session.length(slot) + extra + options.maxNewTokens <= contextLength
@@ -84,7 +77,12 @@ export const drive = async (options: Options, generator: Generator, input: Input
     const env = input.envs[slot]!
     const group = Math.floor(slot / input.groupSize)
     const seed = seedOf(input.seeds, group, index)
-    const observation = await unwrap(env.reset(seed))
+    const reset = await env.reset(seed)()
+    if (E.isLeft(reset)) {
+      failed ??= reset.left
+      return undefined
+    }
+    const observation = reset.right
     const open: Open = {
       slot, index, env, seed,
       groupId: `${env.spec.name}:${seed}`,
@@ -119,7 +117,7 @@ export const drive = async (options: Options, generator: Generator, input: Input
   const started = await Promise.all(input.envs.map((_, slot) => begin(slot, 0)))
   started.forEach((episode, slot) => episode !== undefined && open.set(slot, episode))
 
-  while (open.size > 0) {
+  while (open.size > 0 && failed === undefined) {
     // Windowed memory: a fresh prompt per turn.
     if (windowed) {
       for (const [slot, episode] of [...open]) {
@@ -163,7 +161,13 @@ export const drive = async (options: Options, generator: Generator, input: Input
       episode.segments.push({ kind: 'action', turn: windowed ? 0 : turn, tokens: generation.tokens, logprobs: generation.logprobs })
       return { slot, episode, action, parsed, replaced: replace }
     })
-    const results = await Promise.all(sent.map(({ episode, action }) => unwrap(episode.env.step(action))))
+    const stepped = await Promise.all(sent.map(({ episode, action }) => episode.env.step(action)()))
+    const stepFailure = stepped.find(E.isLeft)
+    if (stepFailure !== undefined) {
+      failed = stepFailure.left
+      break
+    }
+    const results = stepped.map((r) => (r as E.Right<Env.StepResult>).right)
     for (const [i, { slot, episode, action, parsed, replaced }] of sent.entries()) {
       const result = results[i]!
       const turn: Trajectory.Turn = {
@@ -211,6 +215,7 @@ export const drive = async (options: Options, generator: Generator, input: Input
       }
     }
   }
+  if (failed !== undefined) return E.left(failed)
   flush()
   const seconds = now() - start
   finished.sort((a, b) => a.slot - b.slot || a.index - b.index)
@@ -218,7 +223,7 @@ export const drive = async (options: Options, generator: Generator, input: Input
     finished.map((e) => e.trajectory),
     { generatedTokens, contextTokens, cutOff, hackingPairs, pairs, seconds }
   )
-  return { episodes: finished, metrics }
+  return E.right({ episodes: finished, metrics })
 }
 
 export const seedOf = (seeds: ReadonlyArray<number>, group: number, index: number): number => {
