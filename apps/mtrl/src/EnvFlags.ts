@@ -4,7 +4,8 @@
  */
 import { Decode } from '@mtrl/core'
 import * as E from 'fp-ts/lib/Either.js'
-import { intFlag, UsageError } from './Command.js'
+import { pipe } from 'fp-ts/lib/function.js'
+import { intFlag, usage, type CliError } from './Command.js'
 import { EnvConfig } from './recipe/EnvConfig.js'
 
 export const envFlags = {
@@ -26,36 +27,34 @@ export const envFlagsHelp = `  textworld   --rooms 2 --objects 3 --quest 4 [--ob
   alfworld    --task pick_heat_then_place_in_recep --split train|valid-seen|valid-unseen
   swe         --tier easy|medium|hard`
 
-/** The environment named by `ENV` and its flags, decoded like a recipe's. */
-export const envFromFlags = (kind: string, values: Record<string, string | boolean | undefined>): EnvConfig => {
-  const str = (k: string) => (typeof values[k] === 'string' ? (values[k] as string) : undefined)
-  let candidate: unknown
-  switch (kind) {
-    case 'textworld': {
-      const config = str('config')
-      if (config !== undefined) candidate = { kind, settings: config }
-      else {
-        const rooms = intFlag('rooms', str('rooms'), 2)
-        const objects = intFlag('objects', str('objects'), 3)
-        const quest = intFlag('quest', str('quest'), 4)
-        candidate = { kind, settings: { _tag: 'custom', rooms, objects, questLength: quest, ...(str('objective') === undefined ? {} : { objective: str('objective') }) } }
-      }
-      break
-    }
-    case 'cooking':
-      candidate = { kind: 'textworld', settings: str('config') ?? `tw-simple-${str('rewards') ?? 'dense'}-${str('goal') ?? 'detailed'}${values['test'] === true ? '-test' : ''}` }
-      break
-    case 'alfworld':
-      candidate = { kind, settings: { ...(str('split') === undefined ? {} : { split: str('split') }), ...(str('task') === undefined ? {} : { taskTypes: [str('task')] }) } }
-      break
-    case 'swe':
-      candidate = { kind, settings: { ...(str('tier') === undefined ? {} : { tier: str('tier') }) } }
-      break
-    default:
-      throw new UsageError(`unknown environment "${kind}" (expected textworld, cooking, alfworld or swe)`)
-  }
-  const decoded = Decode.decode('environment flags', EnvConfig)(candidate)
-  if (E.isLeft(decoded)) throw new UsageError(Decode.formatError(decoded.left))
-  return decoded.right
+const textworld = (str: (k: string) => string | undefined): E.Either<CliError, unknown> => {
+  const config = str('config')
+  if (config !== undefined) return E.right({ kind: 'textworld', settings: config })
+  const objective = str('objective')
+  return pipe(
+    E.Do,
+    E.apS('rooms', intFlag('rooms', str('rooms'), 2)),
+    E.apS('objects', intFlag('objects', str('objects'), 3)),
+    E.apS('questLength', intFlag('quest', str('quest'), 4)),
+    E.map((sizes) => ({ kind: 'textworld', settings: { _tag: 'custom', ...sizes, ...(objective === undefined ? {} : { objective }) } }))
+  )
 }
 
+/** The environment named by `ENV` and its flags, decoded like a recipe's. */
+export const envFromFlags = (kind: string | undefined, values: Readonly<Record<string, unknown>>): E.Either<CliError, EnvConfig> => {
+  const str = (k: string) => (typeof values[k] === 'string' ? (values[k] as string) : undefined)
+  const optional = (key: string, value: unknown) => (value === undefined ? {} : { [key]: value })
+  const candidates: Record<string, () => E.Either<CliError, unknown>> = {
+    textworld: () => textworld(str),
+    cooking: () => E.right({ kind: 'textworld', settings: str('config') ?? `tw-simple-${str('rewards') ?? 'dense'}-${str('goal') ?? 'detailed'}${values['test'] === true ? '-test' : ''}` }),
+    alfworld: () => E.right({ kind: 'alfworld', settings: { ...optional('split', str('split')), ...optional('taskTypes', str('task') === undefined ? undefined : [str('task')]) } }),
+    swe: () => E.right({ kind: 'swe', settings: optional('tier', str('tier')) })
+  }
+  if (kind === undefined) return E.left(usage('which environment? (textworld, cooking, alfworld or swe)'))
+  const candidate = candidates[kind]
+  if (candidate === undefined) return E.left(usage(`unknown environment "${kind}" (expected textworld, cooking, alfworld or swe)`))
+  return pipe(
+    candidate(),
+    E.chain((json) => E.mapLeft((e: Decode.DecodeError) => usage(Decode.formatError(e)))(Decode.decode('environment flags', EnvConfig)(json)))
+  )
+}

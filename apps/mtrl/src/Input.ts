@@ -1,8 +1,10 @@
 /**
  * Reading JSON input for commands: a file path, or standard input for `-`.
  */
+import * as E from 'fp-ts/lib/Either.js'
+import type * as TE from 'fp-ts/lib/TaskEither.js'
 import { readFile } from 'node:fs/promises'
-import { UsageError } from './Command.js'
+import { usage, type CliError } from './Command.js'
 
 const readStdin = async (): Promise<string> => {
   const chunks: Buffer[] = []
@@ -10,17 +12,18 @@ const readStdin = async (): Promise<string> => {
   return Buffer.concat(chunks).toString('utf8')
 }
 
-/** Reads and parses JSON from `path` (or stdin for `-`); bad JSON is a UsageError naming the source. */
-export const readJson = async (path: string): Promise<unknown> => {
-  let text: string
-  try {
-    text = path === '-' ? await readStdin() : await readFile(path, 'utf8')
-  } catch (e) {
-    throw new UsageError(`cannot read ${path}: ${e instanceof Error ? e.message : String(e)}`)
+/** Reads and parses JSON from `path` (or stdin for `-`); unreadable or bad JSON is a usage error naming the source. */
+export const readJson =
+  (path: string): TE.TaskEither<CliError, unknown> =>
+  async () => {
+    let text: string
+    try {
+      text = path === '-' ? await readStdin() : await readFile(path, 'utf8')
+    } catch (e) {
+      return E.left(usage(`cannot read ${path}: ${e instanceof Error ? e.message : String(e)}`))
+    }
+    return E.tryCatch(
+      () => JSON.parse(text) as unknown,
+      (e) => usage(`${path === '-' ? 'standard input' : path} is not valid JSON: ${e instanceof Error ? e.message : String(e)}`)
+    )
   }
-  try {
-    return JSON.parse(text)
-  } catch (e) {
-    throw new UsageError(`${path === '-' ? 'standard input' : path} is not valid JSON: ${e instanceof Error ? e.message : String(e)}`)
-  }
-}

@@ -6,8 +6,10 @@
  */
 import { QueueError, RedisServer, Runner } from '@mtrl/rollout-queue'
 import * as E from 'fp-ts/lib/Either.js'
+import type * as TE from 'fp-ts/lib/TaskEither.js'
 import { spawn, type ChildProcess } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
+import { failed, type CliError } from './Command.js'
 import type { ScaleOut } from './recipe/Recipe.js'
 
 export interface Started {
@@ -19,9 +21,9 @@ export interface Started {
 
 const bin = fileURLToPath(new URL('../bin/mtrl.mjs', import.meta.url))
 
-/** One `mtrl worker` process; resolves once it listens, rejects with its stderr if it exits first. */
-const spawnWorker = (url: string, backend: string, name: string, queue: string | undefined): Promise<ChildProcess> =>
-  new Promise((resolve, reject) => {
+/** One `mtrl worker` process, once it listens; or why it exited first (its stderr). */
+const spawnWorker = (url: string, backend: string, name: string, queue: string | undefined): Promise<E.Either<CliError, ChildProcess>> =>
+  new Promise((resolve) => {
     const child = spawn(process.execPath, [bin, 'worker', '--redis', url, '--backend', backend, '--name', name, ...(queue === undefined ? [] : ['--queue', queue])], {
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, MTRL_WORKER_PARENT: String(process.pid) }
@@ -29,9 +31,9 @@ const spawnWorker = (url: string, backend: string, name: string, queue: string |
     let err = ''
     child.stderr!.on('data', (d: Buffer) => (err += d.toString()))
     child.stdout!.on('data', (d: Buffer) => {
-      if (/listening at/.test(d.toString())) resolve(child)
+      if (/listening at/.test(d.toString())) resolve(E.right(child))
     })
-    child.once('exit', (code) => reject(new Error(`mtrl worker ${name} exited with ${code}: ${err.trim()}`)))
+    child.once('exit', (code) => resolve(E.left(failed(`mtrl worker ${name} exited with ${code}: ${err.trim()}`))))
   })
 
 const stopChild = (child: ChildProcess): Promise<void> =>
@@ -41,35 +43,46 @@ const stopChild = (child: ChildProcess): Promise<void> =>
     child.kill('SIGTERM')
   })
 
-/** Starts what `settings` asks for; undefined when it asks for nothing. Throws with a clear message on failure. */
-export const start = async (settings: ScaleOut, backend: string, line: (text: string) => void): Promise<Started | undefined> => {
-  const count = settings.workers ?? 0
-  if (settings.redis === undefined && count === 0) return undefined
-  let server: RedisServer.RedisServer | undefined
-  let url = settings.redis
-  if (url === undefined) {
-    const started = await RedisServer.start()()
-    if (E.isLeft(started)) throw new Error(`--workers: ${QueueError.message(started.left)}`)
-    server = started.right
-    url = server.url
-    line(`scale-out: local redis-server at ${url}`)
-  }
-  const children: ChildProcess[] = []
-  const stop = async (): Promise<void> => {
-    await Promise.all(children.map(stopChild))
-    await server?.stop()
-  }
-  try {
+/** Starts what `settings` asks for (none when it asks for nothing); a failure stops what was started and says why. */
+export const start =
+  (settings: ScaleOut, backend: string, line: (text: string) => void): TE.TaskEither<CliError, Started | undefined> =>
+  async () => {
+    const count = settings.workers ?? 0
+    if (settings.redis === undefined && count === 0) return E.right(undefined)
+    let server: RedisServer.RedisServer | undefined
+    if (settings.redis === undefined) {
+      const started = await RedisServer.start()()
+      if (E.isLeft(started)) return E.left(failed(`--workers: ${QueueError.message(started.left)}`))
+      server = started.right
+      line(`scale-out: local redis-server at ${server.url}`)
+    }
+    const url = settings.redis ?? server!.url
+    const children: ChildProcess[] = []
+    const stop = async (): Promise<void> => {
+      await Promise.all(children.map(stopChild))
+      await server?.stop()
+    }
     const made = await Runner.make({
       url,
       ...(settings.groupsPerJob === undefined ? {} : { groupsPerJob: settings.groupsPerJob }),
       ...(settings.queue === undefined ? {} : { queue: settings.queue })
     })()
-    if (E.isLeft(made)) throw new Error(QueueError.message(made.left))
-    for (let i = 0; i < count; i++) children.push(await spawnWorker(url, backend, `local-${i + 1}-${process.pid}`, settings.queue))
+    if (E.isLeft(made)) {
+      await stop()
+      return E.left(failed(QueueError.message(made.left)))
+    }
+    for (let i = 0; i < count; i++) {
+      const child = await spawnWorker(url, backend, `local-${i + 1}-${process.pid}`, settings.queue)
+      if (E.isLeft(child)) {
+        await made.right.close()()
+        await stop()
+        return child
+      }
+      children.push(child.right)
+    }
     if (count > 0) line(`scale-out: ${count} local worker process${count === 1 ? '' : 'es'} on ${backend}`)
     const runner = made.right
-    return {
+    return E.right({
       runner,
       url,
       workers: count,
@@ -77,9 +90,5 @@ export const start = async (settings: ScaleOut, backend: string, line: (text: st
         await runner.close()()
         await stop()
       }
-    }
-  } catch (e) {
-    await stop()
-    throw e
+    })
   }
-}

@@ -1,8 +1,8 @@
 /**
  * The mtrl command line: one verb per pipeline, each a thin composition of the @mtrl libraries.
  */
-import { BackendUnavailable } from './Runtime.js'
-import { UsageError, type Command } from './Command.js'
+import * as E from 'fp-ts/lib/Either.js'
+import { exitCode, type CliError, type Command } from './Command.js'
 import { ablate } from './commands/Ablate.js'
 import { advantages } from './commands/Advantages.js'
 import { collect } from './commands/Collect.js'
@@ -45,18 +45,22 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
     process.stdout.write(`${command.help}\n`)
     return 0
   }
-  try {
-    return await command.run(rest)
-  } catch (e) {
-    if (e instanceof UsageError) {
-      process.stderr.write(`mtrl ${command.name}: ${e.message}\n(see: mtrl ${command.name} --help)\n`)
-      return 2
-    }
-    if (e instanceof BackendUnavailable) {
-      process.stderr.write(`mtrl ${command.name}: ${e.message}\n`)
-      return 3
-    }
-    throw e
+  const result = await command.run(rest)()
+  if (E.isRight(result)) return result.right
+  printError(command.name, result.left)
+  return exitCode(result.left)
+}
+
+/** Prints what went wrong: a usage error with the help hint, a stop on stdout (it is no failure). */
+const printError = (name: string, error: CliError): void => {
+  switch (error._tag) {
+    case 'Usage':
+      return void process.stderr.write(`mtrl ${name}: ${error.message}\n(see: mtrl ${name} --help)\n`)
+    case 'Stopped':
+      return void process.stdout.write(`${error.message}\n`)
+    case 'BackendUnavailable':
+    case 'Failed':
+      return void process.stderr.write(`mtrl ${name}: ${error.message}\n`)
   }
 }
 

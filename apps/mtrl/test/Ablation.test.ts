@@ -1,4 +1,5 @@
 import fc from 'fast-check'
+import * as E from 'fp-ts/lib/Either.js'
 import { describe, expect, it } from 'vitest'
 import * as _ from '../src/pipeline/Ablation.js'
 
@@ -18,15 +19,15 @@ describe('Ablation', () => {
 
   it('sets dotted paths without touching the rest', () => {
     const json = { stages: [{ a: 1 }, { b: 2, c: 3 }], seed: 1 }
-    expect(_.setPath(json, 'stages.1.b', 9)).toEqual({ stages: [{ a: 1 }, { b: 9, c: 3 }], seed: 1 })
+    expect(_.setPath(json, 'stages.1.b', 9)).toEqual(E.right({ stages: [{ a: 1 }, { b: 9, c: 3 }], seed: 1 }))
     expect(json.stages[1]!.b).toBe(2)
-    expect(() => _.setPath(json, 'stages.5.b', 9)).toThrow(/no index 5/)
+    expect(_.setPath(json, 'stages.5.b', 9)).toEqual(E.left('5.b: no index 5 in an array of 2'))
   })
 
   it('parses grid flags as JSON when possible', () => {
-    expect(_.parseGridFlag('stages.0.epochs=1,2')).toEqual(['stages.0.epochs', [1, 2]])
-    expect(_.parseGridFlag('stages.1.algorithm=ppo,grpo')).toEqual(['stages.1.algorithm', ['ppo', 'grpo']])
-    expect(() => _.parseGridFlag('nokey')).toThrow()
+    expect(_.parseGridFlag('stages.0.epochs=1,2')).toEqual(E.right(['stages.0.epochs', [1, 2]]))
+    expect(_.parseGridFlag('stages.1.algorithm=ppo,grpo')).toEqual(E.right(['stages.1.algorithm', ['ppo', 'grpo']]))
+    expect(E.isLeft(_.parseGridFlag('nokey'))).toBe(true)
   })
 
   it('summarises seeds with mean and sample std', () => {

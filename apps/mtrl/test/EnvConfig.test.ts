@@ -3,7 +3,7 @@ import { Settings, TextWorld } from '@mtrl/env-textworld'
 import * as E from 'fp-ts/lib/Either.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import * as Recipe from '../src/recipe/Recipe.js'
-import { handle } from '../src/recipe/EnvConfig.js'
+import { source } from '../src/recipe/EnvConfig.js'
 
 const servers: EnvServer.EnvServer[] = []
 beforeAll(async () => {
@@ -22,7 +22,7 @@ describe('EnvConfig', () => {
     const env = { kind: 'http', servers: servers.map((s) => s.url), name: 'tw-remote', maxTurns: 6 }
     const decoded = Recipe.decode({ name: 'r', stages: [{ kind: 'rl', env, iterations: 1 }] })
     if (E.isLeft(decoded)) throw new Error(decoded.left)
-    const h = handle(decoded.right.stages[0]!.env)
+    const h = source(decoded.right.stages[0]!.env)
     expect(h).toMatchObject({ name: 'tw-remote', maxTurns: 6 })
     const envs = Array.from({ length: 4 }, h.make)
     const local = TextWorld.make(Settings.custom(1, 2, 2))
@@ -34,7 +34,13 @@ describe('EnvConfig', () => {
     }
     expect(servers.map((s) => s.size())).toEqual([2, 2])
     await Promise.all(envs.map((e) => e.close()()))
-    await expect(h.expertPlan(envs[0]!)).rejects.toThrow(/no expert: SFT on it needs demonstrations from a JSONL file/)
+    expect(h.expertPlan).toBeUndefined()
+  })
+
+  it('an sft stage on remote servers needs data (they have no expert), before any work', () => {
+    const env = { kind: 'http', servers: servers.map((s) => s.url) }
+    const decoded = Recipe.decode({ name: 'r', stages: [{ kind: 'sft', env, episodes: 10 }] })
+    expect(E.isLeft(decoded) && decoded.left).toMatch(/stages\.0\.env: http environments have no expert/)
   })
 
   it('rejects an http entry with neither baseUrl nor servers, naming the fields', () => {

@@ -100,6 +100,12 @@ const loadWeights = (dir: string): TE.TaskEither<PolicyError, Map<string, Policy
  */
 export interface LoadOptions {
   readonly lora?: Lora.Options
+  /**
+   * The longest sequence to use instead of `max_position_embeddings` (RoPE models have no
+   * position table, so any length works; a shorter one saves the sampler's cache, a longer one
+   * extrapolates).
+   */
+  readonly maxLen?: number
 }
 
 /**
@@ -121,6 +127,7 @@ export const load =
     if (json._tag === 'Left') return json
     const config = configOf(json.right)
     if (config._tag === 'Left') return E.left(unsupportedModel(configPath, config.left))
+    if (options.maxLen !== undefined && !(Number.isInteger(options.maxLen) && options.maxLen > 0)) return E.left(invalidConfig(configPath, `maxLen must be a positive integer, got ${options.maxLen}`))
     const weights = await loadWeights(dir)()
     if (weights._tag === 'Left') return weights
     let tokenizer: HfTokenizer.HfTokenizer | undefined
@@ -138,7 +145,8 @@ export const load =
       }
     }
     try {
-      return E.right(Policy.fromHost(config.right, weights.right, { ...(tokenizer === undefined ? {} : { tokenizer }), ...(options.lora === undefined ? {} : { lora: options.lora }) }))
+      const sized = options.maxLen === undefined ? config.right : { ...config.right, maxLen: options.maxLen }
+      return E.right(Policy.fromHost(sized, weights.right, { ...(tokenizer === undefined ? {} : { tokenizer }), ...(options.lora === undefined ? {} : { lora: options.lora }) }))
     } catch (e) {
       return E.left(invalidConfig(join(dir, 'model.safetensors'), e instanceof Error ? e.message : String(e)))
     }

@@ -6,6 +6,7 @@
  *
  * @since 0.1.0
  */
+import { Numbers } from '@mtrl/core'
 import * as t from 'io-ts'
 
 /**
@@ -54,6 +55,53 @@ export const ModelConfig = t.intersection([
 ])
 /** @category models @since 0.1.0 */
 export type ModelConfig = t.TypeOf<typeof ModelConfig>
+
+/**
+ * What a recipe sets of a model's architecture (all optional, over {@link defaultSettings});
+ * `vocab` comes from the tokenizer.
+ *
+ * @category codecs
+ * @since 0.1.0
+ */
+export const Settings = t.partial({
+  dModel: Numbers.PositiveInt,
+  layers: Numbers.PositiveInt,
+  heads: Numbers.PositiveInt,
+  ffn: Numbers.PositiveInt,
+  maxLen: Numbers.PositiveInt,
+  positional: t.keyof({ rope: null, learned: null }),
+  norm: t.keyof({ rmsnorm: null, layernorm: null }),
+  activation: t.keyof({ swiglu: null, gelu: null }),
+  tiedEmbeddings: t.boolean,
+  /** Add an embedding of each position's previous token to its input (decision 0006). */
+  prevTokenEmbedding: t.boolean,
+  /** Previous positions mixed into every block's input (canon layers; 0 = off; decision 0007). */
+  canonSpan: Numbers.NonNegativeInt
+})
+/** @category models @since 0.1.0 */
+export type Settings = t.TypeOf<typeof Settings>
+
+/**
+ * The small model mtrl trains from scratch when a recipe says no more: d 128, 2 layers, 4
+ * heads, MLP width 512, 512 positions, RoPE, RMSNorm, SwiGLU, tied embeddings, no
+ * previous-token embedding, no canon layers.
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const defaultSettings: Required<Settings> = {
+  dModel: 128,
+  layers: 2,
+  heads: 4,
+  ffn: 512,
+  maxLen: 512,
+  positional: 'rope',
+  norm: 'rmsnorm',
+  activation: 'swiglu',
+  tiedEmbeddings: true,
+  prevTokenEmbedding: false,
+  canonSpan: 0
+}
 
 /**
  * A Llama-style configuration for `vocab` tokens, with defaults for everything else: RoPE,

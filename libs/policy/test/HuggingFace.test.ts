@@ -65,4 +65,17 @@ describe('HuggingFace', () => {
     expect(missing._tag).toBe('Left')
     if (missing._tag === 'Left') expect(missing.left._tag).toBe('FileError')
   })
+
+  it('maxLen sets the context instead of max_position_embeddings, with the same numbers on the positions both have', async () => {
+    const dir = join(fixtures, 'tiny-qwen2')
+    const reference = JSON.parse(readFileSync(join(dir, 'reference.json'), 'utf8')) as Reference
+    const loaded = await _.load(dir, { maxLen: 512 })()
+    if (loaded._tag === 'Left') throw new Error(JSON.stringify(loaded.left))
+    expect(loaded.right.config.maxLen).toBe(512)
+    const c = reference.cases[0]!
+    Logprobs.compute(loaded.right, c.text).nextTokenLogprobs.forEach((lp, i) => expect(Math.abs(lp - c.next_token_logprobs[i]!)).toBeLessThan(1e-4))
+    loaded.right.dispose()
+    const bad = await _.load(dir, { maxLen: 0 })()
+    expect(bad._tag === 'Left' && bad.left._tag).toBe('InvalidConfig')
+  })
 })

@@ -10,9 +10,8 @@
  *
  * @since 0.1.0
  */
-import { Decode } from '@mtrl/core'
+import { Decode, type Tokenizer } from '@mtrl/core'
 import { ChatTemplate, HfTokenizer, Lora, ModelConfig, Policy, Safetensors, WordTokenizer } from '@mtrl/policy'
-import type { Generator } from '@mtrl/rollout'
 import * as E from 'fp-ts/lib/Either.js'
 import type * as TE from 'fp-ts/lib/TaskEither.js'
 import * as t from 'io-ts'
@@ -126,8 +125,8 @@ export const retire =
  */
 export interface Loaded {
   readonly policy: Policy.Policy
-  readonly tokenizer: Generator.Tokenizer
-  readonly template: Generator.ChatTemplate
+  readonly tokenizer: Tokenizer.Tokenizer
+  readonly template: Tokenizer.ChatTemplate
   readonly release: () => void
 }
 
@@ -147,12 +146,12 @@ export interface Cache {
 
 interface Entry {
   readonly policy: Policy.Policy
-  readonly tokenizer: Generator.Tokenizer
-  readonly template: Generator.ChatTemplate
+  readonly tokenizer: Tokenizer.Tokenizer
+  readonly template: Tokenizer.ChatTemplate
   holders: number
 }
 
-const tokenizerOf = (record: ModelRecord): Generator.Tokenizer =>
+const tokenizerOf = (record: ModelRecord): Tokenizer.Tokenizer =>
   record.tokenizer.kind === 'mtrl-word' ? WordTokenizer.fromWords(record.tokenizer.words) : HfTokenizer.fromJson(record.tokenizer.json, record.tokenizer.config)
 
 /**
@@ -162,7 +161,7 @@ const tokenizerOf = (record: ModelRecord): Generator.Tokenizer =>
  * @since 0.1.0
  */
 export const cache = (redis: Redis): Cache => {
-  const records = new Map<string, { readonly record: ModelRecord; readonly tokenizer: Generator.Tokenizer }>()
+  const records = new Map<string, { readonly record: ModelRecord; readonly tokenizer: Tokenizer.Tokenizer }>()
   const entries = new Map<string, Entry | Promise<E.Either<QueueError.QueueError, Entry>>>()
   const loaded: string[] = []
   let latest = ''

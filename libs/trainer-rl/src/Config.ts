@@ -5,6 +5,8 @@
  * @since 0.1.0
  */
 import { Estimator } from '@mtrl/advantages'
+import { Numbers, type Decode } from '@mtrl/core'
+import * as E from 'fp-ts/lib/Either.js'
 import { Rollout } from '@mtrl/rollout'
 import * as t from 'io-ts'
 import * as Aggregation from './Aggregation.js'
@@ -51,27 +53,27 @@ export const Config = t.type({
   algorithm: Algorithm.Name,
   estimator: t.union([Estimator.Name, t.null]),
   estimatorOptions: t.record(t.string, t.unknown),
-  seedsPerIteration: t.number,
-  groupSize: t.number,
+  seedsPerIteration: Numbers.PositiveInt,
+  groupSize: Numbers.PositiveInt,
   rollout: Rollout.Options,
-  policyLr: t.number,
-  criticLr: t.number,
-  warmupIterations: t.number,
-  ppoEpochs: t.number,
-  minibatches: t.number,
-  clipLow: t.number,
-  clipHigh: t.number,
-  dualClip: t.union([t.number, t.null]),
+  policyLr: Numbers.Positive,
+  criticLr: Numbers.Positive,
+  warmupIterations: Numbers.NonNegativeInt,
+  ppoEpochs: Numbers.PositiveInt,
+  minibatches: Numbers.PositiveInt,
+  clipLow: Numbers.NonNegative,
+  clipHigh: Numbers.NonNegative,
+  dualClip: t.union([Numbers.refine('a number > 1', (n) => Number.isFinite(n) && n > 1), t.null]),
   aggregation: Aggregation.Mode,
-  valueClip: t.union([t.number, t.null]),
-  criticWarmup: t.number,
-  entropyCoef: t.number,
-  maxGradNorm: t.number,
+  valueClip: t.union([Numbers.Positive, t.null]),
+  criticWarmup: Numbers.NonNegativeInt,
+  entropyCoef: Numbers.NonNegative,
+  maxGradNorm: Numbers.Positive,
   kl: t.type({ estimator: Kl.Estimator, placement: Kl.Placement, controller: KlController }),
   filterZeroVariance: t.boolean,
   truncation: Truncation,
-  seed: t.number,
-  checkpointEvery: t.number
+  seed: Numbers.NonNegativeInt,
+  checkpointEvery: Numbers.NonNegativeInt
 })
 /** @category models @since 0.1.0 */
 export type Config = t.TypeOf<typeof Config>
@@ -111,3 +113,26 @@ export const defaultConfig: Config = {
   seed: 0,
   checkpointEvery: 0
 }
+
+/**
+ * Checks what the codec cannot, before any work: the estimator's options decode (with the path
+ * of a bad field under `estimatorOptions`), and a group-relative algorithm (GRPO, RLOO) has
+ * groups of at least 2.
+ *
+ * @example
+ * import { Config } from '@mtrl/trainer-rl'
+ * Config.check({ ...Config.defaultConfig, estimatorOptions: { gamma: 2 } }) // Left: estimatorOptions.gamma: expected a number in [0, 1], got 2
+ *
+ * @category destructors
+ * @since 0.1.0
+ */
+export const check = (config: Config): E.Either<Decode.DecodeError, Config> => {
+  const algorithm = Algorithm.registry[config.algorithm]
+  const estimator = Estimator.configure(config.estimator ?? algorithm.estimator)(config.estimatorOptions)
+  if (E.isLeft(estimator))
+    return E.left({ ...estimator.left, subject: 'trainer configuration', issues: estimator.left.issues.map((i) => ({ ...i, path: i.path === '' ? 'estimatorOptions' : `estimatorOptions.${i.path}` })) })
+  if (algorithm.grouped && config.groupSize < 2)
+    return E.left({ _tag: 'DecodeError', subject: 'trainer configuration', issues: [{ path: 'groupSize', expected: `at least 2 for ${config.algorithm} (it compares the episodes of a group)`, actual: String(config.groupSize) }] })
+  return E.right(config)
+}
+

@@ -19,18 +19,17 @@
  *
  * @since 0.1.0
  */
-import { Rng, Trajectory } from '@mtrl/core'
-import { Policy, Scoring } from '@mtrl/policy'
-import { Optimizer, Schedule } from '@mtrl/optim'
-import { Batch } from '@mtrl/rollout'
-import * as tf from '@tensorflow/tfjs'
+import { Numbers, type Trajectory } from '@mtrl/core'
+import type { Optimizer } from '@mtrl/optim'
+import type { Policy } from '@mtrl/policy'
 import * as t from 'io-ts'
-import { weightedNll, type Shard } from './internal/weightedNll.js'
-import * as Replicas from './Replicas.js'
+import { trainingLoop } from './internal/loop.js'
+import type * as Replicas from './Replicas.js'
 
 /**
  * - `epochs`, `batchSize`: passes over the training split and samples per step;
- * - `learningRate`, `warmupSteps`, `minLrRatio`: the {@link Schedule} (total steps derived);
+ * - `learningRate`, `warmupSteps`, `minLrRatio`: the learning-rate schedule (`@mtrl/optim`'s
+ *   `Schedule`; total steps derived);
  * - `maxGradNorm`: global-norm clip (`Infinity`: none);
  * - `heldOutFraction`: share of samples kept out of training to measure generalisation (0: none);
  * - `contextWeight`: weight of the auxiliary next-token loss on context (non-action) tokens;
@@ -47,35 +46,51 @@ import * as Replicas from './Replicas.js'
  * @since 0.1.0
  */
 export const Options = t.type({
-  epochs: t.number,
-  batchSize: t.number,
-  learningRate: t.number,
-  warmupSteps: t.number,
-  minLrRatio: t.number,
-  maxGradNorm: t.number,
-  heldOutFraction: t.number,
-  contextWeight: t.number,
+  epochs: Numbers.PositiveInt,
+  batchSize: Numbers.PositiveInt,
+  learningRate: Numbers.Positive,
+  warmupSteps: Numbers.NonNegativeInt,
+  minLrRatio: Numbers.Fraction,
+  maxGradNorm: Numbers.Positive,
+  heldOutFraction: Numbers.Fraction,
+  contextWeight: Numbers.NonNegative,
   groupByLength: t.boolean,
-  adamBeta1: t.number,
-  adamBeta2: t.number,
-  emaDecay: t.number,
-  seed: t.number
+  adamBeta1: Numbers.Fraction,
+  adamBeta2: Numbers.Fraction,
+  emaDecay: Numbers.Fraction,
+  seed: Numbers.NonNegativeInt
 })
 /** @category models @since 0.1.0 */
 export type Options = t.TypeOf<typeof Options>
 
+const { seed: _seed, ...settingsProps } = Options.props
 /**
+ * What a recipe sets of SFT: any of {@link Options} but the seed (the pipeline derives it), all
+ * optional over {@link defaultOptions}.
+ *
+ * @category codecs
+ * @since 0.1.0
+ */
+export const Settings = t.partial(settingsProps)
+/** @category models @since 0.1.0 */
+export type Settings = t.TypeOf<typeof Settings>
+
+/**
+ * Three epochs of batch 16 at a peak learning rate of 1e-3 after 10 warm-up steps, decaying to
+ * a tenth; 5% held out; actions only; no weight average. Sized for the small models mtrl trains
+ * from scratch (a pretrained model wants a far smaller rate, e.g. 1e-5).
+ *
  * @category constructors
  * @since 0.1.0
  */
 export const defaultOptions: Options = {
-  epochs: 1,
-  batchSize: 8,
-  learningRate: 1e-4,
-  warmupSteps: 0,
+  epochs: 3,
+  batchSize: 16,
+  learningRate: 1e-3,
+  warmupSteps: 10,
   minLrRatio: 0.1,
   maxGradNorm: 1,
-  heldOutFraction: 0.1,
+  heldOutFraction: 0.05,
   contextWeight: 0,
   groupByLength: false,
   adamBeta1: 0.9,
@@ -83,6 +98,26 @@ export const defaultOptions: Options = {
   emaDecay: 0,
   seed: 0
 }
+
+/**
+ * What a recipe sets of how an SFT run is carried out: data-parallel `replicas` (this thread
+ * included; see {@link Replicas}) and a snapshot every `checkpointEvery` steps (0: only when
+ * stopped; see {@link Checkpoints}).
+ *
+ * @category codecs
+ * @since 0.1.0
+ */
+export const RunSettings = t.partial({ replicas: Numbers.PositiveInt, checkpointEvery: Numbers.NonNegativeInt })
+/** @category models @since 0.1.0 */
+export type RunSettings = t.TypeOf<typeof RunSettings>
+
+/**
+ * One thread; a snapshot every 200 steps.
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const defaultRunSettings: Required<RunSettings> = { replicas: 1, checkpointEvery: 200 }
 
 /**
  * Per-step metrics (`loss/sft` is the action-token NLL of the minibatch before the update,
@@ -165,272 +200,6 @@ export interface Checkpoints {
   readonly from?: Snapshot
   readonly every?: number
   readonly save?: (snapshot: Snapshot) => Promise<void>
-}
-
-/**
- * The SFT loss from per-token log-probs: mean negative log-likelihood over action tokens.
- * Runs in `tf.tidy`; differentiable; the caller owns the scalar.
- *
- * @param logprobs `[batch, time]` (`Scoring.tokenLogprobs` output)
- * @param actionMask `[batch, time]` float32, 1 on action tokens
- * @category losses
- * @since 0.1.0
- */
-export const actionLoss = (logprobs: tf.Tensor, actionMask: tf.Tensor): tf.Scalar =>
-  tf.tidy(() => tf.div(tf.neg(tf.sum(tf.mul(logprobs, actionMask))), tf.maximum(tf.sum(actionMask), 1)) as tf.Scalar)
-
-const tensors = (batch: Batch.Batch): { readonly ids: tf.Tensor2D; readonly mask: tf.Tensor2D } => ({
-  ids: tf.tensor2d(batch.ids, [batch.batch, batch.time], 'int32'),
-  mask: tf.tensor2d(batch.actionMask, [batch.batch, batch.time], 'float32')
-})
-
-/**
- * 1 on the context tokens a row predicts (positions 1 .. length-1 that are not actions): the
- * first token has no prediction and padding is not data.
- *
- * @category models
- * @since 0.1.0
- */
-export const contextMask = (batch: Batch.Batch): Float32Array => {
-  const out = new Float32Array(batch.batch * batch.time)
-  for (let b = 0; b < batch.batch; b++) {
-    const row = b * batch.time
-    for (let t = 1; t < batch.lengths[b]!; t++) out[row + t] = batch.actionMask[row + t] === 1 ? 0 : 1
-  }
-  return out
-}
-
-const chunks = <A>(items: ReadonlyArray<A>, size: number): A[][] => {
-  const out: A[][] = []
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size))
-  return out
-}
-
-/**
- * One epoch's batches: `samples` shuffled and cut into batches of `batchSize`; with
- * `groupByLength`, batches of similar lengths (see {@link Options}).
- *
- * @category combinators
- * @since 0.1.0
- */
-export const epochBatches =
-  (options: Pick<Options, 'batchSize' | 'groupByLength'>, rng: Rng.Rng) =>
-  <A extends Trajectory.Trajectory>(samples: ReadonlyArray<A>): A[][] => {
-    const shuffled = Rng.shuffle(rng)(samples)
-    if (!options.groupByLength) return chunks(shuffled, options.batchSize)
-    const batches = chunks(shuffled, options.batchSize * 16).flatMap((mega) =>
-      chunks(
-        [...mega].sort((a, b) => Trajectory.length(b) - Trajectory.length(a)),
-        options.batchSize
-      )
-    )
-    return Rng.shuffle(rng)(batches)
-  }
-
-/**
- * The weight average's decay after `n` steps: `min(emaDecay, (1 + n) / (10 + n))`.
- *
- * @category combinators
- * @since 0.1.0
- */
-export const emaDecayAt = (emaDecay: number, n: number): number => Math.min(emaDecay, (1 + n) / (10 + n))
-
-/**
- * Mean action-token NLL of `samples` under `policy` (token-weighted over all samples; no
- * gradient). NaN for no samples.
- *
- * @category destructors
- * @since 0.1.0
- */
-export const evaluate =
-  (policy: Policy.Policy, batchSize = 16) =>
-  (samples: ReadonlyArray<Trajectory.Trajectory>): number => {
-    let nll = 0
-    let count = 0
-    for (const part of chunks(samples, batchSize)) {
-      const batch = Batch.make({ pad: 0 })(part)
-      const { ids, mask } = tensors(batch)
-      const sum = tf.tidy(() => tf.neg(tf.sum(tf.mul(Scoring.tokenLogprobs(policy, { entropy: false })(ids).logprobs, mask))))
-      nll += sum.dataSync()[0]!
-      count += batch.actionMask.reduce((a, b) => a + b, 0)
-      tf.dispose([ids, mask, sum])
-    }
-    return count === 0 ? Number.NaN : nll / count
-  }
-
-interface StepOutcome {
-  readonly loss: number
-  readonly gradNorm: number
-  readonly aux?: Readonly<Record<string, number>>
-}
-
-/** One optimizer step on `part` in this thread. */
-const singleStep = (options: Options, policy: Policy.Policy, optimizer: Optimizer.Optimizer, part: ReadonlyArray<Trajectory.Trajectory>, lr: number): StepOutcome => {
-  const batch = Batch.make({ pad: 0 })(part)
-  const { ids, mask } = tensors(batch)
-  const context = options.contextWeight > 0 ? tf.tensor2d(contextMask(batch), [batch.batch, batch.time], 'float32') : undefined
-  try {
-    return Optimizer.step(optimizer, { learningRate: lr, maxNorm: options.maxGradNorm }, () =>
-      tf.tidy(() => {
-        const logprobs = Scoring.tokenLogprobs(policy, { entropy: false })(ids).logprobs
-        const action = actionLoss(logprobs, mask)
-        if (context === undefined) return { loss: action }
-        const contextNll = actionLoss(logprobs, context)
-        return { loss: tf.add(action, tf.mul(contextNll, options.contextWeight)) as tf.Scalar, aux: { action, context: contextNll } }
-      })
-    )
-  } finally {
-    tf.dispose([ids, mask, ...(context === undefined ? [] : [context])])
-  }
-}
-
-/**
- * One optimizer step on `part` split across this thread and the replicas: the same loss as
- * {@link singleStep} (each shard's token sums divided by the whole batch's token counts), the
- * gradients summed before clipping and Adam.
- */
-const parallelStep = (
-  options: Options,
-  policy: Policy.Policy,
-  optimizer: Optimizer.Optimizer,
-  replicas: Replicas.Pool,
-  part: ReadonlyArray<Trajectory.Trajectory>,
-  lr: number
-): StepOutcome => {
-  const withContext = options.contextWeight > 0
-  const shards: Shard[] = Replicas.split(part.map(Trajectory.length), replicas.size + 1).map((rows) => {
-    const batch = Batch.make({ pad: 0 })(rows.map((r) => part[r]!))
-    return { rows: batch.batch, time: batch.time, ids: batch.ids, masks: withContext ? [batch.actionMask, contextMask(batch)] : [batch.actionMask] }
-  })
-  const total = (k: number): number => shards.reduce((n, s) => n + s.masks[k]!.reduce((a, b) => a + b, 0), 0)
-  const counts = withContext ? [total(0), total(1)] : [total(0)]
-  const coefs = counts.map((c, k) => (k === 0 ? 1 : options.contextWeight) / Math.max(c, 1))
-  const answers = Replicas.dispatch(replicas, Replicas.flatWeights(replicas), shards.slice(1), coefs)
-  const local = Optimizer.gradients(optimizer.variables, () => weightedNll(policy, shards[0]!, coefs))
-  let grads = local.grads
-  try {
-    const remote = answers()
-    grads = tf.tidy(() => {
-      const sizes = grads.map((g) => g.size)
-      const offsets = sizes.map((_, i) => sizes.slice(0, i).reduce((a, b) => a + b, 0))
-      return grads.map((g, i) => tf.addN([g, ...remote.map((a) => tf.tensor(a.grads.subarray(offsets[i]!, offsets[i]! + sizes[i]!), g.shape))]))
-    })
-    tf.dispose(local.grads)
-    const gradNorm = Optimizer.apply(optimizer, { learningRate: lr, maxNorm: options.maxGradNorm }, grads)
-    const sum = (k: number): number => (local.aux[`s${k}`] ?? 0) + remote.reduce((n, a) => n + a.sums[k]!, 0)
-    const action = -sum(0) / Math.max(counts[0]!, 1)
-    if (!withContext) return { loss: action, gradNorm }
-    const context = -sum(1) / Math.max(counts[1]!, 1)
-    return { loss: action + options.contextWeight * context, gradNorm, aux: { action, context } }
-  } finally {
-    tf.dispose(grads)
-    tf.dispose(local.grads)
-  }
-}
-
-/** What the loop yields after every step: the steps taken so far, and how to snapshot them. */
-interface Pause {
-  readonly step: number
-  readonly snapshot: () => Snapshot
-}
-
-/**
- * The training loop as a generator that pauses after every step (see {@link train},
- * {@link trainAsync}). From a snapshot, it replays the data order (same random stream) without
- * training up to the snapshot's step, then goes on.
- */
-function* trainingLoop(
-  options: Options,
-  policy: Policy.Policy,
-  samples: ReadonlyArray<Trajectory.Trajectory>,
-  hooks: Hooks,
-  replicas: Replicas.Pool | undefined,
-  from: Snapshot | undefined
-): Generator<Pause, Result> {
-  const rng = Rng.make(options.seed)
-  const shuffled = Rng.shuffle(rng)(samples)
-  const heldCount = Math.min(shuffled.length - 1, Math.round(shuffled.length * options.heldOutFraction))
-  const heldOut = heldCount > 0 ? shuffled.slice(0, heldCount) : []
-  const trainSet = heldCount > 0 ? shuffled.slice(heldCount) : shuffled
-  const stepsPerEpoch = Math.ceil(trainSet.length / options.batchSize)
-  const totalSteps = stepsPerEpoch * options.epochs
-  if (from !== undefined && from.steps.length > totalSteps)
-    throw new Error(`Sft: the snapshot is at step ${from.steps.length}, past the end of a run of ${totalSteps} steps (another recipe or data?)`)
-  const schedule = Schedule.learningRate({
-    peak: options.learningRate,
-    warmupSteps: options.warmupSteps,
-    totalSteps,
-    minRatio: options.minLrRatio
-  })
-  const variables = Policy.trainableVariables(policy)
-  const optimizer = Optimizer.make(variables, { beta1: options.adamBeta1, beta2: options.adamBeta2 })
-  if (from !== undefined) Optimizer.restore(optimizer, from.optimizer)
-  const average =
-    options.emaDecay > 0
-      ? variables.map((v, i) => {
-          const saved = from?.average?.[i]
-          const copy = saved === undefined ? tf.clone(v) : tf.tensor(saved, v.shape)
-          const a = tf.variable(copy, false)
-          copy.dispose()
-          return a
-        })
-      : undefined
-  const initialHeldOut = from === undefined ? evaluate(policy)(heldOut) : from.initialHeldOut
-  const steps: StepMetrics[] = [...(from?.steps ?? [])]
-  const epochs: EpochMetrics[] = [...(from?.epochs ?? [])]
-  const snapshot = (): Snapshot => ({
-    optimizer: Optimizer.state(optimizer),
-    average: average?.map((a) => new Float32Array(a.dataSync())),
-    initialHeldOut,
-    steps: [...steps],
-    epochs: [...epochs]
-  })
-  try {
-    let taken = 0
-    for (let epoch = 0; epoch < options.epochs; epoch++) {
-      let sum = 0
-      for (const part of epochBatches(options, rng)(trainSet)) {
-        if (taken < steps.length) {
-          // replayed: taken before the snapshot
-          sum += steps[taken]!['loss/sft']
-          taken++
-          continue
-        }
-        const lr = schedule(steps.length)
-        const result =
-          replicas !== undefined && replicas.size > 0 && part.length > 1
-            ? parallelStep(options, policy, optimizer, replicas, part, lr)
-            : singleStep(options, policy, optimizer, part, lr)
-        const actionNll = result.aux?.['action'] ?? result.loss
-        sum += actionNll
-        const metrics: StepMetrics = {
-          step: steps.length,
-          epoch,
-          'loss/sft': actionNll,
-          'loss/context': result.aux?.['context'] ?? Number.NaN,
-          'grad/norm': result.gradNorm,
-          'optim/lr': lr
-        }
-        steps.push(metrics)
-        taken++
-        if (average !== undefined) {
-          const decay = emaDecayAt(options.emaDecay, steps.length)
-          tf.tidy(() => average.forEach((a, i) => a.assign(tf.add(tf.mul(a, decay), tf.mul(variables[i]!, 1 - decay)))))
-        }
-        hooks.onStep?.(metrics, totalSteps)
-        yield { step: steps.length, snapshot }
-      }
-      if (epochs.length > epoch) continue // finished before the snapshot
-      if (average !== undefined && epoch === options.epochs - 1) variables.forEach((v, i) => v.assign(average[i]!))
-      const done: EpochMetrics = { epoch, 'loss/train': sum / Math.max(1, stepsPerEpoch), 'loss/heldout': evaluate(policy)(heldOut) }
-      epochs.push(done)
-      hooks.onEpoch?.(done)
-    }
-  } finally {
-    optimizer.dispose()
-    average?.forEach((a) => a.dispose())
-  }
-  return { initialHeldOut, steps, epochs }
 }
 
 /**

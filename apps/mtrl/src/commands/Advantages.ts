@@ -4,7 +4,7 @@
  */
 import { Estimator, JsonEstimate } from '@mtrl/advantages'
 import * as E from 'fp-ts/lib/Either.js'
-import { parseFlags, UsageError, type Command } from '../Command.js'
+import { parseFlags, usage, type Command } from '../Command.js'
 import { readJson } from '../Input.js'
 
 export const advantages: Command = {
@@ -24,16 +24,16 @@ Prints { "advantages": [[...]], "returns": [[...]] }.
 Examples:
   mtrl advantages --estimator gae --input batch.json
   echo '{"tokenRewards":[[0,1]],"actionMask":[[1,1]],"options":{"whiten":false}}' | mtrl advantages --estimator gae`,
-  run: async (argv) => {
-    const { values } = parseFlags(argv, { estimator: { type: 'string' }, input: { type: 'string' } })
-    if (values.estimator === undefined) throw new UsageError(`--estimator is required (one of ${Estimator.names.join(', ')})`)
-    const json = await readJson(values.input ?? '-')
-    const result = JsonEstimate.run(values.estimator)(json)
-    if (E.isLeft(result)) {
-      process.stderr.write(`mtrl advantages: ${result.left}\n`)
-      return 2
-    }
+  run: (argv) => async () => {
+    const flags = parseFlags(argv, { estimator: { type: 'string' }, input: { type: 'string' } })
+    if (E.isLeft(flags)) return flags
+    const { estimator, input } = flags.right.values
+    if (estimator === undefined) return E.left(usage(`--estimator is required (one of ${Estimator.names.join(', ')})`))
+    const json = await readJson(input ?? '-')()
+    if (E.isLeft(json)) return json
+    const result = JsonEstimate.run(estimator)(json.right)
+    if (E.isLeft(result)) return E.left(usage(result.left))
     process.stdout.write(`${JSON.stringify(result.right)}\n`)
-    return 0
+    return E.right(0)
   }
 }

@@ -6,9 +6,42 @@
 import { ChatLog, ChatPolicy, Expert, type Episode } from '@mtrl/env-http'
 import type { Env } from '@mtrl/core'
 import * as E from 'fp-ts/lib/Either.js'
-import { intFlag, numberFlag, parseFlags, UsageError, type Command } from '../Command.js'
+import { pipe } from 'fp-ts/lib/function.js'
+import { failed, intFlag, numberFlag, parseFlags, required, usage, type CliError, type Command } from '../Command.js'
 import { envFlags, envFlagsHelp, envFromFlags } from '../EnvFlags.js'
 import { source } from '../recipe/EnvConfig.js'
+
+const collectFlags = {
+  out: { type: 'string' },
+  episodes: { type: 'string' },
+  'seed-base': { type: 'string' },
+  policy: { type: 'string' },
+  'base-url': { type: 'string' },
+  model: { type: 'string' },
+  temperature: { type: 'string' },
+  'max-tokens': { type: 'string' },
+  concurrency: { type: 'string' }
+} as const
+
+/** The agent that plays: a model behind an OpenAI-compatible endpoint (--base-url), or the environment's expert. */
+const agentOf = (values: Readonly<Record<string, string | boolean | undefined>>, h: Env.EnvSource): E.Either<CliError, Episode.Agent<Env.Env>> => {
+  const str = (k: string): string | undefined => (typeof values[k] === 'string' ? (values[k] as string) : undefined)
+  const baseUrl = str('base-url')
+  if (baseUrl !== undefined)
+    return pipe(
+      E.Do,
+      E.apS('model', required(str('model'), '--model is required with --base-url')),
+      E.apS('temperature', numberFlag('temperature', str('temperature'), 0)),
+      E.apS('maxTokens', intFlag('max-tokens', str('max-tokens'), 256)),
+      E.apS('concurrency', intFlag('concurrency', str('concurrency'), 4)),
+      E.map((options) => ChatPolicy.make({ baseUrl, ...options }).agent)
+    )
+  const policy = str('policy')
+  if (policy !== undefined && policy !== 'expert') return E.left(usage(`--policy: expected "expert" (or use --base-url), got "${policy}"`))
+  const plan = h.expertPlan
+  if (plan === undefined) return E.left(usage(`${h.name} has no expert: record with --base-url`))
+  return E.right(Expert.fromEnv(async (env: Env.Env) => plan(env)[0] ?? 'look'))
+}
 
 export const collect: Command = {
   name: 'collect',
@@ -25,59 +58,32 @@ ${envFlagsHelp}
 Examples:
   mtrl collect textworld --config w2-o3-q4 --episodes 60 --out demos.jsonl
   mtrl collect alfworld --split train --base-url http://127.0.0.1:8000 --model qwen --out qwen.jsonl`,
-  run: async (argv) => {
-    const { values, positionals } = parseFlags(
-      argv,
-      {
-        ...envFlags,
-        out: { type: 'string' },
-        episodes: { type: 'string' },
-        'seed-base': { type: 'string' },
-        policy: { type: 'string' },
-        'base-url': { type: 'string' },
-        model: { type: 'string' },
-        temperature: { type: 'string' },
-        'max-tokens': { type: 'string' },
-        concurrency: { type: 'string' }
-      },
-      true
+  run: (argv) => async () => {
+    const parsed = pipe(
+      parseFlags(argv, { ...envFlags, ...collectFlags }, true),
+      E.bindTo('flags'),
+      E.bind('env', ({ flags }) => envFromFlags(flags.positionals[0], flags.values)),
+      E.bind('out', ({ flags }) => required(flags.values.out, '--out FILE.jsonl is required')),
+      E.bind('episodes', ({ flags }) => intFlag('episodes', flags.values.episodes, 100)),
+      E.bind('seedBase', ({ flags }) => intFlag('seed-base', flags.values['seed-base'], 0)),
+      E.bind('concurrency', ({ flags }) => intFlag('concurrency', flags.values.concurrency, 4))
     )
-    const [kind] = positionals
-    if (kind === undefined) throw new UsageError('which environment? (textworld, cooking, alfworld or swe)')
-    if (values.out === undefined) throw new UsageError('--out FILE.jsonl is required')
-    const h = source(envFromFlags(kind, values))
-    const episodes = intFlag('episodes', values.episodes, 100)
-    const seedBase = intFlag('seed-base', values['seed-base'], 0)
-    let agent: Episode.Agent<Env.Env>
-    if (values['base-url'] !== undefined) {
-      if (values.model === undefined) throw new UsageError('--model is required with --base-url')
-      agent = ChatPolicy.make({
-        baseUrl: values['base-url'],
-        model: values.model,
-        temperature: numberFlag('temperature', values.temperature, 0),
-        maxTokens: intFlag('max-tokens', values['max-tokens'], 256),
-        concurrency: intFlag('concurrency', values.concurrency, 4)
-      }).agent
-    } else {
-      if (values.policy !== undefined && values.policy !== 'expert') throw new UsageError(`--policy: expected "expert" (or use --base-url), got "${values.policy}"`)
-      const plan = h.expertPlan
-      if (plan === undefined) throw new UsageError(`${h.name} has no expert: record with --base-url`)
-      agent = Expert.fromEnv(async (env: Env.Env) => plan(env)[0] ?? 'look')
-    }
+    if (E.isLeft(parsed)) return parsed
+    const { flags, env, out, episodes, seedBase, concurrency } = parsed.right
+    const h = source(env)
+    const agent = agentOf(flags.values, h)
+    if (E.isLeft(agent)) return agent
     const result = await ChatLog.collect({
       factory: h.make,
       seeds: Array.from({ length: episodes }, (_, i) => seedBase + i),
-      agent,
-      path: values.out,
-      concurrency: intFlag('concurrency', values.concurrency, 4),
-      meta: { collectedBy: values['base-url'] === undefined ? 'expert' : values.model }
+      agent: agent.right,
+      path: out,
+      concurrency,
+      meta: { collectedBy: flags.values['base-url'] === undefined ? 'expert' : flags.values.model }
     })()
     h.dispose()
-    if (E.isLeft(result)) {
-      process.stderr.write(`mtrl collect: ${JSON.stringify(result.left)}\n`)
-      return 1
-    }
+    if (E.isLeft(result)) return E.left(failed(JSON.stringify(result.left)))
     process.stdout.write(`${JSON.stringify(result.right)}\n`)
-    return 0
+    return E.right(0)
   }
 }

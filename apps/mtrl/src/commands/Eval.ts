@@ -1,13 +1,13 @@
 /**
  * `mtrl eval`: success rate (with a 95% confidence interval), mean turns, per task type, of a
- * run's final policy or of any checkpoint, on held-out seeds.
+ * run's final policy or of any checkpoint, on held-out seeds; or of a remote model.
  */
-import { Summary, Transcript } from '@mtrl/eval'
+import { Evaluate, Summary, Transcript } from '@mtrl/eval'
 import { ChatPolicy, Episode } from '@mtrl/env-http'
 import * as E from 'fp-ts/lib/Either.js'
-import { existsSync, readdirSync } from 'node:fs'
+import { pipe } from 'fp-ts/lib/function.js'
 import { writeFile } from 'node:fs/promises'
-import { backendFlag, intFlag, numberFlag, parseFlags, UsageError, type Command } from '../Command.js'
+import { backendFlag, intFlag, numberFlag, parseFlags, required, usage, type CliError, type Command } from '../Command.js'
 import { envFlags, envFlagsHelp, envFromFlags } from '../EnvFlags.js'
 import { readJson } from '../Input.js'
 import * as Agent from '../pipeline/Agent.js'
@@ -18,52 +18,103 @@ import * as Recipe from '../recipe/Recipe.js'
 import { source } from '../recipe/EnvConfig.js'
 import { startBackend } from '../Runtime.js'
 
-/** The last finished stage's checkpoint of a run. */
-const finalCheckpoint = (run: RunDir.RunDir): string => {
-  const dir = run.file('checkpoints')
-  const stages = existsSync(dir)
-    ? readdirSync(dir)
-        .map((n) => /^stage-(\d+)$/.exec(n)?.[1])
-        .filter((n): n is string => n !== undefined)
-        .map(Number)
-        .filter((i) => existsSync(Progress.stageEnd(run, i)))
-        .sort((a, b) => a - b)
-    : []
-  const last = stages[stages.length - 1]
-  if (last === undefined) throw new UsageError(`${run.path} has no finished stage to evaluate`)
-  return Progress.stageEnd(run, last)
-}
+type Values = Readonly<Record<string, string | boolean | undefined>>
+const str = (values: Values, k: string): string | undefined => (typeof values[k] === 'string' ? (values[k] as string) : undefined)
 
-/** Evaluation of a remote model (OpenAI-compatible chat API) on held-out seeds. */
-const evalRemote = async (values: Record<string, string | boolean | undefined | string[]>, positionals: ReadonlyArray<string>): Promise<number> => {
-  const [envKind] = positionals
-  if (envKind === undefined) throw new UsageError('which environment? (textworld, cooking, alfworld or swe)')
-  if (typeof values['model'] !== 'string') throw new UsageError('--model NAME is required with --base-url')
-  const h = source(envFromFlags(envKind, values as Record<string, string | boolean | undefined>))
-  const episodes = intFlag('episodes', values['episodes'] as string | undefined, 100)
-  const seedBase = intFlag('seed-base', values['seed-base'] as string | undefined, Recipe.defaults.eval.seedBase)
-  const policy = ChatPolicy.make({
-    baseUrl: values['base-url'] as string,
-    model: values['model'],
-    temperature: numberFlag('temperature', values['temperature'] as string | undefined, 0),
-    concurrency: intFlag('concurrency', values['concurrency'] as string | undefined, 4)
-  })
+/** Evaluation of a remote model (OpenAI-compatible chat API) on held-out seeds: the same summary as a local evaluation. */
+const evalRemote = async (values: Values, positionals: ReadonlyArray<string>): Promise<E.Either<CliError, number>> => {
+  const parsed = pipe(
+    E.Do,
+    E.apS('env', envFromFlags(positionals[0], values)),
+    E.apS('model', required(str(values, 'model'), '--model NAME is required with --base-url')),
+    E.apS('episodes', intFlag('episodes', str(values, 'episodes'), Evaluate.defaultSettings.episodes)),
+    E.apS('seedBase', intFlag('seed-base', str(values, 'seed-base'), Evaluate.defaultSettings.seedBase)),
+    E.apS('temperature', numberFlag('temperature', str(values, 'temperature'), 0)),
+    E.apS('concurrency', intFlag('concurrency', str(values, 'concurrency'), 4))
+  )
+  if (E.isLeft(parsed)) return parsed
+  const { env, model, episodes, seedBase, temperature, concurrency } = parsed.right
+  const h = source(env)
+  const policy = ChatPolicy.make({ baseUrl: str(values, 'base-url')!, model, temperature, concurrency })
   const play = Episode.play({ maxTurns: h.maxTurns })(policy.agent)
   const results = await Promise.all(
     Array.from({ length: episodes }, async (_, i) => {
-      const env = h.make()
+      const e = h.make()
       try {
-        return await play(env, seedBase + i)()
+        return await play(e, seedBase + i)()
       } finally {
-        await env.close()()
+        await e.close()()
       }
     })
   )
   h.dispose()
   const played = results.filter(E.isRight).map((r) => r.right)
-  const summary = { model: values['model'], played: played.length, failed: results.length - played.length, results: [Summary.summarise(h.name, played.map(Episode.outcome))] }
+  const summary = { model, played: played.length, failed: results.length - played.length, results: [Summary.summarise(h.name, played.map(Episode.outcome))] }
   process.stdout.write(`${JSON.stringify(summary, null, values['json'] === true ? 2 : 0)}\n`)
-  return summary.failed === 0 ? 0 : 1
+  return E.right(summary.failed === 0 ? 0 : 1)
+}
+
+/** What to evaluate: a run's final policy on its own evaluation, or a checkpoint on the environment of the flags. */
+const target = async (values: Values, positionals: ReadonlyArray<string>): Promise<E.Either<CliError, { recipe: Recipe.Resolved; model: Recipe.PretrainedModel }>> => {
+  const runDir = str(values, 'run')
+  const checkpoint = str(values, 'checkpoint')
+  if (runDir !== undefined) {
+    const run = RunDir.open(runDir)
+    const json = await readJson(run.file('recipe.json'))()
+    if (E.isLeft(json)) return json
+    const decoded = Recipe.decode(json.right)
+    if (E.isLeft(decoded)) return E.left(usage(`${run.file('recipe.json')}: ${decoded.left}`))
+    const path = Progress.finalCheckpoint(run)
+    return path === undefined ? E.left(usage(`${run.path} has no finished stage to evaluate`)) : E.right({ recipe: decoded.right, model: { kind: 'checkpoint', path } })
+  }
+  if (checkpoint === undefined) return E.left(usage('give --run DIR or --checkpoint DIR'))
+  return E.map((env: Recipe.Resolved['eval']['envs'][number]) => ({
+    recipe: Recipe.resolve({ name: 'eval', stages: [], eval: { envs: [env] } }),
+    model: values['hf'] === true ? { kind: 'hf' as const, path: checkpoint } : { kind: 'checkpoint' as const, path: checkpoint }
+  }))(envFromFlags(positionals[0], values))
+}
+
+/** The recipe's evaluation with the flags' overrides. */
+const withFlags = (recipe: Recipe.Resolved, values: Values): E.Either<CliError, Recipe.Resolved> =>
+  pipe(
+    E.Do,
+    E.apS('episodes', intFlag('episodes', str(values, 'episodes'), recipe.eval.episodes)),
+    E.apS('temperature', numberFlag('temperature', str(values, 'temperature'), recipe.eval.temperature)),
+    E.apS('seedBase', intFlag('seed-base', str(values, 'seed-base'), recipe.eval.seedBase)),
+    E.map((overrides) => ({ ...recipe, eval: { ...recipe.eval, ...overrides } }))
+  )
+
+const perTaskType = (results: ReadonlyArray<Summary.Summary>): string =>
+  results
+    .map((r) => Object.entries(r.perTaskType).map(([t, v]) => `    ${t}: ${(100 * v.successRate).toFixed(1)}% of ${v.episodes}`).join('\n'))
+    .filter((s) => s !== '')
+    .join('\n')
+
+/** Evaluation of a local model (a run's, a checkpoint, a Hugging Face folder). */
+const evalLocal = async (values: Values, positionals: ReadonlyArray<string>): Promise<E.Either<CliError, number>> => {
+  const chosen = await target(values, positionals)
+  const planned = E.chain((t: { recipe: Recipe.Resolved; model: Recipe.PretrainedModel }) => E.map((recipe: Recipe.Resolved) => ({ ...t, recipe }))(withFlags(t.recipe, values)))(chosen)
+  if (E.isLeft(planned)) return planned
+  const { recipe, model } = planned.right
+  const backend = await startBackend(str(values, 'backend'))()
+  if (E.isLeft(backend)) return backend
+  const agent = await Agent.pretrained(model)()
+  if (E.isLeft(agent)) return agent
+  const sources = recipe.eval.envs.map(source)
+  const transcripts = str(values, 'transcripts')
+  try {
+    const lines: string[] = []
+    const toText = Transcript.make(agent.right.tokenizer.decode)
+    const results = await evaluateAll(agent.right, recipe, sources, transcripts === undefined ? undefined : (episode) => lines.push(JSON.stringify(toText(episode))))
+    if (E.isLeft(results)) return results
+    if (transcripts !== undefined) await writeFile(transcripts, lines.length === 0 ? '' : `${lines.join('\n')}\n`)
+    if (values['json'] === true) process.stdout.write(`${JSON.stringify({ model: model.path, results: results.right }, null, 2)}\n`)
+    else process.stdout.write(`${model.path}:\n${formatEval(results.right)}\n${perTaskType(results.right)}\n`)
+    return E.right(0)
+  } finally {
+    agent.right.dispose()
+    sources.forEach((s) => s.dispose())
+  }
 }
 
 export const evalCommand: Command = {
@@ -88,8 +139,8 @@ Examples:
   mtrl eval --run runs/default-20261130-101500Z
   mtrl eval --checkpoint runs/default-20261130-101500Z/checkpoints/stage-1/end textworld --config w4-o6-q8 --episodes 200
   mtrl eval --run runs/default-20261130-101500Z --transcripts failures.jsonl`,
-  run: async (argv) => {
-    const { values, positionals } = parseFlags(
+  run: (argv) => async () => {
+    const flags = parseFlags(
       argv,
       {
         ...backendFlag,
@@ -108,47 +159,8 @@ Examples:
       },
       true
     )
-    if (values['base-url'] !== undefined) return evalRemote(values, positionals)
-    let recipe: Recipe.Resolved
-    let model: string
-    let kind: 'checkpoint' | 'hf' = 'checkpoint'
-    if (values.run !== undefined) {
-      const run = RunDir.open(values.run)
-      const decoded = Recipe.decode(await readJson(run.file('recipe.json')))
-      if (E.isLeft(decoded)) throw new UsageError(`${run.file('recipe.json')}: ${decoded.left}`)
-      recipe = decoded.right
-      model = finalCheckpoint(run)
-    } else if (values.checkpoint !== undefined) {
-      const [envKind] = positionals
-      if (envKind === undefined) throw new UsageError('which environment? (textworld, cooking, alfworld or swe)')
-      const env = envFromFlags(envKind, values)
-      recipe = Recipe.resolve({ name: 'eval', stages: [], eval: { envs: [env] } })
-      model = values.checkpoint
-      kind = values.hf === true ? 'hf' : 'checkpoint'
-    } else throw new UsageError('give --run DIR or --checkpoint DIR')
-    recipe = {
-      ...recipe,
-      eval: {
-        ...recipe.eval,
-        episodes: intFlag('episodes', values.episodes, recipe.eval.episodes),
-        temperature: numberFlag('temperature', values.temperature, recipe.eval.temperature),
-        seedBase: intFlag('seed-base', values['seed-base'], recipe.eval.seedBase)
-      }
-    }
-    await startBackend(values.backend)
-    const agent = await Agent.pretrained({ kind, path: model })
-    const handles = recipe.eval.envs.map(source)
-    try {
-      const lines: string[] = []
-      const toText = Transcript.make(agent.tokenizer.decode)
-      const results = await evaluateAll(agent, recipe, handles, values.transcripts === undefined ? undefined : (episode) => lines.push(JSON.stringify(toText(episode))))
-      if (values.transcripts !== undefined) await writeFile(values.transcripts, lines.length === 0 ? '' : `${lines.join('\n')}\n`)
-      if (values.json === true) process.stdout.write(`${JSON.stringify({ model, results }, null, 2)}\n`)
-      else process.stdout.write(`${model}:\n${formatEval(results)}\n${results.map((r) => Object.entries(r.perTaskType).map(([t, v]) => `    ${t}: ${(100 * v.successRate).toFixed(1)}% of ${v.episodes}`).join('\n')).filter((s) => s !== '').join('\n')}\n`)
-      return 0
-    } finally {
-      agent.dispose()
-      handles.forEach((h) => h.dispose())
-    }
+    if (E.isLeft(flags)) return flags
+    const { values, positionals } = flags.right
+    return values['base-url'] !== undefined ? evalRemote(values, positionals) : evalLocal(values, positionals)
   }
 }

@@ -4,6 +4,7 @@
 import { Backend } from '@mtrl/backend'
 import * as tf from '@tensorflow/tfjs'
 import { createRequire } from 'node:module'
+import * as E from 'fp-ts/lib/Either.js'
 import { backendFlag, parseFlags, type Command } from '../Command.js'
 import { startBackend } from '../Runtime.js'
 
@@ -29,10 +30,14 @@ Examples:
   mtrl info
   mtrl info --backend cpu
   MTRL_BACKEND=wasm mtrl info --json`,
-  run: async (argv) => {
-    const { values } = parseFlags(argv, { ...backendFlag, json: { type: 'boolean' } })
+  run: (argv) => async () => {
+    const flags = parseFlags(argv, { ...backendFlag, json: { type: 'boolean' } })
+    if (E.isLeft(flags)) return flags
+    const { values } = flags.right
     const availability = Backend.availability()
-    const selected = await startBackend(values.backend, true)
+    const started = await startBackend(values.backend, true)()
+    if (E.isLeft(started)) return started
+    const selected = started.right
     const report = {
       mtrl: versionOf('mtrl'),
       node: process.version,
@@ -43,7 +48,7 @@ Examples:
     }
     if (values.json === true) {
       process.stdout.write(`${JSON.stringify(report, null, 2)}\n`)
-      return 0
+      return E.right(0)
     }
     const line = (k: string, v: string) => process.stdout.write(`${k.padEnd(28)} ${v}\n`)
     line('mtrl', report.mtrl)
@@ -53,6 +58,6 @@ Examples:
     line('threads', String(selected.threads))
     for (const [pkg, probe] of Object.entries(availability))
       line(pkg, probe.installed ? `available (${probe.version})` : `not available: ${probe.reason}`)
-    return 0
+    return E.right(0)
   }
 }

@@ -5,7 +5,7 @@
  */
 import { Logprobs, PolicyError } from '@mtrl/policy'
 import * as E from 'fp-ts/lib/Either.js'
-import { backendFlag, intFlag, parseFlags, UsageError, type Command } from '../Command.js'
+import { backendFlag, failed, intFlag, parseFlags, usage, type Command } from '../Command.js'
 import { startBackend } from '../Runtime.js'
 
 export const logprobs: Command = {
@@ -19,16 +19,18 @@ model.safetensors, tokenizer.json; LlamaForCausalLM or Qwen2ForCausalLM) or an m
 
 Example:
   mtrl logprobs --model ../shared/fixtures/hf/tiny-qwen2 --text "Hello world"`,
-  run: async (argv) => {
-    const { values } = parseFlags(argv, { ...backendFlag, model: { type: 'string' }, text: { type: 'string' }, greedy: { type: 'string' } })
-    if (values.model === undefined || values.text === undefined) throw new UsageError('--model DIR and --text "..." are required')
-    await startBackend(values.backend ?? 'cpu', true)
-    const result = await Logprobs.run({ model: values.model, text: values.text, greedyTokens: intFlag('greedy', values.greedy, 12) })()
-    if (E.isLeft(result)) {
-      process.stderr.write(`mtrl logprobs: ${PolicyError.message(result.left)}\n`)
-      return 1
-    }
+  run: (argv) => async () => {
+    const flags = parseFlags(argv, { ...backendFlag, model: { type: 'string' }, text: { type: 'string' }, greedy: { type: 'string' } })
+    if (E.isLeft(flags)) return flags
+    const { model, text, greedy, backend } = flags.right.values
+    if (model === undefined || text === undefined) return E.left(usage('--model DIR and --text "..." are required'))
+    const greedyTokens = intFlag('greedy', greedy, 12)
+    if (E.isLeft(greedyTokens)) return greedyTokens
+    const started = await startBackend(backend ?? 'cpu', true)()
+    if (E.isLeft(started)) return started
+    const result = await Logprobs.run({ model, text, greedyTokens: greedyTokens.right })()
+    if (E.isLeft(result)) return E.left(failed(PolicyError.message(result.left)))
     process.stdout.write(`${JSON.stringify(result.right)}\n`)
-    return 0
+    return E.right(0)
   }
 }

@@ -5,7 +5,8 @@
 import { EnvError, type Env } from '@mtrl/core'
 import * as E from 'fp-ts/lib/Either.js'
 import { createInterface } from 'node:readline'
-import { intFlag, parseFlags, UsageError, type Command } from '../Command.js'
+import { pipe } from 'fp-ts/lib/function.js'
+import { failed, intFlag, parseFlags, type CliError, type Command } from '../Command.js'
 import { envFlags, envFromFlags } from '../EnvFlags.js'
 import { source } from '../recipe/EnvConfig.js'
 
@@ -14,26 +15,30 @@ const statusLine = (info: Env.StepInfo, turn: number, admissible: boolean): stri
   return admissible && info.admissibleActions !== undefined ? `${line}\n[admissible: ${info.admissibleActions.join(' | ')}]` : line
 }
 
-const play = async (h: Env.EnvSource, seed: number, admissible: boolean, expert: boolean, out: (s: string) => void): Promise<number> => {
+const play = async (h: Env.EnvSource, seed: number, admissible: boolean, expert: boolean, out: (s: string) => void): Promise<E.Either<CliError, number>> => {
   const env = h.make()
   try {
     const start = await env.reset(seed)()
-    if (E.isLeft(start)) throw new Error(EnvError.message(start.left))
+    if (E.isLeft(start)) return E.left(failed(EnvError.message(start.left)))
     out(`${h.name}, seed ${seed}\n\n${start.right.goal}\n\n${start.right.text}\n\n${statusLine(start.right.info, 0, admissible)}\n`)
     let turn = 0
     let done = false
-    const act = async (command: string, by: string): Promise<void> => {
+    const act = async (command: string, by: string): Promise<E.Either<CliError, void>> => {
       const step = await env.step(command)()
-      if (E.isLeft(step)) throw new Error(EnvError.message(step.left))
+      if (E.isLeft(step)) return E.left(failed(EnvError.message(step.left)))
       turn += 1
       done = step.right.done
       out(`> ${command}${by}\n\n${step.right.observation}\n\n${statusLine(step.right.info, turn, admissible)}${done ? (step.right.won ? '\n*** You won! ***' : '\n*** You lost. ***') : ''}\n`)
+      return E.right(undefined)
     }
     if (expert) {
       const plan = h.expertPlan?.(env) ?? []
       out(`expert plan (${plan.length} steps): ${plan.join(' ; ')}\n`)
-      for (const command of plan) if (!done) await act(command, '  (expert)')
-      return 0
+      for (const command of plan) {
+        const acted = done ? E.right(undefined) : await act(command, '  (expert)')
+        if (E.isLeft(acted)) return acted
+      }
+      return E.right(0)
     }
     const lines = createInterface({ input: process.stdin, terminal: process.stdin.isTTY === true })
     if (process.stdin.isTTY) process.stdout.write('> ')
@@ -41,12 +46,13 @@ const play = async (h: Env.EnvSource, seed: number, admissible: boolean, expert:
       const command = line.trim()
       if (command === '') continue
       if (command === 'quit' || command === 'exit') break
-      await act(command, '')
+      const acted = await act(command, '')
+      if (E.isLeft(acted)) return acted
       if (done || turn >= h.maxTurns) break
       if (process.stdin.isTTY) process.stdout.write('> ')
     }
     lines.close()
-    return 0
+    return E.right(0)
   } finally {
     await env.close()()
     h.dispose()
@@ -72,20 +78,15 @@ Examples:
   mtrl play textworld --config w2-o3-q4 --seed 7 --expert
   mtrl play alfworld --task pick_heat_then_place_in_recep --split valid-unseen --seed 3
   mtrl play swe --tier easy --seed 4 --expert`,
-  run: async (argv) => {
-    const { values, positionals } = parseFlags(
-      argv,
-      {
-        seed: { type: 'string' },
-        admissible: { type: 'boolean' },
-        expert: { type: 'boolean' },
-        ...envFlags
-      },
-      true
+  run: (argv) => async () => {
+    const parsed = pipe(
+      parseFlags(argv, { seed: { type: 'string' }, admissible: { type: 'boolean' }, expert: { type: 'boolean' }, ...envFlags }, true),
+      E.bindTo('flags'),
+      E.bind('env', ({ flags }) => envFromFlags(flags.positionals[0], flags.values)),
+      E.bind('seed', ({ flags }) => intFlag('seed', flags.values.seed, 0))
     )
-    const [kind] = positionals
-    if (kind === undefined) throw new UsageError('which environment? (textworld, cooking, alfworld or swe)')
-    const h = source(envFromFlags(kind, values))
-    return play(h, intFlag('seed', values.seed, 0), values.admissible === true, values.expert === true, (s) => process.stdout.write(`${s}\n`))
+    if (E.isLeft(parsed)) return parsed
+    const { flags, env, seed } = parsed.right
+    return play(source(env), seed, flags.values.admissible === true, flags.values.expert === true, (s) => process.stdout.write(`${s}\n`))
   }
 }

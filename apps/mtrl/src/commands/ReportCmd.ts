@@ -1,7 +1,10 @@
 /**
  * `mtrl report RUN_DIR`: write the run's report.html (opens offline).
  */
-import { parseFlags, UsageError, type Command } from '../Command.js'
+import * as E from 'fp-ts/lib/Either.js'
+import { pipe } from 'fp-ts/lib/function.js'
+import * as TE from 'fp-ts/lib/TaskEither.js'
+import { parseFlags, required, type Command } from '../Command.js'
 import * as Report from '../pipeline/Report.js'
 import * as RunDir from '../pipeline/RunDir.js'
 
@@ -15,13 +18,16 @@ KL, entropy, losses, tokens/s, SFT loss), drawn with Chart.js, inlined so it ope
 
 Example:
   mtrl report runs/default-20261130-101500Z`,
-  run: async (argv) => {
-    const { positionals } = parseFlags(argv, {}, true)
-    const dir = positionals[0]
-    if (dir === undefined) throw new UsageError('which run folder?')
-    const run = RunDir.open(dir)
-    const path = Report.write(run, `mtrl run ${run.path.split('/').pop() ?? ''}`)
-    process.stdout.write(`${path}\n`)
-    return 0
-  }
+  run: (argv) =>
+    TE.fromEither(
+      pipe(
+        parseFlags(argv, {}, true),
+        E.chain(({ positionals }) => required(positionals[0], 'which run folder?')),
+        E.map((dir) => {
+          const run = RunDir.open(dir)
+          process.stdout.write(`${Report.write(run, `mtrl run ${run.path.split('/').pop() ?? ''}`)}\n`)
+          return 0
+        })
+      )
+    )
 }

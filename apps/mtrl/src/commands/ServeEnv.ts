@@ -4,7 +4,8 @@
  */
 import { EnvServer } from '@mtrl/env-http'
 import * as E from 'fp-ts/lib/Either.js'
-import { intFlag, parseFlags, UsageError, type Command } from '../Command.js'
+import { pipe } from 'fp-ts/lib/function.js'
+import { failed, intFlag, parseFlags, type Command } from '../Command.js'
 import { envFlags, envFlagsHelp, envFromFlags } from '../EnvFlags.js'
 import { source } from '../recipe/EnvConfig.js'
 
@@ -24,28 +25,21 @@ ${envFlagsHelp}
 Examples:
   mtrl serve-env textworld --config w2-o3-q4 --port 8000
   mtrl serve-env alfworld --split valid-unseen --port 8001 --token secret`,
-  run: async (argv) => {
-    const { values, positionals } = parseFlags(
-      argv,
-      { ...envFlags, port: { type: 'string' }, host: { type: 'string' }, token: { type: 'string' }, 'max-envs': { type: 'string' }, 'idle-seconds': { type: 'string' } },
-      true
+  run: (argv) => async () => {
+    const parsed = pipe(
+      parseFlags(argv, { ...envFlags, port: { type: 'string' }, host: { type: 'string' }, token: { type: 'string' }, 'max-envs': { type: 'string' }, 'idle-seconds': { type: 'string' } }, true),
+      E.bindTo('flags'),
+      E.bind('env', ({ flags }) => envFromFlags(flags.positionals[0], flags.values)),
+      E.bind('port', ({ flags }) => intFlag('port', flags.values.port, 8000)),
+      E.bind('maxEnvs', ({ flags }) => intFlag('max-envs', flags.values['max-envs'], 256)),
+      E.bind('idle', ({ flags }) => intFlag('idle-seconds', flags.values['idle-seconds'], 600))
     )
-    const [kind] = positionals
-    if (kind === undefined) throw new UsageError('which environment? (textworld, cooking, alfworld or swe)')
-    const h = source(envFromFlags(kind, values))
-    const token = values.token ?? process.env['MTRL_SERVE_TOKEN']
-    const started = await EnvServer.start({
-      factory: h.make,
-      host: values.host ?? '127.0.0.1',
-      port: intFlag('port', values.port, 8000),
-      maxEnvs: intFlag('max-envs', values['max-envs'], 256),
-      idleMs: 1000 * intFlag('idle-seconds', values['idle-seconds'], 600),
-      ...(token === undefined ? {} : { token })
-    })()
-    if (E.isLeft(started)) {
-      process.stderr.write(`mtrl serve-env: ${JSON.stringify(started.left)}\n`)
-      return 1
-    }
+    if (E.isLeft(parsed)) return parsed
+    const { flags, env, port, maxEnvs, idle } = parsed.right
+    const h = source(env)
+    const token = flags.values.token ?? process.env['MTRL_SERVE_TOKEN']
+    const started = await EnvServer.start({ factory: h.make, host: flags.values.host ?? '127.0.0.1', port, maxEnvs, idleMs: 1000 * idle, ...(token === undefined ? {} : { token }) })()
+    if (E.isLeft(started)) return E.left(failed(JSON.stringify(started.left)))
     const server = started.right
     process.stdout.write(`serving ${h.name} at ${server.url}\n`)
     await new Promise<void>((resolve) => {
@@ -57,6 +51,6 @@ Examples:
     await server.close()()
     h.dispose()
     process.stdout.write('stopped\n')
-    return 0
+    return E.right(0)
   }
 }

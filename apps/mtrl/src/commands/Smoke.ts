@@ -3,6 +3,7 @@
  * wasm): the quickest proof that the engine, the backend and autodiff work here.
  */
 import * as tf from '@tensorflow/tfjs'
+import * as E from 'fp-ts/lib/Either.js'
 import { backendFlag, intFlag, parseFlags, type Command } from '../Command.js'
 import { startBackend } from '../Runtime.js'
 
@@ -17,10 +18,14 @@ steps and prints the loss before and after.
 Examples:
   mtrl smoke
   mtrl smoke --backend cpu --steps 20`,
-  run: async (argv) => {
-    const { values } = parseFlags(argv, { ...backendFlag, steps: { type: 'string' } })
-    const steps = intFlag('steps', values.steps, 1)
-    await startBackend(values.backend ?? 'wasm')
+  run: (argv) => async () => {
+    const flags = parseFlags(argv, { ...backendFlag, steps: { type: 'string' } })
+    if (E.isLeft(flags)) return flags
+    const parsed = intFlag('steps', flags.right.values.steps, 1)
+    if (E.isLeft(parsed)) return parsed
+    const steps = parsed.right
+    const ready = await startBackend(flags.right.values.backend ?? 'wasm')()
+    if (E.isLeft(ready)) return ready
     const vocab = 32
     const owned = (init: tf.Tensor): tf.Variable => {
       const v = tf.variable(init)
@@ -47,6 +52,6 @@ Examples:
     optimizer.dispose()
     tf.dispose([embedding, head, ids, targets])
     process.stdout.write(`smoke: ${Math.max(1, steps)} training step(s) on ${tf.getBackend()} in ${ms.toFixed(1)} ms, loss ${before.toFixed(4)} -> ${after.toFixed(4)}\n`)
-    return after < before ? 0 : 1
+    return E.right(after < before ? 0 : 1)
   }
 }

@@ -6,16 +6,18 @@
 import { existsSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { backendFlag, parseFlags, UsageError, type Command } from '../Command.js'
+import * as E from 'fp-ts/lib/Either.js'
+import { pipe } from 'fp-ts/lib/function.js'
+import * as TE from 'fp-ts/lib/TaskEither.js'
+import { backendFlag, parseFlags, usage, type CliError, type Command } from '../Command.js'
 import { info } from './Info.js'
 import { loadRecipe, runTrain } from './Train.js'
 
 /** recipes/default.json of the workspace (or the current folder). */
-const defaultRecipe = (): string => {
+const defaultRecipe = (): E.Either<CliError, string> => {
   const candidates = [join(process.cwd(), 'recipes', 'default.json'), resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '..', 'recipes', 'default.json')]
   const found = candidates.find(existsSync)
-  if (found === undefined) throw new UsageError(`recipes/default.json not found (looked in ${candidates.join(', ')})`)
-  return found
+  return found === undefined ? E.left(usage(`recipes/default.json not found (looked in ${candidates.join(', ')})`)) : E.right(found)
 }
 
 export const start: Command = {
@@ -26,12 +28,17 @@ export const start: Command = {
 Prints mtrl info, then runs the default recipe (recipes/default.json): a small transformer
 trained from scratch on TextWorld w2-o3-q4, SFT on expert trajectories then PPO, evaluated on
 100 held-out seeds of w2-o3-q4 and w4-o6-q8 before SFT, after SFT and after RL.`,
-  run: async (argv) => {
-    const { values } = parseFlags(argv, { ...backendFlag, recipe: { type: 'string' } })
-    const code = await info.run(values.backend === undefined ? [] : ['--backend', values.backend])
-    if (code !== 0) return code
-    process.stdout.write('\n')
-    const recipe = await loadRecipe(values.recipe ?? defaultRecipe())
-    return runTrain(recipe, { backend: values.backend })
-  }
+  run: (argv) =>
+    pipe(
+      TE.fromEither(parseFlags(argv, { ...backendFlag, recipe: { type: 'string' } })),
+      TE.chainFirst(({ values }) => info.run(values.backend === undefined ? [] : ['--backend', values.backend])),
+      TE.chainFirstIOK(() => () => process.stdout.write('\n')),
+      TE.chain(({ values }) =>
+        pipe(
+          values.recipe === undefined ? TE.fromEither(defaultRecipe()) : TE.right(values.recipe),
+          TE.chain(loadRecipe),
+          TE.chain((recipe) => runTrain(recipe, { backend: values.backend }))
+        )
+      )
+    )
 }

@@ -1,23 +1,24 @@
 /**
- * `mtrl train RECIPE` and `mtrl sft RECIPE`: run a recipe into a new run folder.
+ * `mtrl train RECIPE`, `mtrl sft RECIPE` and `mtrl resume RUN_DIR`: run a recipe into a run folder.
  */
 import * as E from 'fp-ts/lib/Either.js'
-import { backendFlag, intFlag, parseFlags, UsageError, type Command } from '../Command.js'
+import { pipe } from 'fp-ts/lib/function.js'
+import * as TE from 'fp-ts/lib/TaskEither.js'
+import { backendFlag, intFlag, parseFlags, required, usage, type CliError, type Command } from '../Command.js'
 import { readJson } from '../Input.js'
 import * as ProgressBar from '../ProgressBar.js'
 import * as Recipe from '../recipe/Recipe.js'
 import * as RunDir from '../pipeline/RunDir.js'
-import { formatEval, Stopped, train as runRecipe, type StopSignal, type Summary } from '../pipeline/Train.js'
+import { formatEval, train as runRecipe, type StopSignal, type Summary } from '../pipeline/Train.js'
 import { startBackend } from '../Runtime.js'
 import * as ScaleOut from '../ScaleOut.js'
 
 /** Reads and decodes a recipe file; a bad recipe fails before any work, naming the field. */
-export const loadRecipe = async (path: string | undefined): Promise<Recipe.Resolved> => {
-  if (path === undefined) throw new UsageError('which recipe? (a JSON file, e.g. recipes/default.json)')
-  const decoded = Recipe.decode(await readJson(path))
-  if (E.isLeft(decoded)) throw new UsageError(`${path}: ${decoded.left}`)
-  return decoded.right
-}
+export const loadRecipe = (path: string | undefined): TE.TaskEither<CliError, Recipe.Resolved> =>
+  pipe(
+    TE.fromEither(required(path, 'which recipe? (a JSON file, e.g. recipes/default.json)')),
+    TE.chain((p) => pipe(readJson(p), TE.chainEitherK((json) => E.mapLeft((e: string) => usage(`${p}: ${e}`))(Recipe.decode(json)))))
+  )
 
 const printSummary = (summary: Summary): void => {
   const lines = [`\n=== summary (${summary.seconds.toFixed(0)} s on ${summary.backend.name}) ===`]
@@ -28,22 +29,16 @@ const printSummary = (summary: Summary): void => {
 
 const flags = { ...backendFlag, 'run-dir': { type: 'string' }, redis: { type: 'string' }, workers: { type: 'string' }, queue: { type: 'string' } } as const
 
-/** The recipe's scaleOut with `--redis` and `--workers` over it. */
-const withScaleOut = (
-  recipe: Recipe.Resolved,
-  values: { readonly redis?: string | undefined; readonly workers?: string | undefined; readonly queue?: string | undefined }
-): Recipe.Resolved => {
-  const workers = values.workers === undefined ? undefined : intFlag('workers', values.workers, 0)
-  if (values.redis === undefined && workers === undefined && values.queue === undefined) return recipe
-  return {
+type ScaleOutFlags = { readonly redis?: string | undefined; readonly workers?: string | undefined; readonly queue?: string | undefined }
+
+/** The recipe's scaleOut with `--redis`, `--workers` and `--queue` over it. */
+const withScaleOut = (recipe: Recipe.Resolved, values: ScaleOutFlags): E.Either<CliError, Recipe.Resolved> => {
+  if (values.redis === undefined && values.workers === undefined && values.queue === undefined) return E.right(recipe)
+  const optional = <A>(key: string, value: A | undefined) => (value === undefined ? {} : { [key]: value })
+  return E.map((workers: number | undefined) => ({
     ...recipe,
-    scaleOut: {
-      ...recipe.scaleOut,
-      ...(values.redis === undefined ? {} : { redis: values.redis }),
-      ...(workers === undefined ? {} : { workers }),
-      ...(values.queue === undefined ? {} : { queue: values.queue })
-    }
-  }
+    scaleOut: { ...recipe.scaleOut, ...optional('redis', values.redis), ...optional('workers', workers), ...optional('queue', values.queue) }
+  }))(values.workers === undefined ? E.right(undefined) : intFlag('workers', values.workers, 0))
 }
 
 /** Ctrl-C once: finish the current iteration, write a checkpoint, stop. Twice: stop now. */
@@ -59,30 +54,26 @@ const stopOnInterrupt = (): StopSignal & { readonly release: () => void } => {
 }
 
 /** Runs (or resumes) a recipe in a run folder, printing progress and the summary. */
-export const runIn = async (recipe: Recipe.Resolved, run: RunDir.RunDir, backendFlag: string | undefined, resume: boolean): Promise<number> => {
-  const backend = await startBackend(backendFlag)
-  run.writeJson('backend.json', backend)
-  process.stdout.write(`${resume ? 'resuming' : 'run'} ${recipe.name} -> ${run.path}\n`)
-  const line = (text: string): void => void process.stdout.write(`${text}\n`)
-  const scaleOut = recipe.stages.some((s) => s.kind === 'rl') ? await ScaleOut.start(recipe.scaleOut ?? {}, backend.name, line) : undefined
-  const stop = stopOnInterrupt()
-  try {
-    const summary = await runRecipe(recipe, run, backend, { line, bar: ProgressBar.make(), interactive: process.stdout.isTTY === true }, resume, stop, scaleOut?.runner)
-    printSummary(summary)
-    return 0
-  } catch (e) {
-    if (e instanceof Stopped) {
-      process.stdout.write(`${e.message}\n`)
-      return 130
-    }
-    throw e
-  } finally {
-    stop.release()
-    await scaleOut?.stop()
+export const runIn =
+  (recipe: Recipe.Resolved, run: RunDir.RunDir, backendName: string | undefined, resume: boolean): TE.TaskEither<CliError, number> =>
+  async () => {
+    const backend = await startBackend(backendName)()
+    if (E.isLeft(backend)) return backend
+    run.writeJson('backend.json', backend.right)
+    process.stdout.write(`${resume ? 'resuming' : 'run'} ${recipe.name} -> ${run.path}\n`)
+    const line = (text: string): void => void process.stdout.write(`${text}\n`)
+    const scaleOut = recipe.stages.some((s) => s.kind === 'rl') ? await ScaleOut.start(recipe.scaleOut ?? {}, backend.right.name, line)() : E.right(undefined)
+    if (E.isLeft(scaleOut)) return scaleOut
+    const stop = stopOnInterrupt()
+    const reporter = { line, bar: ProgressBar.make(), interactive: process.stdout.isTTY === true }
+    const summary = await runRecipe(recipe, run, backend.right, reporter, resume, stop, scaleOut.right?.runner)().finally(async () => {
+      stop.release()
+      await scaleOut.right?.stop()
+    })
+    return E.map((s: Summary) => (printSummary(s), 0))(summary)
   }
-}
 
-export const runTrain = async (recipe: Recipe.Resolved, argv: { readonly backend?: string | undefined; readonly runDir?: string | undefined }): Promise<number> => {
+export const runTrain = (recipe: Recipe.Resolved, argv: { readonly backend?: string | undefined; readonly runDir?: string | undefined }): TE.TaskEither<CliError, number> => {
   const run = RunDir.create(recipe.name, argv.runDir)
   run.writeJson('recipe.json', recipe)
   return runIn(recipe, run, argv.backend, false)
@@ -109,11 +100,17 @@ Examples:
   mtrl train recipes/default.json --workers 2
   mtrl train recipes/default.json --redis redis://10.0.0.1:6379
   mtrl train recipes/paper/algorithms.json --backend tensorflow`,
-  run: async (argv) => {
-    const { values, positionals } = parseFlags(argv, flags, true)
-    const recipe = withScaleOut(await loadRecipe(positionals[0]), values)
-    return runTrain(recipe, { backend: values.backend, runDir: values['run-dir'] })
-  }
+  run: (argv) =>
+    pipe(
+      TE.fromEither(parseFlags(argv, flags, true)),
+      TE.chain(({ values, positionals }) =>
+        pipe(
+          loadRecipe(positionals[0]),
+          TE.chainEitherK((recipe) => withScaleOut(recipe, values)),
+          TE.chain((recipe) => runTrain(recipe, { backend: values.backend, runDir: values['run-dir'] }))
+        )
+      )
+    )
 }
 
 export const sft: Command = {
@@ -125,13 +122,20 @@ Like mtrl train, keeping only the recipe's sft stages.
 
 Example:
   mtrl sft recipes/default.json`,
-  run: async (argv) => {
-    const { values, positionals } = parseFlags(argv, flags, true)
-    const recipe = await loadRecipe(positionals[0])
-    const stages = recipe.stages.filter((s) => s.kind === 'sft')
-    if (stages.length === 0) throw new UsageError(`${positionals[0]}: the recipe has no sft stage`)
-    return runTrain({ ...recipe, stages }, { backend: values.backend, runDir: values['run-dir'] })
-  }
+  run: (argv) =>
+    pipe(
+      TE.fromEither(parseFlags(argv, flags, true)),
+      TE.chain(({ values, positionals }) =>
+        pipe(
+          loadRecipe(positionals[0]),
+          TE.chainEitherK((recipe) => {
+            const stages = recipe.stages.filter((s) => s.kind === 'sft')
+            return stages.length === 0 ? E.left(usage(`${positionals[0]}: the recipe has no sft stage`)) : E.right({ ...recipe, stages })
+          }),
+          TE.chain((recipe) => runTrain(recipe, { backend: values.backend, runDir: values['run-dir'] }))
+        )
+      )
+    )
 }
 
 export const resume: Command = {
@@ -146,13 +150,11 @@ same data order. Metrics of work after the checkpoint are dropped and redone.
 
 Example:
   mtrl resume runs/default-20261130-101500Z`,
-  run: async (argv) => {
-    const { values, positionals } = parseFlags(argv, backendFlag, true)
-    const dir = positionals[0]
-    if (dir === undefined) throw new UsageError('which run folder?')
-    const run = RunDir.open(dir)
-    const decoded = Recipe.decode(await readJson(run.file('recipe.json')))
-    if (E.isLeft(decoded)) throw new UsageError(`${run.file('recipe.json')}: ${decoded.left}`)
-    return runIn(decoded.right, run, values.backend, true)
-  }
+  run: (argv) =>
+    pipe(
+      TE.fromEither(parseFlags(argv, backendFlag, true)),
+      TE.bindTo('flags'),
+      TE.bind('run', ({ flags }) => TE.fromEither(E.map(RunDir.open)(required(flags.positionals[0], 'which run folder?')))),
+      TE.chain(({ flags, run }) => pipe(loadRecipe(run.file('recipe.json')), TE.chain((recipe) => runIn(recipe, run, flags.values.backend, true))))
+    )
 }

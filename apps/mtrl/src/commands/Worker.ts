@@ -8,13 +8,13 @@ import { Decode } from '@mtrl/core'
 import { QueueError, Worker } from '@mtrl/rollout-queue'
 import * as E from 'fp-ts/lib/Either.js'
 import { hostname } from 'node:os'
-import { backendFlag, intFlag, parseFlags, UsageError, type Command } from '../Command.js'
-import { EnvConfig, handle, type EnvHandle } from '../recipe/EnvConfig.js'
+import { backendFlag, failed, intFlag, parseFlags, usage, type Command } from '../Command.js'
+import { EnvConfig, source } from '../recipe/EnvConfig.js'
 import { startBackend } from '../Runtime.js'
 
 /** Builds a job's environments from its spec (a recipe's env entry); one handle per distinct spec. */
 const resolver = (): { readonly envs: Worker.EnvResolver; readonly dispose: () => void } => {
-  const handles = new Map<string, EnvHandle>()
+  const handles = new Map<string, Env.EnvSource>()
   return {
     envs: (spec) => {
       const key = JSON.stringify(spec)
@@ -22,7 +22,7 @@ const resolver = (): { readonly envs: Worker.EnvResolver; readonly dispose: () =
       if (known !== undefined) return E.right((): Env.Env => known.make())
       const decoded = Decode.decode('the job\'s environment', EnvConfig)(spec)
       if (E.isLeft(decoded)) return E.left(Decode.formatError(decoded.left))
-      const h = handle(decoded.right)
+      const h = source(decoded.right)
       handles.set(key, h)
       return E.right((): Env.Env => h.make())
     },
@@ -45,16 +45,22 @@ another after 30 s. SIGTERM or Ctrl-C: finish the jobs in hand, then exit.
 Examples:
   mtrl worker --redis redis://10.0.0.1:6379
   mtrl worker --redis redis://10.0.0.1:6379 --concurrency 4    # slow remote (http) environments`,
-  run: async (argv) => {
-    const { values } = parseFlags(argv, { ...backendFlag, redis: { type: 'string' }, concurrency: { type: 'string' }, queue: { type: 'string' }, name: { type: 'string' } })
+  run: (argv) => async () => {
+    const flags = parseFlags(argv, { ...backendFlag, redis: { type: 'string' }, concurrency: { type: 'string' }, queue: { type: 'string' }, name: { type: 'string' } })
+    if (E.isLeft(flags)) return flags
+    const { values } = flags.right
     const url = values.redis ?? (process.env['MTRL_REDIS'] || undefined)
-    if (url === undefined) throw new UsageError('--redis URL is required (e.g. redis://127.0.0.1:6379), or set MTRL_REDIS')
-    const concurrency = intFlag('concurrency', values.concurrency, 1)
-    if (concurrency < 1) throw new UsageError('--concurrency: at least 1')
-    const backend = await startBackend(values.backend)
+    if (url === undefined) return E.left(usage('--redis URL is required (e.g. redis://127.0.0.1:6379), or set MTRL_REDIS'))
+    const parsed = intFlag('concurrency', values.concurrency, 1)
+    if (E.isLeft(parsed)) return parsed
+    const concurrency = parsed.right
+    if (concurrency < 1) return E.left(usage('--concurrency: at least 1'))
+    const started = await startBackend(values.backend)()
+    if (E.isLeft(started)) return started
+    const backend = started.right
     const name = values.name ?? `${hostname()}:${process.pid}`
     const envs = resolver()
-    const started = await Worker.start({
+    const working = await Worker.start({
       url,
       envs: envs.envs,
       concurrency,
@@ -71,10 +77,9 @@ Examples:
         }
       }
     })()
-    if (E.isLeft(started)) {
-      process.stderr.write(`mtrl worker: ${QueueError.message(started.left)}\n`)
+    if (E.isLeft(working)) {
       envs.dispose()
-      return 1
+      return E.left(failed(QueueError.message(working.left)))
     }
     process.stdout.write(`worker ${name} on ${backend.name}: listening at ${url} (concurrency ${concurrency})\n`)
     await new Promise<void>((resolve) => {
@@ -95,9 +100,9 @@ Examples:
       }
     })
     process.stdout.write('stopping after the jobs in hand\n')
-    await started.right.close()()
+    await working.right.close()()
     envs.dispose()
-    process.stdout.write(`stopped (${started.right.finished()} jobs played)\n`)
-    return 0
+    process.stdout.write(`stopped (${working.right.finished()} jobs played)\n`)
+    return E.right(0)
   }
 }

@@ -29,13 +29,13 @@ export const cells = (grid: Grid): ReadonlyArray<Cell> => {
  * of several paths joined by `|` sets them all to the same value (tied settings, e.g. the
  * training and evaluation environment of one cell).
  */
-export const setPaths = (json: unknown, key: string, value: unknown): unknown => {
+export const setPaths = (json: unknown, key: string, value: unknown): E.Either<string, unknown> => {
   if (key === '@') {
     // A variant: { "name"?: label, "<path>": value, ... } sets several paths to different values.
     const entries = Object.entries((value ?? {}) as Record<string, unknown>).filter(([k]) => k !== 'name')
-    return entries.reduce((acc, [path, v]) => setPaths(acc, path, v), json)
+    return entries.reduce((acc, [path, v]) => E.chain((j: unknown) => setPaths(j, path, v))(acc), E.right(json) as E.Either<string, unknown>)
   }
-  return key.split('|').reduce((acc, path) => setPath(acc, path, value), json)
+  return key.split('|').reduce((acc, path) => E.chain((j: unknown) => setPath(j, path, value))(acc), E.right(json) as E.Either<string, unknown>)
 }
 
 const labelOf = (key: string, value: unknown): string => {
@@ -46,24 +46,24 @@ const labelOf = (key: string, value: unknown): string => {
   return `${key.split('|')[0]!.split('.').pop()}=${typeof value === 'string' ? value : JSON.stringify(value)}`
 }
 
-/** A copy of `json` with the value at one dotted path replaced. */
-export const setPath = (json: unknown, path: string, value: unknown): unknown => {
+/** A copy of `json` with the value at one dotted path replaced; an array index out of range is an error. */
+export const setPath = (json: unknown, path: string, value: unknown): E.Either<string, unknown> => {
   const [head, ...rest] = path.split('.')
-  if (head === undefined || head === '') return value
-  const inner = (child: unknown) => (rest.length === 0 ? value : setPath(child, rest.join('.'), value))
+  if (head === undefined || head === '') return E.right(value)
+  const inner = (child: unknown): E.Either<string, unknown> => (rest.length === 0 ? E.right(value) : setPath(child, rest.join('.'), value))
   if (Array.isArray(json)) {
     const index = Number(head)
-    if (!Number.isInteger(index) || index < 0 || index >= json.length) throw new Error(`${path}: no index ${head} in an array of ${json.length}`)
-    return json.map((x, i) => (i === index ? inner(x) : x))
+    if (!Number.isInteger(index) || index < 0 || index >= json.length) return E.left(`${path}: no index ${head} in an array of ${json.length}`)
+    return E.map((x: unknown) => json.map((y, i) => (i === index ? x : y)))(inner(json[index]))
   }
   const object = typeof json === 'object' && json !== null ? (json as Record<string, unknown>) : {}
-  return { ...object, [head]: inner(object[head]) }
+  return E.map((x: unknown) => ({ ...object, [head]: x }))(inner(object[head]))
 }
 
 /** Parses `--grid key=v1,v2`: each value as JSON when it parses, else as a string. */
-export const parseGridFlag = (flag: string): readonly [string, ReadonlyArray<unknown>] => {
+export const parseGridFlag = (flag: string): E.Either<string, readonly [string, ReadonlyArray<unknown>]> => {
   const eq = flag.indexOf('=')
-  if (eq <= 0) throw new Error(`--grid ${flag}: expected key=v1,v2,...`)
+  if (eq <= 0) return E.left(`--grid ${flag}: expected key=v1,v2,...`)
   const values = flag
     .slice(eq + 1)
     .split(',')
@@ -74,7 +74,7 @@ export const parseGridFlag = (flag: string): readonly [string, ReadonlyArray<unk
         return raw
       }
     })
-  return [flag.slice(0, eq), values]
+  return E.right([flag.slice(0, eq), values])
 }
 
 export interface Row {
@@ -113,13 +113,9 @@ export const plan = (json: unknown, grid: Grid, seeds: ReadonlyArray<number>): E
   const out: PlanItem[] = []
   for (const cell of cells(grid))
     for (const seed of seeds) {
-      let variant: unknown = setPath(json, 'seed', seed)
-      try {
-        for (const [key, value] of Object.entries(cell.values)) variant = setPaths(variant, key, value)
-      } catch (e) {
-        return E.left(`cell ${cell.name}: ${(e as Error).message}`)
-      }
-      const { ablation: _a, ...withoutAblation } = variant as Record<string, unknown>
+      const variant = Object.entries(cell.values).reduce((acc, [key, value]) => E.chain((j: unknown) => setPaths(j, key, value))(acc), setPath(json, 'seed', seed))
+      if (E.isLeft(variant)) return E.left(`cell ${cell.name}: ${variant.left}`)
+      const { ablation: _a, ...withoutAblation } = variant.right as Record<string, unknown>
       const decoded = Recipe.decode(withoutAblation)
       if (E.isLeft(decoded)) return E.left(`cell ${cell.name}, seed ${seed}: ${decoded.left}`)
       out.push({ cell: cell.name, seed, recipe: decoded.right })

@@ -4,9 +4,14 @@
  * (expert episodes: goals, observations, actions).
  */
 import { EnvError, Rng, type Env, type Tokenizer } from '@mtrl/core'
-import { ChatTemplate, Checkpoint, Critic, HuggingFace, Lora, ModelConfig, Policy, PolicyError, WordTokenizer } from '@mtrl/policy'
+import { ChatTemplate, Checkpoint, HuggingFace, Lora, ModelConfig, Policy, PolicyError, WordTokenizer, type Critic } from '@mtrl/policy'
+import { Demonstrations } from '@mtrl/trainer-sft'
+import * as A from 'fp-ts/lib/Array.js'
 import * as E from 'fp-ts/lib/Either.js'
-import type { PretrainedModel, ScratchModel } from '../recipe/Recipe.js'
+import { pipe } from 'fp-ts/lib/function.js'
+import * as TE from 'fp-ts/lib/TaskEither.js'
+import { failed, type CliError } from '../Command.js'
+import type { PretrainedModel, ResolvedScratch } from '../recipe/Recipe.js'
 
 export interface Agent {
   readonly policy: Policy.Policy
@@ -19,62 +24,8 @@ export interface Agent {
   readonly dispose: () => void
 }
 
-/** Text an environment produces: goals, observations and expert actions of `episodes` games. */
-export const corpus = async (source: Env.EnvSource, episodes: number, rng: Rng.Rng): Promise<ReadonlyArray<string>> => {
-  const env = source.make()
-  const texts: string[] = []
-  try {
-    for (let i = 0; i < episodes; i++) {
-      const seed = rng.int(2147483647)
-      const start = await env.reset(seed)()
-      if (E.isLeft(start)) throw new Error(EnvError.message(start.left))
-      texts.push(start.right.goal, start.right.text, ...(start.right.info.admissibleActions ?? []))
-      for (const action of source.expertPlan?.(env) ?? []) {
-        const step = await env.step(action)()
-        if (E.isLeft(step)) throw new Error(EnvError.message(step.left))
-        texts.push(action, step.right.observation, ...(step.right.info.admissibleActions ?? []))
-        if (step.right.done) break
-      }
-    }
-  } finally {
-    await env.close()()
-  }
-  return texts
-}
-
-/** Builds a from-scratch agent for the given environments. */
-export const scratch = async (model: ScratchModel, sources: ReadonlyArray<Env.EnvSource>, seed: number): Promise<Agent> => {
-  const rng = Rng.make(seed)
-  const texts = (await Promise.all(sources.map((h) => corpus(h, model.corpusEpisodes ?? 400, rng.split())))).flat()
-  // Words seen at least twice get an id; anything else is spelled in bytes, so nothing is unknown.
-  const tokenizer = WordTokenizer.build({ maxVocab: model.maxVocab ?? 2048, minCount: 2 })(texts)
-  const template = ChatTemplate.make(tokenizer)
-  const config = ModelConfig.make({
-    vocab: tokenizer.vocabSize,
-    dModel: model.dModel ?? 128,
-    layers: model.layers ?? 2,
-    heads: model.heads ?? 4,
-    ...(model.ffn === undefined ? {} : { ffn: model.ffn }),
-    maxLen: model.maxLen ?? 512,
-    positional: model.positional ?? 'rope',
-    norm: model.norm ?? 'rmsnorm',
-    activation: model.activation ?? 'swiglu',
-    tiedEmbeddings: model.tiedEmbeddings ?? true,
-    prevTokenEmbedding: model.prevTokenEmbedding ?? false,
-    canonSpan: model.canonSpan ?? 0
-  })
-  const policy = Policy.make(config, seed, { tokenizer })
-  return fromParts(policy, undefined, tokenizer, template, config.maxLen)
-}
-
 /** An agent from its parts. */
-export const fromParts = (
-  policy: Policy.Policy,
-  critic: Critic.Critic | undefined,
-  tokenizer: Tokenizer.Tokenizer,
-  template: Tokenizer.ChatTemplate,
-  contextLength: number
-): Agent => {
+export const fromParts = (policy: Policy.Policy, critic: Critic.Critic | undefined, tokenizer: Tokenizer.Tokenizer, template: Tokenizer.ChatTemplate, contextLength: number): Agent => {
   let reference: Policy.Policy | undefined
   return {
     policy,
@@ -94,23 +45,53 @@ export const fromParts = (
   }
 }
 
+/** The agent of a policy that carries its tokenizer (the template follows from it); else the error `missing`. */
+export const fromPolicy = (missing: string, policy: Policy.Policy, critic?: Critic.Critic): E.Either<CliError, Agent> => {
+  if (policy.tokenizer !== undefined) return E.right(fromParts(policy, critic, policy.tokenizer, ChatTemplate.make(policy.tokenizer), policy.config.maxLen))
+  policy.dispose()
+  critic?.dispose()
+  return E.left(failed(missing))
+}
+
+const policyError = TE.mapLeft((e: PolicyError.PolicyError) => failed(PolicyError.message(e)))
+
+/** Builds a from-scratch agent for the given environments (the tokenizer from their expert episodes). */
+export const scratch = (model: ResolvedScratch, sources: ReadonlyArray<Env.EnvSource>, seed: number): TE.TaskEither<CliError, Agent> => {
+  const rng = Rng.make(seed)
+  const { kind: _kind, corpusEpisodes, maxVocab, ...sizes } = model
+  const corpora = sources.map((s) => Demonstrations.corpus(corpusEpisodes)(s, rng.split()))
+  return pipe(
+    A.sequence(TE.ApplicativePar)(corpora),
+    TE.mapLeft((e) => failed(EnvError.message(e))),
+    TE.map((texts) => {
+      // Words seen at least twice get an id; anything else is spelled in bytes, so nothing is unknown.
+      const tokenizer = WordTokenizer.build({ ...WordTokenizer.defaultOptions, maxVocab })(texts.flat())
+      const config = ModelConfig.make({ vocab: tokenizer.vocabSize, ...sizes })
+      return fromParts(Policy.make(config, seed, { tokenizer }), undefined, tokenizer, ChatTemplate.make(tokenizer), config.maxLen)
+    })
+  )
+}
+
 /**
  * An agent from a local Hugging Face folder or an mtrl checkpoint (optionally with LoRA
- * adapters). Only the policy is kept: the pipeline makes or restores critics per RL stage.
+ * adapters, and a context other than the model's). Only the policy is kept: the pipeline makes
+ * or restores critics per RL stage.
  */
-export const pretrained = async (model: PretrainedModel): Promise<Agent> => {
-  const lora = model.lora === undefined ? undefined : { ...Lora.defaultOptions, ...model.lora }
-  let policy: Policy.Policy
-  if (model.kind === 'checkpoint') {
-    const loaded = await Checkpoint.load(model.path)()
-    if (E.isLeft(loaded)) throw new Error(PolicyError.message(loaded.left))
-    policy = loaded.right.policy
-    loaded.right.critic?.dispose()
-  } else {
-    const loaded = await HuggingFace.load(model.path, lora === undefined ? {} : { lora })()
-    if (E.isLeft(loaded)) throw new Error(PolicyError.message(loaded.left))
-    policy = loaded.right
-  }
-  if (policy.tokenizer === undefined) throw new Error(`${model.path}: no tokenizer.json`)
-  return fromParts(policy, undefined, policy.tokenizer, ChatTemplate.make(policy.tokenizer), policy.config.maxLen)
+export const pretrained = (model: PretrainedModel): TE.TaskEither<CliError, Agent> => {
+  const loaded: TE.TaskEither<PolicyError.PolicyError, Policy.Policy> =
+    model.kind === 'checkpoint'
+      ? TE.map((c: Checkpoint.Contents) => (c.critic?.dispose(), c.policy))(Checkpoint.load(model.path))
+      : HuggingFace.load(model.path, {
+          ...(model.lora === undefined ? {} : { lora: { ...Lora.defaultOptions, ...model.lora } }),
+          ...(model.maxLen === undefined ? {} : { maxLen: model.maxLen })
+        })
+  return pipe(loaded, policyError, TE.chainEitherK((policy) => fromPolicy(`${model.path}: no tokenizer.json`, policy)))
 }
+
+/** The agent saved in a checkpoint folder (policy and critic). */
+export const load = (dir: string): TE.TaskEither<CliError, Agent> =>
+  pipe(Checkpoint.load(dir), policyError, TE.chainEitherK(({ policy, critic }) => fromPolicy(`${dir}: the checkpoint has no tokenizer`, policy, critic)))
+
+/** Saves the agent (policy and critic) with `extra` metadata. */
+export const save = (dir: string, agent: Agent, extra: unknown): TE.TaskEither<CliError, void> =>
+  pipe(Checkpoint.save(dir, { policy: agent.policy, ...(agent.critic === undefined ? {} : { critic: agent.critic }), extra }), policyError)

@@ -48,6 +48,9 @@ export const source = (config: EnvConfig): Env.EnvSource => {
   }
 }
 
+/** Whether the environment has an expert (to write SFT demonstrations); remote ones have none. */
+export const hasExpert = (config: EnvConfig): boolean => config.kind !== 'http'
+
 /** A short label for tables: `textworld/w2-o3-q4`, `alfworld/valid-unseen`, ... (builds nothing heavy). */
 export const label = (config: EnvConfig): string =>
   config.kind === 'swe' ? SweSettings.spec(SweSettings.resolve(config.settings)).name : source(config).name

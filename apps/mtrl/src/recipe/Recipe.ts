@@ -3,95 +3,56 @@
  * its own environment, so an SFT warm start and a curriculum from simple to complex games are
  * both plain recipes; then an evaluation. Every choice the paper ablates is a field.
  *
- * Unknown fields and bad values are rejected with the path of the field and what was expected.
- * {@link resolve} fills the defaults; the resolved recipe is saved with the run.
+ * The stage codecs are the libraries' option codecs (`Sft.Settings`, `Demonstrations.Settings`,
+ * `Config.Config`, `Rollout.Options`, `Evaluate.Settings`, `ModelConfig.Settings`), so a field
+ * means and checks what the library says. The whole recipe is validated before any work:
+ * unknown fields and bad values are rejected with the path of the field and what was expected,
+ * estimator options included. {@link resolve} fills the defaults (the libraries'); the resolved
+ * recipe is saved with the run.
  */
-import { Decode } from '@mtrl/core'
+import { Decode, Numbers } from '@mtrl/core'
+import { Evaluate } from '@mtrl/eval'
+import { ModelConfig, WordTokenizer } from '@mtrl/policy'
 import { RewardSpec } from '@mtrl/rewards'
 import { Rollout } from '@mtrl/rollout'
 import { Config as TrainerConfig } from '@mtrl/trainer-rl'
+import { Demonstrations, Sft } from '@mtrl/trainer-sft'
 import * as E from 'fp-ts/lib/Either.js'
 import { pipe } from 'fp-ts/lib/function.js'
 import * as t from 'io-ts'
-import { EnvConfig } from './EnvConfig.js'
+import { EnvConfig, hasExpert } from './EnvConfig.js'
 
-const refine = (name: string, ok: (n: number) => boolean) =>
-  new t.Type<number, number, unknown>(
-    name,
-    (u): u is number => typeof u === 'number' && ok(u),
-    (u, c) => (typeof u === 'number' && ok(u) ? t.success(u) : t.failure(u, c, name)),
-    (a) => a
-  )
-export const PositiveInt = refine('a positive integer', (n) => Number.isInteger(n) && n > 0)
-export const NonNegativeInt = refine('a non-negative integer', (n) => Number.isInteger(n) && n >= 0)
-export const Positive = refine('a positive number', (n) => Number.isFinite(n) && n > 0)
-export const NonNegative = refine('a non-negative number', (n) => Number.isFinite(n) && n >= 0)
-export const Fraction = refine('a number in [0, 1)', (n) => n >= 0 && n < 1)
-
-/** A small transformer trained from scratch with a word-level tokenizer built from the environment's text. */
+/**
+ * A small transformer trained from scratch with a word-level tokenizer built from the
+ * environments' text: the architecture fields of `ModelConfig.Settings`, and `corpusEpisodes`
+ * (expert episodes per environment whose text builds the vocabulary), `maxVocab`.
+ */
 export const ScratchModel = t.intersection([
   t.type({ kind: t.literal('scratch') }),
-  t.partial({
-    dModel: PositiveInt,
-    layers: PositiveInt,
-    heads: PositiveInt,
-    ffn: PositiveInt,
-    maxLen: PositiveInt,
-    /** Episodes whose text builds the tokenizer's vocabulary (per stage environment). */
-    corpusEpisodes: PositiveInt,
-    /** Largest vocabulary of the word tokenizer (words beyond it are spelled in bytes). */
-    maxVocab: PositiveInt,
-    positional: t.keyof({ rope: null, learned: null }),
-    norm: t.keyof({ rmsnorm: null, layernorm: null }),
-    activation: t.keyof({ swiglu: null, gelu: null }),
-    tiedEmbeddings: t.boolean,
-    /** Add an embedding of each position's previous token to its input (faster copying from scratch; decision 0006). */
-    prevTokenEmbedding: t.boolean,
-    /** Previous positions mixed into every block's input (canon layers; 0 = off; decision 0007). */
-    canonSpan: NonNegativeInt
-  })
+  ModelConfig.Settings,
+  t.partial({ corpusEpisodes: Numbers.PositiveInt, maxVocab: Numbers.PositiveInt })
 ])
 export type ScratchModel = t.TypeOf<typeof ScratchModel>
 
-/** A local Hugging Face folder (config.json, model.safetensors, tokenizer.json) or an mtrl checkpoint. */
-export const PretrainedModel = t.intersection([
-  t.type({ kind: t.keyof({ hf: null, checkpoint: null }), path: t.string }),
-  t.partial({ lora: t.partial({ rank: PositiveInt, alpha: Positive }) })
+/** A local Hugging Face folder (config.json, model.safetensors, tokenizer.json), optionally with LoRA adapters and another context length. */
+export const HfModel = t.intersection([
+  t.type({ kind: t.literal('hf'), path: t.string }),
+  t.partial({ lora: t.partial({ rank: Numbers.PositiveInt, alpha: Numbers.Positive }), maxLen: Numbers.PositiveInt })
 ])
+/** An mtrl checkpoint folder. */
+export const CheckpointModel = t.type({ kind: t.literal('checkpoint'), path: t.string })
+export const PretrainedModel = t.union([HfModel, CheckpointModel])
 export type PretrainedModel = t.TypeOf<typeof PretrainedModel>
 export const Model = t.union([ScratchModel, PretrainedModel])
 export type Model = t.TypeOf<typeof Model>
 
-/** SFT on expert demonstrations: `episodes` from the environment's expert, or a JSONL file. */
+/** SFT on expert demonstrations: `episodes` from the environment's expert, or a JSONL file (`data`). */
 export const SftStage = t.intersection([
   t.type({ kind: t.literal('sft'), env: EnvConfig }),
-  t.partial({
-    episodes: PositiveInt,
-    data: t.string,
-    epochs: PositiveInt,
-    batchSize: PositiveInt,
-    learningRate: Positive,
-    warmupSteps: NonNegativeInt,
-    minLrRatio: Fraction,
-    maxGradNorm: Positive,
-    heldOutFraction: Fraction,
-    /** Weight of the next-token loss on context (prompt and observation) tokens; 0: actions only. */
-    contextWeight: NonNegative,
-    /** Batch demonstrations of similar length together (less padding). */
-    groupByLength: t.boolean,
-    adamBeta1: Fraction,
-    adamBeta2: Fraction,
-    /** Per-turn probability of a detour (a random admissible action, not trained on) in expert demonstrations. */
-    detourRate: Fraction,
-    /** At most this many detours per demonstration (default 1). */
-    maxDetours: PositiveInt,
-    /** Return an exponential moving average of the weights with this decay (0: off). */
-    emaDecay: Fraction,
-    /** Data-parallel replicas, this thread included (default 1): each extra one is a worker thread on its own core. */
-    replicas: PositiveInt,
-    /** Write a mid-stage checkpoint every this many steps (default 200; 0: only on Ctrl-C), for `mtrl resume`. */
-    checkpointEvery: NonNegativeInt
-  })
+  t.partial({ data: t.string }),
+  Demonstrations.Settings,
+  Sft.Settings,
+  Sft.RunSettings
 ])
 export type SftStage = t.TypeOf<typeof SftStage>
 
@@ -102,7 +63,7 @@ export type RolloutSettings = t.TypeOf<typeof RolloutSettings>
 
 /** RL on the policy's own episodes: `iterations` of (rollout, rewards, advantages, updates). */
 export const RlStage = t.intersection([
-  t.type({ kind: t.literal('rl'), env: EnvConfig, iterations: PositiveInt }),
+  t.type({ kind: t.literal('rl'), env: EnvConfig, iterations: Numbers.PositiveInt }),
   t.partial({ reward: RewardSpec.RewardSpec, rollout: RolloutSettings, ...trainerProps })
 ])
 export type RlStage = t.TypeOf<typeof RlStage>
@@ -111,14 +72,7 @@ export const Stage = t.union([SftStage, RlStage])
 export type Stage = t.TypeOf<typeof Stage>
 
 /** Evaluation on held-out seeds (disjoint from every training seed), greedy by default. */
-export const Eval = t.partial({
-  episodes: PositiveInt,
-  envs: t.array(EnvConfig),
-  temperature: refine('a number >= 0', (n) => Number.isFinite(n) && n >= 0),
-  /** Evaluation seeds are seedBase + 0, 1, ...; training seeds are drawn below 2^31. */
-  seedBase: NonNegativeInt,
-  batch: PositiveInt
-})
+export const Eval = t.intersection([Evaluate.Settings, t.partial({ envs: t.array(EnvConfig) })])
 export type Eval = t.TypeOf<typeof Eval>
 
 /**
@@ -127,83 +81,97 @@ export type Eval = t.TypeOf<typeof Eval>
  * (default: split evenly over the live workers); `queue`, the queue's name (default `mtrl-rollout`,
  * as `mtrl worker --queue`).
  */
-export const ScaleOut = t.partial({ redis: t.string, workers: NonNegativeInt, groupsPerJob: PositiveInt, queue: t.string })
+export const ScaleOut = t.partial({ redis: t.string, workers: Numbers.NonNegativeInt, groupsPerJob: Numbers.PositiveInt, queue: t.string })
 export type ScaleOut = t.TypeOf<typeof ScaleOut>
 
 export const Recipe = t.intersection([
   t.type({ name: t.string, stages: t.array(Stage) }),
   t.partial({
     description: t.string,
-    seed: NonNegativeInt,
+    seed: Numbers.NonNegativeInt,
     model: Model,
     critic: t.partial({ shareTrunk: t.boolean }),
     rollout: RolloutSettings,
     eval: Eval,
     /** Evaluate before training and after each stage (the summary's before/after SFT/after RL). */
     evalAfterEachStage: t.boolean,
-    checkpointEvery: NonNegativeInt,
+    checkpointEvery: Numbers.NonNegativeInt,
     /** RL episodes played by worker processes over a Redis queue (`--redis`, `--workers` override). */
     scaleOut: ScaleOut,
     /** For `mtrl ablate`: dotted recipe paths and their values (a cell per combination), seeds repeated. */
-    ablation: t.intersection([t.type({ grid: t.record(t.string, t.array(t.unknown)) }), t.partial({ seeds: t.array(NonNegativeInt) })])
+    ablation: t.intersection([t.type({ grid: t.record(t.string, t.array(t.unknown)) }), t.partial({ seeds: t.array(Numbers.NonNegativeInt) })])
   })
 ])
 export type Recipe = t.TypeOf<typeof Recipe>
 
-/** Defaults of a recipe, filled by {@link resolve}. */
-export const defaults = {
-  seed: 0,
-  model: { kind: 'scratch', dModel: 128, layers: 2, heads: 4, ffn: 512, maxLen: 512, corpusEpisodes: 400, positional: 'rope', norm: 'rmsnorm', activation: 'swiglu', tiedEmbeddings: true, prevTokenEmbedding: false, canonSpan: 0 },
-  critic: { shareTrunk: false },
-  eval: { episodes: 100, temperature: 0, seedBase: 3_000_000_000, batch: 50 },
-  evalAfterEachStage: true,
-  checkpointEvery: 5
-} as const
+/**
+ * The pipeline's own defaults (no library reads them): the seed, evaluating after every stage,
+ * and an RL checkpoint every 5 iterations. Everything else defaults in its library.
+ */
+export const defaults = { seed: 0, critic: { shareTrunk: false }, evalAfterEachStage: true, checkpointEvery: 5 } as const
+
+/** A scratch model with every field filled: the library's architecture and corpus defaults under the recipe's. */
+export type ResolvedScratch = ScratchModel & Required<ModelConfig.Settings> & { readonly corpusEpisodes: number; readonly maxVocab: number }
 
 export type Resolved = Recipe & {
   readonly seed: number
-  readonly model: Model
+  readonly model: ResolvedScratch | PretrainedModel
   readonly critic: { readonly shareTrunk: boolean }
-  readonly eval: Required<Omit<Eval, 'envs'>> & { readonly envs: ReadonlyArray<EnvConfig> }
+  readonly eval: Required<Evaluate.Settings> & { readonly envs: ReadonlyArray<EnvConfig> }
   readonly evalAfterEachStage: boolean
   readonly checkpointEvery: number
 }
 
-const firstEnv = (recipe: Recipe): EnvConfig | undefined => {
-  const last = recipe.stages[recipe.stages.length - 1]
-  return last?.env
+const invalid = (path: string, what: string): E.Either<string, never> => E.left(`invalid recipe:\n  ${path}: ${what}`)
+
+/** Checks one stage: an SFT stage has demonstrations; an RL stage's trainer configuration holds together (estimator options included). */
+const checkStage = (stage: Stage, i: number): E.Either<string, Stage> => {
+  if (stage.kind === 'sft') {
+    if (stage.episodes === undefined && stage.data === undefined) return invalid(`stages.${i}`, 'an sft stage needs "episodes" (expert demonstrations) or "data" (a JSONL file)')
+    if (stage.data === undefined && !hasExpert(stage.env)) return invalid(`stages.${i}.env`, `${stage.env.kind} environments have no expert: give "data" (a JSONL file)`)
+    return E.right(stage)
+  }
+  return pipe(
+    TrainerConfig.check(trainerConfig(stage, Rollout.defaultOptions, 0)),
+    E.bimap((e) => `invalid recipe:\n${e.issues.map((issue) => `  stages.${i}.${issue.path}: expected ${issue.expected}, got ${issue.actual}`).join('\n')}`, () => stage)
+  )
 }
 
-/** Checks what a codec cannot: at least one stage; an SFT stage has episodes or data. */
+/** Checks what a codec cannot: at least one stage; every stage holds together; the model's heads divide its width. */
 const checkSemantics = (recipe: Recipe): E.Either<string, Recipe> => {
-  if (recipe.stages.length === 0) return E.left('invalid recipe:\n  stages: expected at least one stage, got []')
-  for (const [i, stage] of recipe.stages.entries())
-    if (stage.kind === 'sft' && stage.episodes === undefined && stage.data === undefined)
-      return E.left(`invalid recipe:\n  stages.${i}: an sft stage needs "episodes" (expert demonstrations) or "data" (a JSONL file)`)
+  if (recipe.stages.length === 0) return invalid('stages', 'expected at least one stage, got []')
+  for (const [i, stage] of recipe.stages.entries()) {
+    const checked = checkStage(stage, i)
+    if (E.isLeft(checked)) return checked
+  }
   if (recipe.model?.kind === 'scratch' && recipe.model.dModel !== undefined && recipe.model.heads !== undefined && recipe.model.dModel % recipe.model.heads !== 0)
-    return E.left(`invalid recipe:\n  model.heads: expected a divisor of model.dModel (${recipe.model.dModel}), got ${recipe.model.heads}`)
+    return invalid('model.heads', `expected a divisor of model.dModel (${recipe.model.dModel}), got ${recipe.model.heads}`)
   return E.right(recipe)
 }
 
-/** Decodes a recipe strictly (unknown fields are errors) and fills its defaults. */
+/** Decodes a recipe strictly (unknown fields are errors), checks it whole, and fills its defaults. */
 export const decode = (json: unknown): E.Either<string, Resolved> =>
-  pipe(
-    Decode.decodeStrict('recipe', Recipe)(json),
-    E.mapLeft(Decode.formatError),
-    E.chain(checkSemantics),
-    E.map(resolve)
-  )
+  pipe(Decode.decodeStrict('recipe', Recipe)(json), E.mapLeft(Decode.formatError), E.chain(checkSemantics), E.map(resolve))
+
+/** The trainer configuration of an RL stage: the library's defaults under the stage's fields. */
+export const trainerConfig = (stage: RlStage, rollout: Rollout.Options, seed: number): TrainerConfig.Config => {
+  const { kind: _kind, env: _env, iterations: _iterations, reward: _reward, rollout: _stageRollout, ...overrides } = stage
+  return { ...TrainerConfig.defaultConfig, ...overrides, rollout, seed, checkpointEvery: 0 }
+}
+
+/** Evaluation environments when the recipe names none: the last stage's (the one trained for last, the target of a curriculum). */
+export const lastStageEnv = (recipe: Recipe): EnvConfig[] => recipe.stages.slice(-1).map((s) => s.env)
 
 /** Fills the defaults of a decoded recipe. */
 export const resolve = (recipe: Recipe): Resolved => {
-  const model: Model = recipe.model === undefined ? defaults.model : recipe.model.kind === 'scratch' ? { ...defaults.model, ...recipe.model } : recipe.model
-  const evalEnvs = recipe.eval?.envs ?? [firstEnv(recipe)].filter((e): e is EnvConfig => e !== undefined)
+  const scratch = { kind: 'scratch' as const, ...ModelConfig.defaultSettings, corpusEpisodes: Demonstrations.defaultCorpusEpisodes, maxVocab: WordTokenizer.defaultOptions.maxVocab }
+  const model = recipe.model === undefined ? scratch : recipe.model.kind === 'scratch' ? { ...scratch, ...recipe.model } : recipe.model
   return {
     ...recipe,
     seed: recipe.seed ?? defaults.seed,
     model,
     critic: { ...defaults.critic, ...recipe.critic },
-    eval: { ...defaults.eval, ...recipe.eval, envs: evalEnvs },
+    eval: { ...Evaluate.defaultSettings, ...recipe.eval, envs: recipe.eval?.envs ?? lastStageEnv(recipe) },
     evalAfterEachStage: recipe.evalAfterEachStage ?? defaults.evalAfterEachStage,
     checkpointEvery: recipe.checkpointEvery ?? defaults.checkpointEvery
   }
