@@ -1,7 +1,7 @@
 import { Rng, type Trajectory } from '@mtrl/core'
 import { ModelConfig, Policy, Scoring } from '@mtrl/policy'
 import { Batch } from '@mtrl/rollout'
-import { Optimizer } from '@mtrl/trainer-sft'
+import { Optimizer } from '@mtrl/optim'
 import { TestBackend } from '@mtrl/testing'
 import * as tf from '@tensorflow/tfjs'
 import { beforeAll, describe, expect, it } from 'vitest'
