@@ -16,7 +16,7 @@ const metrics: Array<Record<string, unknown>> = [
     'episode/success_rate': i / 10,
     'loss/value': i === 3 ? Number.NaN : 0.1
   })),
-  { kind: 'eval', phase: 'after stage 2 (rl on textworld/w2-o3-q4)', results: [{ env: 'textworld/w2-o3-q4', episodes: 100, successRate: 0.93, ci95: { low: 0.86, high: 0.97 }, turnsMean: 4.2 }] }
+  { kind: 'eval', phase: 'after stage 2 (rl on textworld/w2-o3-q4)', results: [{ env: 'textworld/w2-o3-q4', episodes: 100, successRate: 0.93, ci95: { low: 0.86, high: 0.97 }, turnsMean: 4.2, seeds: { split: 'test', first: 4000000000, count: 100 } }] }
 ]
 
 const chromiumPath = '/usr/bin/chromium'
@@ -27,6 +27,7 @@ describe('Report', () => {
     expect(html).toContain('before training')
     expect(html).toContain('93.0%')
     expect(html).toContain('textworld/w2-o3-q4')
+    expect(html).toContain('test split, seeds 4000000000-4000000099')
     // one canvas for the SFT loss and one per RL curve
     expect(html.match(/<canvas/g)?.length).toBe(1 + _.curves.length)
   })

@@ -1,8 +1,10 @@
 /**
  * Evaluation of a policy on held-out seeds: the policy plays `episodes` seeds (`seedBase + i`),
  * greedy by default, in batches of `batch` parallel episodes, and the episodes are summarised
- * ({@link Summary}). Evaluation seeds start at 3e9 by default, above every training seed (drawn
- * below 2^31), so held-out games never meet training games.
+ * ({@link Summary}). Held-out seeds lie above every training seed (drawn below 2^31), so held-out
+ * games never meet training games, in two ranges ({@link Split}): `validation` seeds for tuning
+ * (recipes, ablations, decisions) and `test` seeds for the figures a project reports, which
+ * nothing is tuned on. The summary records which were played.
  *
  * @since 0.1.0
  */
@@ -14,9 +16,29 @@ import * as t from 'io-ts'
 import * as Summary from './Summary.js'
 
 /**
- * What a recipe sets of an evaluation (all optional over {@link defaultSettings}):
- * `episodes` per environment, sampling `temperature` (0: greedy), `seedBase` (the first
- * evaluation seed), `batch` (parallel episodes).
+ * The two ranges of held-out seeds: `validation` (from 3.5e9) for tuning, `test` (from 4e9)
+ * for reported figures. Seeds from 3e9 were the held-out range until 2026-12 and were tuned on;
+ * they are neither.
+ *
+ * @category codecs
+ * @since 0.2.0
+ */
+export const Split = t.keyof({ validation: null, test: null })
+/** @category models @since 0.2.0 */
+export type Split = t.TypeOf<typeof Split>
+
+/**
+ * The first seed of each split.
+ *
+ * @category constructors
+ * @since 0.2.0
+ */
+export const splitSeedBase: { readonly [K in Split]: number } = { validation: 3_500_000_000, test: 4_000_000_000 }
+
+/**
+ * What a recipe sets of an evaluation (all optional, see {@link resolve}): `episodes` per
+ * environment, sampling `temperature` (0: greedy), `split` (which held-out seeds: `test` unless
+ * said), `seedBase` (the first seed, overriding the split's), `batch` (parallel episodes).
  *
  * @category codecs
  * @since 0.1.0
@@ -24,6 +46,7 @@ import * as Summary from './Summary.js'
 export const Settings = t.partial({
   episodes: Numbers.PositiveInt,
   temperature: Numbers.NonNegative,
+  split: Split,
   /** Evaluation seeds are seedBase + 0, 1, ...; training seeds are drawn below 2^31. */
   seedBase: Numbers.NonNegativeInt,
   batch: Numbers.PositiveInt
@@ -32,12 +55,45 @@ export const Settings = t.partial({
 export type Settings = t.TypeOf<typeof Settings>
 
 /**
- * 100 greedy episodes from seed 3e9, 50 at a time.
+ * Settings with every value filled; `split` is `custom` for a `seedBase` that starts no split.
+ *
+ * @category models
+ * @since 0.2.0
+ */
+export interface Resolved {
+  readonly episodes: number
+  readonly temperature: number
+  readonly split: Split | 'custom'
+  readonly seedBase: number
+  readonly batch: number
+}
+
+/**
+ * Fills the settings: 100 greedy episodes, 50 at a time, on the `test` split unless a split or
+ * a `seedBase` is given.
+ *
+ * @category constructors
+ * @since 0.2.0
+ */
+export const resolve = (settings: Settings): Resolved => {
+  const named = (Object.keys(splitSeedBase) as Split[]).find((k) => splitSeedBase[k] === settings.seedBase)
+  const split = settings.seedBase === undefined ? (settings.split ?? 'test') : (named ?? 'custom')
+  return {
+    episodes: settings.episodes ?? 100,
+    temperature: settings.temperature ?? 0,
+    split,
+    seedBase: settings.seedBase ?? splitSeedBase[settings.split ?? 'test'],
+    batch: settings.batch ?? 50
+  }
+}
+
+/**
+ * 100 greedy episodes of the test split, 50 at a time.
  *
  * @category constructors
  * @since 0.1.0
  */
-export const defaultSettings: Required<Settings> = { episodes: 100, temperature: 0, seedBase: 3_000_000_000, batch: 50 }
+export const defaultSettings: Resolved = resolve({})
 
 /**
  * Options of {@link run}: the settings, the rollout options (their temperature is replaced by
@@ -47,7 +103,7 @@ export const defaultSettings: Required<Settings> = { episodes: 100, temperature:
  * @category models
  * @since 0.1.0
  */
-export interface Options extends Required<Settings> {
+export interface Options extends Resolved {
   readonly rollout: Rollout.Options
   readonly seed: number
   readonly onEpisode?: (episode: Trajectory.Trajectory) => void
@@ -92,5 +148,5 @@ export const run =
     } finally {
       await Promise.all(envs.map((env) => env.close()()))
     }
-    return E.right(Summary.summarise(source.name, outcomes))
+    return E.right({ ...Summary.summarise(source.name, outcomes), seeds: { split: options.split, first: options.seedBase, count: options.episodes } })
   }

@@ -71,6 +71,8 @@ export interface Summary {
   readonly returnMean: number
   readonly invalidRate: number
   readonly perTaskType: Readonly<Record<string, TaskTypeSummary>>
+  /** Which held-out games were played (set by `Evaluate.run`): the split, the first seed, how many. */
+  readonly seeds?: { readonly split: string; readonly first: number; readonly count: number }
 }
 
 /**

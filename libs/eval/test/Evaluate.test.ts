@@ -38,6 +38,21 @@ const options = (overrides: Partial<_.Options> = {}): _.Options => ({
 
 const generator = (slots: number) => ({ session: Sampler.make(policy, { slots, maxLen: 512 }), template, tokenizer, contextLength: 512 })
 
+describe('Evaluate.resolve', () => {
+  it('plays the test split unless told otherwise; validation and test seeds are disjoint ranges above every training seed', () => {
+    expect(_.defaultSettings).toEqual({ episodes: 100, temperature: 0, split: 'test', seedBase: 4_000_000_000, batch: 50 })
+    expect(_.resolve({ split: 'validation' })).toMatchObject({ split: 'validation', seedBase: 3_500_000_000 })
+    expect(_.splitSeedBase.validation + 100_000_000).toBeLessThanOrEqual(_.splitSeedBase.test)
+    expect(_.splitSeedBase.validation).toBeGreaterThan(2 ** 31)
+  })
+
+  it('names the split of an explicit seedBase, or calls it custom', () => {
+    expect(_.resolve({ seedBase: 4_000_000_000 }).split).toBe('test')
+    expect(_.resolve({ seedBase: 3_000_000_000 })).toMatchObject({ split: 'custom', seedBase: 3_000_000_000 })
+    expect(_.resolve({ seedBase: 7, split: 'test' })).toMatchObject({ split: 'custom', seedBase: 7 })
+  })
+})
+
 describe('Evaluate.run', () => {
   it('plays seeds seedBase, seedBase + 1, ... in batches, once each, and closes every env it made', async () => {
     const closed = { n: 0 }
@@ -49,6 +64,7 @@ describe('Evaluate.run', () => {
     if (E.isLeft(result)) return
     expect(seen.map((e) => e.seed)).toEqual([100, 101, 102, 103, 104, 105, 106])
     expect(result.right.episodes).toBe(7)
+    expect(result.right.seeds).toEqual({ split: 'test', first: 100, count: 7 })
     expect(result.right.successRate).toBe(seen.filter((e) => e.won).length / 7)
     expect(closed.n).toBe(3)
   })

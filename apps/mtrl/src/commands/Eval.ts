@@ -74,14 +74,22 @@ const target = async (values: Values, positionals: ReadonlyArray<string>): Promi
   }))(envFromFlags(positionals[0], values))
 }
 
-/** The recipe's evaluation with the flags' overrides. */
+/** `--seed-base N` (any first seed) or `--split validation|test`; neither: the recipe's own. */
+const seedsFlags = (values: Values, current: Evaluate.Resolved): E.Either<CliError, Pick<Evaluate.Resolved, 'split' | 'seedBase'>> => {
+  const split = str(values, 'split')
+  if (split !== undefined && !Evaluate.Split.is(split)) return E.left(usage(`--split ${split}: expected validation or test`))
+  if (str(values, 'seed-base') === undefined) return E.right(split === undefined ? current : Evaluate.resolve({ split }))
+  return E.map((seedBase: number) => Evaluate.resolve({ seedBase }))(intFlag('seed-base', str(values, 'seed-base'), current.seedBase))
+}
+
+/** The recipe's evaluation with the flags' overrides (`--split` or `--seed-base` choose the held-out seeds). */
 const withFlags = (recipe: Recipe.Resolved, values: Values): E.Either<CliError, Recipe.Resolved> =>
   pipe(
     E.Do,
     E.apS('episodes', intFlag('episodes', str(values, 'episodes'), recipe.eval.episodes)),
     E.apS('temperature', numberFlag('temperature', str(values, 'temperature'), recipe.eval.temperature)),
-    E.apS('seedBase', intFlag('seed-base', str(values, 'seed-base'), recipe.eval.seedBase)),
-    E.map((overrides) => ({ ...recipe, eval: { ...recipe.eval, ...overrides } }))
+    E.apS('seeds', seedsFlags(values, recipe.eval)),
+    E.map(({ seeds, ...overrides }) => ({ ...recipe, eval: { ...recipe.eval, ...overrides, ...seeds } }))
   )
 
 const perTaskType = (results: ReadonlyArray<Summary.Summary>): string =>
@@ -121,7 +129,7 @@ export const evalCommand: Command = {
   name: 'eval',
   summary: 'evaluate a run or a checkpoint on held-out seeds',
   help: `mtrl eval --run DIR [--episodes N]
-mtrl eval --checkpoint DIR ENV [settings] [--episodes 100] [--temperature 0] [--seed-base 3000000000]
+mtrl eval --checkpoint DIR ENV [settings] [--episodes 100] [--temperature 0] [--split test|validation | --seed-base N]
           [--transcripts FILE]
 mtrl eval --base-url URL --model NAME ENV [settings] [--episodes 100] [--concurrency 4]
 
@@ -151,6 +159,7 @@ Examples:
         episodes: { type: 'string' },
         temperature: { type: 'string' },
         'seed-base': { type: 'string' },
+        split: { type: 'string' },
         json: { type: 'boolean' },
         transcripts: { type: 'string' },
         'base-url': { type: 'string' },

@@ -36,7 +36,13 @@ const finite = (x: unknown): x is number => typeof x === 'number' && Number.isFi
 
 interface EvalRow {
   readonly phase: string
-  readonly results: ReadonlyArray<{ readonly env: string; readonly successRate: number; readonly ci95: { readonly low: number; readonly high: number }; readonly turnsMean: number; readonly episodes: number }>
+  readonly results: ReadonlyArray<{ readonly env: string; readonly successRate: number; readonly ci95: { readonly low: number; readonly high: number }; readonly turnsMean: number; readonly episodes: number; readonly seeds?: { readonly split: string; readonly first: number; readonly count: number } }>
+}
+
+/** Which held-out seeds the evaluations played: `: test split, seeds 4000000000-4000000099`. */
+const seedsNote = (evals: ReadonlyArray<EvalRow>): string => {
+  const seen = [...new Set(evals.flatMap((e) => e.results.flatMap((r) => (r.seeds === undefined ? [] : [`${r.seeds.split} split, seeds ${r.seeds.first}-${r.seeds.first + r.seeds.count - 1}`]))))]
+  return seen.length === 0 ? '' : `: ${escape(seen.join('; '))}`
 }
 
 /** The report page for a run's metrics. Pure: metrics in, HTML out. */
@@ -93,7 +99,7 @@ export const render = (title: string, metrics: ReadonlyArray<Record<string, unkn
 <style>body{font-family:system-ui,sans-serif;margin:2rem;color:#222}h1{font-size:1.4rem}.grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(420px,1fr));gap:1.5rem}
 .card{border:1px solid #ddd;border-radius:6px;padding:.8rem}table{border-collapse:collapse}td,th{border:1px solid #ddd;padding:.4rem .6rem;text-align:left}small{color:#666}</style>
 <script>${chartJs()}</script></head>
-<body><h1>${escape(title)}</h1><h2>Evaluation (held-out seeds)</h2>${table}
+<body><h1>${escape(title)}</h1><h2>Evaluation (held-out seeds${seedsNote(evals)})</h2>${table}
 <h2>Learning curves</h2><div class="grid">${charts.map((c) => `<div class="card"><canvas id="${c.id}" role="img" aria-label="${escape(c.title)}"></canvas></div>`).join('')}</div>
 <script>
 const charts = ${JSON.stringify(charts)};

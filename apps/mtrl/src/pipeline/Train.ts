@@ -45,8 +45,8 @@ export const evaluateAll = async (
   try {
     const out: Summary.Summary[] = []
     for (const [i, s] of sources.entries()) {
-      const { episodes, seedBase, temperature, batch } = recipe.eval
-      const options = { episodes, seedBase, temperature, batch, rollout: rolloutOptions(s, recipe.rollout, undefined), seed: recipe.seed + 1000 + i }
+      const { episodes, split, seedBase, temperature, batch } = recipe.eval
+      const options = { episodes, split, seedBase, temperature, batch, rollout: rolloutOptions(s, recipe.rollout, undefined), seed: recipe.seed + 1000 + i }
       const result = await Evaluate.run({ ...options, ...(onEpisode === undefined ? {} : { onEpisode }) })(generatorFor(agent, session))(s)()
       if (E.isLeft(result)) return E.left(failed(`evaluation on ${s.name}: ${EnvError.message(result.left)}`))
       out.push(result.right)
@@ -60,7 +60,7 @@ export const evaluateAll = async (
 /** One line per evaluation environment. */
 export const formatEval = (results: ReadonlyArray<Summary.Summary>): string =>
   results
-    .map((r) => `  ${r.env.padEnd(34)} success ${pct(r.successRate).padStart(6)} [${pct(r.ci95.low)}, ${pct(r.ci95.high)}]  turns ${r.turnsMean.toFixed(1)}  invalid ${pct(r.invalidRate)}`)
+    .map((r) => `  ${r.env.padEnd(34)} success ${pct(r.successRate).padStart(6)} [${pct(r.ci95.low)}, ${pct(r.ci95.high)}]  turns ${r.turnsMean.toFixed(1)}  invalid ${pct(r.invalidRate)}${r.seeds === undefined ? '' : `  (${r.seeds.split} seeds)`}`)
     .join('\n')
 
 /** The agent a run starts with: the last finished stage's (resuming), or a new one. */

@@ -113,11 +113,11 @@ export const defaults = { seed: 0, critic: { shareTrunk: false }, evalAfterEachS
 /** A scratch model with every field filled: the library's architecture and corpus defaults under the recipe's. */
 export type ResolvedScratch = ScratchModel & Required<ModelConfig.Settings> & { readonly corpusEpisodes: number; readonly maxVocab: number }
 
-export type Resolved = Recipe & {
+export type Resolved = Omit<Recipe, 'eval'> & {
   readonly seed: number
   readonly model: ResolvedScratch | PretrainedModel
   readonly critic: { readonly shareTrunk: boolean }
-  readonly eval: Required<Evaluate.Settings> & { readonly envs: ReadonlyArray<EnvConfig> }
+  readonly eval: Evaluate.Resolved & { readonly envs: ReadonlyArray<EnvConfig> }
   readonly evalAfterEachStage: boolean
   readonly checkpointEvery: number
 }
@@ -171,7 +171,7 @@ export const resolve = (recipe: Recipe): Resolved => {
     seed: recipe.seed ?? defaults.seed,
     model,
     critic: { ...defaults.critic, ...recipe.critic },
-    eval: { ...Evaluate.defaultSettings, ...recipe.eval, envs: recipe.eval?.envs ?? lastStageEnv(recipe) },
+    eval: { ...Evaluate.resolve(recipe.eval ?? {}), envs: recipe.eval?.envs ?? lastStageEnv(recipe) },
     evalAfterEachStage: recipe.evalAfterEachStage ?? defaults.evalAfterEachStage,
     checkpointEvery: recipe.checkpointEvery ?? defaults.checkpointEvery
   }
