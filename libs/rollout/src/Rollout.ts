@@ -19,11 +19,12 @@
  *
  * @since 0.1.0
  */
-import { Rng, type Env, type EnvError, type Trajectory } from '@mtrl/core'
+import { Rng, type Env, type EnvError, type Tokenizer, type Trajectory } from '@mtrl/core'
 import type * as TE from 'fp-ts/lib/TaskEither.js'
 import * as t from 'io-ts'
 import { ActionFormat } from './ActionFormat.js'
 import type { Generator } from './Generator.js'
+import * as Layout from './Layout.js'
 import { Memory, full as fullMemory } from './Memory.js'
 import type { RolloutMetrics } from './RolloutMetrics.js'
 import { drive, seedOf as internalSeedOf } from './internal/drive.js'
@@ -169,6 +170,29 @@ export interface Result {
   readonly episodes: ReadonlyArray<Episode>
   readonly metrics: RolloutMetrics
 }
+
+/**
+ * The first prompt of an episode that starts with `start` (system message with the action
+ * format, then the goal and first observation), as the rollout appends it; and whether a reply
+ * of `maxNewTokens` fits after it in `contextLength`. An episode whose prompt does not fit ends
+ * before its first turn (`contextLimit`), so a rollout where no prompt fits has no action token
+ * to learn from: check one before training.
+ *
+ * @example
+ * import { Rollout } from '@mtrl/rollout'
+ * declare const template: import('@mtrl/core').Tokenizer.ChatTemplate
+ * declare const start: import('@mtrl/core').Env.Observation
+ * const { tokens, fits } = Rollout.firstPrompt(Rollout.defaultOptions, template, 512)(start)
+ *
+ * @category destructors
+ * @since 0.1.0
+ */
+export const firstPrompt =
+  (options: Options, template: Tokenizer.ChatTemplate, contextLength: number) =>
+  (start: Env.Observation): { readonly tokens: Int32Array; readonly fits: boolean } => {
+    const tokens = template.prompt(Layout.system(options.systemPrompt, options.actionFormat), Layout.firstUser(start.goal, start.text))
+    return { tokens, fits: tokens.length + options.maxNewTokens <= contextLength }
+  }
 
 /**
  * The group id of an episode: same env and seed, same group.

@@ -181,4 +181,16 @@ describe('Rollout failures', () => {
     const result = await withGenerator(2, 128, (g) => _.run(options)(g)({ envs: [Toy.corridor(), late], seeds: [1, 2], groupSize: 1, rng: Rng.make(0) })())
     expect(E.isLeft(result) && result.left).toMatchObject({ _tag: 'StepFailed', reason: 'late' })
   })
+
+  it('firstPrompt is the prompt a rollout appends, and says whether a reply fits after it', async () => {
+    const seen = await withGenerator(1, 128, (g) => _.run(options)(g)({ envs: [Toy.corridor()], seeds: [1], groupSize: 1, rng: Rng.make(0) })())
+    if (E.isLeft(seen)) throw new Error('rollout failed')
+    const start = await Toy.corridor().reset(1)()
+    if (E.isLeft(start)) throw new Error('reset failed')
+    const { tokens, fits } = _.firstPrompt(options, template, 128)(start.right)
+    expect(Array.from(tokens)).toEqual(Array.from(seen.right.episodes[0]!.trajectory.segments[0]!.tokens))
+    expect(fits).toBe(true)
+    expect(_.firstPrompt(options, template, tokens.length + options.maxNewTokens - 1)(start.right).fits).toBe(false)
+    expect(_.firstPrompt(options, template, tokens.length + options.maxNewTokens)(start.right).fits).toBe(true)
+  })
 })

@@ -6,6 +6,7 @@
 import { EnvError, type Env } from '@mtrl/core'
 import { Critic } from '@mtrl/policy'
 import { RewardSpec } from '@mtrl/rewards'
+import { Rollout } from '@mtrl/rollout'
 import { Runner } from '@mtrl/rollout-queue'
 import { Algorithm, Checkpointing, Trainer, type Metrics } from '@mtrl/trainer-rl'
 import * as E from 'fp-ts/lib/Either.js'
@@ -75,6 +76,27 @@ const iterate = async (ctx: Context, i: number, stage: RlStage, name: string, tr
   return E.right(undefined)
 }
 
+/**
+ * Fails fast when the environment's first prompt leaves no room for a reply in the model's
+ * context: every episode would end before its first turn and no action token would be learned
+ * from (an RL update would fail deep in TensorFlow.js).
+ */
+const checkContext = async (ctx: Context, stage: RlStage, name: string, source: Env.EnvSource): Promise<E.Either<CliError, void>> => {
+  const rollout = rolloutOptions(source, ctx.recipe.rollout, stage.rollout)
+  const env = source.make()
+  try {
+    const start = await env.reset(0)()
+    if (E.isLeft(start)) return E.left(failed(EnvError.message(start.left)))
+    const { tokens, fits } = Rollout.firstPrompt(rollout, ctx.agent.template, ctx.agent.contextLength)(start.right)
+    if (fits) return E.right(undefined)
+    return E.left(
+      failed(`${name}: a prompt of ${source.name} has ${tokens.length} tokens; with maxNewTokens ${rollout.maxNewTokens} no action fits the model's context of ${ctx.agent.contextLength} (give the model a longer context, e.g. model.maxLen)`)
+    )
+  } finally {
+    await env.close()()
+  }
+}
+
 /** Runs RL stage `i` on the context's agent, in place (a critic is added first when the algorithm trains one and the agent has none). */
 export const run = async (ctx: Context, i: number, stage: RlStage, name: string): Promise<E.Either<CliError, void>> => {
   const source = ctx.stageSources[i]!
@@ -84,6 +106,8 @@ export const run = async (ctx: Context, i: number, stage: RlStage, name: string)
     const critic = Critic.make(agent.policy, { shareTrunk: ctx.recipe.critic.shareTrunk }, ctx.recipe.seed + 7)
     ctx.agent = Agent.fromParts(agent.policy, critic, agent.tokenizer, agent.template, agent.contextLength)
   }
+  const fits = await checkContext(ctx, stage, name, source)
+  if (E.isLeft(fits)) return fits
   const trainer = makeTrainer(ctx, i, stage, source)
   try {
     const resumed = await resumeTrainer(ctx, i, name, trainer)

@@ -1,0 +1,73 @@
+import { spawnSync } from 'node:child_process'
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterAll, describe, expect, it } from 'vitest'
+
+/** ../shared/fixtures from the repository root (CI clones shared/ beside it). */
+const model = resolve(dirname(fileURLToPath(import.meta.url)), '../../../../shared/fixtures/hf/tiny-qwen2')
+const bin = join(__dirname, '..', 'bin', 'mtrl.mjs')
+const dir = mkdtempSync(join(tmpdir(), 'mtrl-hf-'))
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+const env = { kind: 'textworld', settings: 'w1-o1-q1' }
+const recipe = (name: string, hf: Record<string, unknown>, stages: ReadonlyArray<Record<string, unknown>>) => ({
+  name,
+  seed: 3,
+  model: { kind: 'hf', path: model, ...hf },
+  rollout: { maxNewTokens: 8, systemPrompt: '' },
+  stages,
+  evalAfterEachStage: false,
+  eval: { episodes: 2, batch: 2 }
+})
+const sft = { kind: 'sft', env, episodes: 4, epochs: 1, batchSize: 2 }
+const rl = (algorithm: string) => ({ kind: 'rl', env, iterations: 1, algorithm, seedsPerIteration: 1, groupSize: 2 })
+
+const train = (json: unknown) => {
+  const name = (json as { name: string }).name
+  const file = join(dir, `${name}.json`)
+  writeFileSync(file, JSON.stringify(json))
+  const run = join(dir, name)
+  const result = spawnSync(process.execPath, [bin, 'train', file, '--backend', 'wasm', '--run-dir', run], { encoding: 'utf8', timeout: 240_000 })
+  const metrics = existsSync(join(run, 'metrics.jsonl'))
+    ? readFileSync(join(run, 'metrics.jsonl'), 'utf8').trim().split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as Record<string, unknown>)
+    : []
+  return { ...result, run, metrics }
+}
+
+describe('a Hugging Face model (tiny-qwen2) through SFT and RL', () => {
+  for (const [label, hf, algorithm] of [
+    ['full fine-tuning', { maxLen: 1024 }, 'grpo'],
+    ['LoRA', { maxLen: 1024, lora: { rank: 4, alpha: 8 } }, 'ppo']
+  ] as const) {
+    it(`${label}: trains end to end, every loss finite, the adapters saved when asked`, () => {
+      const result = train(recipe(`hf-${algorithm}`, hf, [sft, rl(algorithm)]))
+      expect(result.status, result.stderr.slice(-2000)).toBe(0)
+      const sftSteps = result.metrics.filter((m) => m['kind'] === 'sft')
+      expect(sftSteps.length).toBe(2)
+      for (const m of sftSteps) expect(Number.isFinite(m['loss/sft']) && (m['grad/norm'] as number) > 0).toBe(true)
+      const [iteration] = result.metrics.filter((m) => m['kind'] === 'rl')
+      expect(Number.isFinite(iteration?.['loss/policy'])).toBe(true)
+      // (GRPO's group of two failures has zero advantages, hence a zero gradient; PPO's critic baseline does not)
+      expect(Number.isFinite(iteration?.['grad/policy_norm'])).toBe(true)
+      if (algorithm === 'ppo') expect(iteration?.['grad/policy_norm']).toBeGreaterThan(0)
+      const saved = JSON.parse(readFileSync(join(result.run, 'checkpoints', 'stage-1', 'end', 'config.json'), 'utf8')) as { lora: unknown }
+      expect(saved.lora === null).toBe(!('lora' in hf))
+      expect(result.metrics.some((m) => m['kind'] === 'eval')).toBe(true)
+    }, 240_000)
+  }
+
+  it('without a longer context, SFT stops at once, saying no demonstration fits the 128 positions', () => {
+    const result = train(recipe('hf-no-room-sft', {}, [sft, rl('grpo')]))
+    expect(result.status).toBe(1)
+    expect(result.stderr).toMatch(/expert demonstrations in a row do not fit the model's context of 128 tokens/)
+  }, 240_000)
+
+  it('without a longer context, RL stops before any update, saying no action fits', () => {
+    const result = train(recipe('hf-no-room-rl', {}, [rl('grpo')]))
+    expect(result.status).toBe(1)
+    expect(result.stderr).toMatch(/no action fits the model's context of 128/)
+    expect(result.metrics.filter((m) => m['kind'] === 'rl')).toEqual([])
+  }, 240_000)
+})
