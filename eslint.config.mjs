@@ -2,9 +2,48 @@
 // dependency direction of ARCHITECTURE.md (core <- envs, rewards, advantages, policy <- rollout
 // <- trainers <- app) and forbid import cycles.
 import nx from '@nx/eslint-plugin'
+import { builtinModules } from 'node:module'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import tseslint from 'typescript-eslint'
 
 const backends = ['@tensorflow/tfjs-node', '@tensorflow/tfjs-node-gpu', '@tensorflow/tfjs-backend-wasm', '@tensorflow/tfjs-backend-cpu']
+
+// Projects tagged platform:any (libs and lint fixtures), read from their project.json: their
+// sources may import no Node built-in, so the tag says what the code does.
+const workspace = fileURLToPath(new URL('.', import.meta.url))
+const platformAny = ['libs', 'tools/lint-fixtures'].flatMap((root) =>
+  readdirSync(join(workspace, root))
+    .map((name) => `${root}/${name}`)
+    .filter((dir) => existsSync(join(workspace, dir, 'project.json')) && JSON.parse(readFileSync(join(workspace, dir, 'project.json'), 'utf8')).tags?.includes('platform:any'))
+)
+const nodeBuiltins = builtinModules.filter((m) => !m.startsWith('_'))
+const noBackend = [...backends, '@mtrl/testing', '@mtrl/backend'].map((name) => ({
+  name,
+  message: 'libraries never load a TensorFlow.js backend or test helpers; the app chooses the backend'
+}))
+
+// Dependency direction (ARCHITECTURE.md) between scopes, for every file.
+const scopeConstraints = [
+  { sourceTag: 'scope:core', onlyDependOnLibsWithTags: ['scope:core'] },
+  { sourceTag: 'scope:env', onlyDependOnLibsWithTags: ['scope:core', 'scope:testing'] },
+  { sourceTag: 'scope:rewards', onlyDependOnLibsWithTags: ['scope:core', 'scope:testing'] },
+  { sourceTag: 'scope:advantages', onlyDependOnLibsWithTags: ['scope:core', 'scope:testing'] },
+  { sourceTag: 'scope:policy', onlyDependOnLibsWithTags: ['scope:core', 'scope:testing', 'scope:backend'] },
+  { sourceTag: 'scope:backend', onlyDependOnLibsWithTags: [] },
+  { sourceTag: 'scope:testing', onlyDependOnLibsWithTags: ['scope:core', 'scope:backend'] },
+  { sourceTag: 'scope:rollout', onlyDependOnLibsWithTags: ['scope:core', 'scope:policy', 'scope:rewards', 'scope:advantages', 'scope:env', 'scope:testing', 'scope:backend'] },
+  { sourceTag: 'scope:optim', onlyDependOnLibsWithTags: ['scope:testing'] },
+  { sourceTag: 'scope:eval', onlyDependOnLibsWithTags: ['scope:core', 'scope:rollout', 'scope:policy', 'scope:env', 'scope:testing', 'scope:backend'] },
+  // the two trainers are siblings: both build on optim, neither on the other
+  { sourceTag: 'scope:trainer', onlyDependOnLibsWithTags: ['scope:core', 'scope:policy', 'scope:rewards', 'scope:advantages', 'scope:rollout', 'scope:optim', 'scope:env', 'scope:testing', 'scope:backend'] },
+  { sourceTag: 'scope:rollout-queue', onlyDependOnLibsWithTags: ['scope:core', 'scope:policy', 'scope:rollout', 'scope:env', 'scope:trainer', 'scope:testing', 'scope:backend'] },
+  { sourceTag: 'scope:env-http', onlyDependOnLibsWithTags: ['scope:core', 'scope:env', 'scope:testing', 'scope:backend'] },
+  { sourceTag: 'scope:app', onlyDependOnLibsWithTags: ['*'] },
+  { sourceTag: 'scope:tools', onlyDependOnLibsWithTags: ['*'] }
+]
+const boundaries = (depConstraints) => ['error', { enforceBuildableLibDependency: false, allowCircularSelfDependency: false, depConstraints }]
 
 export default [
   { ignores: ['**/dist/**', '**/node_modules/**', '**/tmp/**', '**/.nx/**', '**/*.config.ts', 'tools/lint-fixtures/**'] },
@@ -15,46 +54,35 @@ export default [
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/no-explicit-any': 'error',
-      '@nx/enforce-module-boundaries': [
-        'error',
-        {
-          enforceBuildableLibDependency: false,
-          allowCircularSelfDependency: false,
-          depConstraints: [
-            { sourceTag: 'scope:core', onlyDependOnLibsWithTags: ['scope:core'] },
-            { sourceTag: 'scope:env', onlyDependOnLibsWithTags: ['scope:core', 'scope:testing'] },
-            { sourceTag: 'scope:rewards', onlyDependOnLibsWithTags: ['scope:core', 'scope:testing'] },
-            { sourceTag: 'scope:advantages', onlyDependOnLibsWithTags: ['scope:core', 'scope:testing'] },
-            { sourceTag: 'scope:policy', onlyDependOnLibsWithTags: ['scope:core', 'scope:testing', 'scope:backend'] },
-            { sourceTag: 'scope:backend', onlyDependOnLibsWithTags: [] },
-            { sourceTag: 'scope:testing', onlyDependOnLibsWithTags: ['scope:core', 'scope:backend'] },
-            { sourceTag: 'scope:rollout', onlyDependOnLibsWithTags: ['scope:core', 'scope:policy', 'scope:rewards', 'scope:advantages', 'scope:env', 'scope:testing', 'scope:backend'] },
-            { sourceTag: 'scope:optim', onlyDependOnLibsWithTags: ['scope:testing'] },
-            { sourceTag: 'scope:eval', onlyDependOnLibsWithTags: ['scope:core', 'scope:rollout', 'scope:policy', 'scope:env', 'scope:testing', 'scope:backend'] },
-            // the two trainers are siblings: both build on optim, neither on the other
-            { sourceTag: 'scope:trainer', onlyDependOnLibsWithTags: ['scope:core', 'scope:policy', 'scope:rewards', 'scope:advantages', 'scope:rollout', 'scope:optim', 'scope:env', 'scope:testing', 'scope:backend'] },
-            { sourceTag: 'scope:rollout-queue', onlyDependOnLibsWithTags: ['scope:core', 'scope:policy', 'scope:rollout', 'scope:env', 'scope:trainer', 'scope:testing', 'scope:backend'] },
-            { sourceTag: 'scope:env-http', onlyDependOnLibsWithTags: ['scope:core', 'scope:env', 'scope:testing', 'scope:backend'] },
-            { sourceTag: 'scope:app', onlyDependOnLibsWithTags: ['*'] },
-            { sourceTag: 'scope:tools', onlyDependOnLibsWithTags: ['*'] },
-            { sourceTag: 'platform:any', onlyDependOnLibsWithTags: ['platform:any', 'type:testing', 'scope:backend'] }
-          ]
-        }
-      ]
+      '@nx/enforce-module-boundaries': boundaries(scopeConstraints)
+    }
+  },
+  {
+    // Library sources (tests may use any library): a platform:any library depends only on
+    // platform:any libraries.
+    files: ['libs/*/src/**/*.ts', 'tools/lint-fixtures/*/src/**/*.ts'],
+    rules: {
+      '@nx/enforce-module-boundaries': boundaries([
+        ...scopeConstraints,
+        { sourceTag: 'platform:any', onlyDependOnLibsWithTags: ['platform:any', 'type:testing', 'scope:backend'] }
+      ])
     }
   },
   {
     // Library sources: no backend (only the app and @mtrl/backend choose one) and no test helpers.
     files: ['libs/*/src/**/*.ts', 'tools/lint-fixtures/*/src/**/*.ts'],
     ignores: ['libs/backend/src/**', 'libs/testing/src/**'],
+    rules: { 'no-restricted-imports': ['error', { paths: noBackend }] }
+  },
+  {
+    // Sources of platform:any projects: no Node built-in either (tag them platform:node to use one).
+    files: platformAny.map((dir) => `${dir}/src/**/*.ts`),
     rules: {
       'no-restricted-imports': [
         'error',
         {
-          paths: [...backends, '@mtrl/testing', '@mtrl/backend'].map((name) => ({
-            name,
-            message: 'libraries never load a TensorFlow.js backend or test helpers; the app chooses the backend'
-          }))
+          paths: noBackend,
+          patterns: [{ group: ['node:*', ...nodeBuiltins, ...nodeBuiltins.map((m) => `${m}/*`)], message: 'a platform:any library imports no Node built-in: tag it platform:node, or keep the Node part elsewhere' }]
         }
       ]
     }

@@ -1,12 +1,4 @@
-import { defineConfig } from 'tsup'
+import { packageConfig } from '../../tsup.shared.js'
 
-export default defineConfig({
-  entry: ['src/index.ts'],
-  format: ['esm', 'cjs'],
-  dts: true,
-  clean: true,
-  sourcemap: true,
-  target: 'node20',
-  shims: true,
-  tsconfig: 'tsconfig.build.json'
-})
+// import.meta.url in the CommonJS build
+export default packageConfig({ shims: true })

@@ -36,6 +36,18 @@ describe('module boundaries', () => {
     expect(ruleIds(result)).not.toContain('@nx/enforce-module-boundaries')
   })
 
+  it('reports a platform:any library importing Node built-ins, prefixed or not', async () => {
+    const result = await lint('tools/lint-fixtures/any-imports-node/src/index.ts')
+    const restricted = result.messages.filter((m) => m.ruleId === 'no-restricted-imports')
+    expect(restricted.map((m) => m.line)).toEqual([2, 3])
+    expect(restricted[0]?.message).toMatch(/platform:any/)
+  })
+
+  it('accepts Node built-ins in a library tagged platform:node', async () => {
+    const result = await lint('libs/policy/src/Checkpoint.ts')
+    expect(result.errorCount).toBe(0)
+  })
+
   it('accepts the real sources of core', async () => {
     const result = await lint('libs/core/src/Rng.ts')
     expect(result.errorCount).toBe(0)
