@@ -22,7 +22,7 @@
  *
  * @since 0.1.0
  */
-import { Decode, Trajectory } from '@mtrl/core'
+import { Decode, Numbers, Trajectory } from '@mtrl/core'
 import * as E from 'fp-ts/lib/Either.js'
 import { pipe } from 'fp-ts/lib/function.js'
 import * as t from 'io-ts'
@@ -30,12 +30,7 @@ import * as EpisodeRows from './EpisodeRows.js'
 import * as Estimator from './Estimator.js'
 import * as TokenBatch from './TokenBatch.js'
 
-const Finite = new t.Type<number, number, unknown>(
-  'a finite number',
-  (u): u is number => typeof u === 'number' && Number.isFinite(u),
-  (u, c) => (typeof u === 'number' && Number.isFinite(u) ? t.success(u) : t.failure(u, c, 'a finite number')),
-  (a) => a
-)
+const Finite = Numbers.Finite
 const Matrix = t.readonlyArray(t.readonlyArray(Finite))
 
 /**

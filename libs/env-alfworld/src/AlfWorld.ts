@@ -9,7 +9,7 @@
  *
  * @since 0.1.0
  */
-import { EnvError, type Env } from '@mtrl/core'
+import { EnvError, Numbers, type Env } from '@mtrl/core'
 import * as E from 'fp-ts/lib/Either.js'
 import * as O from 'fp-ts/lib/Option.js'
 import * as T from 'fp-ts/lib/Task.js'
@@ -22,12 +22,7 @@ import * as Scene from './Scene.js'
 import { Split } from './Split.js'
 import { TaskType, taskTypes as allTaskTypes } from './Task.js'
 
-const PositiveInt = new t.Type<number, number, unknown>(
-  'PositiveInt',
-  (u): u is number => typeof u === 'number' && Number.isInteger(u) && u > 0,
-  (u, c) => (typeof u === 'number' && Number.isInteger(u) && u > 0 ? t.success(u) : t.failure(u, c, 'a positive integer')),
-  (a) => a
-)
+const PositiveInt = Numbers.PositiveInt
 
 const TaskTypes = new t.Type<ReadonlyArray<TaskType>, ReadonlyArray<TaskType>, unknown>(
   'NonEmptyTaskTypes',

@@ -20,7 +20,7 @@ import * as Lora from './Lora.js'
 import { ModelConfig } from './ModelConfig.js'
 import type { OptimizerState } from './OptimizerState.js'
 import * as Policy from './Policy.js'
-import { invalidConfig, type PolicyError } from './PolicyError.js'
+import { invalidConfig, message as policyMessage, type PolicyError } from './PolicyError.js'
 import * as Safetensors from './Safetensors.js'
 import type { Tokenizer } from './Tokenizer.js'
 import * as WordTokenizer from './WordTokenizer.js'
@@ -47,6 +47,33 @@ export const Meta = t.intersection([
 ])
 /** @category models @since 0.1.0 */
 export type Meta = t.TypeOf<typeof Meta>
+
+/**
+ * Why a trainer's checkpoint (a policy checkpoint with the trainer's state beside it) could not
+ * be written or continued from: `Storage`, the policy checkpoint itself failed; `Mismatch`, it
+ * holds no state of this kind of run, or another run's. Both trainers' `Checkpointing` use it.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type StateError =
+  | { readonly _tag: 'Storage'; readonly error: PolicyError }
+  | { readonly _tag: 'Mismatch'; readonly dir: string; readonly reason: string }
+
+/**
+ * A one-line, human-readable description of a {@link StateError}.
+ *
+ * @category destructors
+ * @since 0.1.0
+ */
+export const stateMessage = (error: StateError): string => {
+  switch (error._tag) {
+    case 'Storage':
+      return policyMessage(error.error)
+    case 'Mismatch':
+      return `checkpoint ${error.dir} does not fit this run: ${error.reason}`
+  }
+}
 
 /**
  * What a checkpoint holds.

@@ -8,7 +8,7 @@
  *
  * @since 0.1.0
  */
-import { RewardFn } from '@mtrl/core'
+import { Numbers, RewardFn } from '@mtrl/core'
 import * as t from 'io-ts'
 import * as Dense from './Dense.js'
 import * as Density from './Density.js'
@@ -16,16 +16,9 @@ import * as Outcome from './Outcome.js'
 import * as Penalty from './Penalty.js'
 import * as TestPass from './TestPass.js'
 
-const numberIn = (name: string, ok: (x: number) => boolean): t.Type<number, number, unknown> =>
-  new t.Type<number, number, unknown>(
-    name,
-    (u): u is number => typeof u === 'number' && ok(u),
-    (u, c) => (typeof u === 'number' && ok(u) ? t.success(u) : t.failure(u, c, name)),
-    (a) => a
-  )
-const Fraction = numberIn('a number in [0, 1]', (x) => x >= 0 && x <= 1)
-const Magnitude = numberIn('a finite number >= 0', (x) => Number.isFinite(x) && x >= 0)
-const Finite = numberIn('a finite number', Number.isFinite)
+const Fraction = Numbers.UnitInterval
+const Magnitude = Numbers.refine('a finite number >= 0', (x) => Number.isFinite(x) && x >= 0)
+const Finite = Numbers.Finite
 
 /**
  * Shaping on top of any base reward, all optional:

@@ -13,7 +13,7 @@
  * @since 0.1.0
  */
 import { Decode, Rng } from '@mtrl/core'
-import { Checkpoint, PolicyError, type Policy } from '@mtrl/policy'
+import { Checkpoint, type Policy } from '@mtrl/policy'
 import { Optimizer } from '@mtrl/optim'
 import * as E from 'fp-ts/lib/Either.js'
 import * as O from 'fp-ts/lib/Option.js'
@@ -24,23 +24,11 @@ import { join } from 'node:path'
 import { KlController } from './KlController.js'
 import type { Trainer } from './Trainer.js'
 
-/**
- * @category models
- * @since 0.1.0
- */
-export type CheckpointError =
-  | { readonly _tag: 'Storage'; readonly error: PolicyError.PolicyError }
-  | { readonly _tag: 'Mismatch'; readonly dir: string; readonly reason: string }
+/** Policy's `Checkpoint.StateError`: storage failed, or the checkpoint does not fit this run. @category models @since 0.1.0 */
+export type CheckpointError = Checkpoint.StateError
 
 /** @category destructors @since 0.1.0 */
-export const message = (error: CheckpointError): string => {
-  switch (error._tag) {
-    case 'Storage':
-      return PolicyError.message(error.error)
-    case 'Mismatch':
-      return `checkpoint ${error.dir} does not fit this run: ${error.reason}`
-  }
-}
+export const message: (error: CheckpointError) => string = Checkpoint.stateMessage
 
 /**
  * The trainer's part of the checkpoint metadata (`extra` of the policy checkpoint).

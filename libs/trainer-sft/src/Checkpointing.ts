@@ -13,23 +13,11 @@ import * as O from 'fp-ts/lib/Option.js'
 import type * as TE from 'fp-ts/lib/TaskEither.js'
 import type * as Sft from './Sft.js'
 
-/**
- * @category models
- * @since 0.1.0
- */
-export type CheckpointError =
-  | { readonly _tag: 'Storage'; readonly error: PolicyError.PolicyError }
-  | { readonly _tag: 'Mismatch'; readonly dir: string; readonly reason: string }
+/** Policy's `Checkpoint.StateError`: storage failed, or the folder holds no SFT snapshot. @category models @since 0.1.0 */
+export type CheckpointError = Checkpoint.StateError
 
 /** @category destructors @since 0.1.0 */
-export const message = (error: CheckpointError): string => {
-  switch (error._tag) {
-    case 'Storage':
-      return PolicyError.message(error.error)
-    case 'Mismatch':
-      return `${error.dir}: not an SFT checkpoint of mtrl (${error.reason})`
-  }
-}
+export const message: (error: CheckpointError) => string = Checkpoint.stateMessage
 
 interface Saved {
   readonly kind: 'sft-snapshot'
@@ -98,7 +86,7 @@ export const load =
       policy.dispose()
       return E.left({ _tag: 'Mismatch', dir, reason })
     }
-    if (saved?.kind !== 'sft-snapshot' || state === undefined) return mismatch('no snapshot or optimizer state')
+    if (saved?.kind !== 'sft-snapshot' || state === undefined) return mismatch('not an SFT snapshot of mtrl (no snapshot or optimizer state)')
     const missing = (['m', 'v', ...(saved.average ? ['average' as const] : [])] as const).flatMap((name) =>
       Array.from({ length: saved.variables }, (_, i) => key(name, i)).filter((k) => !state.moments.has(k))
     )

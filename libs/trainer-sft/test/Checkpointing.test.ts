@@ -52,6 +52,6 @@ describe('Checkpointing', () => {
     policy.dispose()
     const loaded = await _.load(dir)()
     expect(E.isLeft(loaded) && loaded.left).toMatchObject({ _tag: 'Mismatch', dir })
-    expect(E.isLeft(loaded) && _.message(loaded.left)).toMatch(/not an SFT checkpoint/)
+    expect(E.isLeft(loaded) && _.message(loaded.left)).toMatch(/does not fit this run: not an SFT snapshot/)
   })
 })
