@@ -1,6 +1,7 @@
 /**
- * @mtrl/backend: selects the TensorFlow.js compute backend.
+ * @mtrl/backend: selects the TensorFlow.js compute backend, and tests it.
  *
  * @since 0.1.0
  */
 export * as Backend from './Backend.js'
+export * as SelfTest from './SelfTest.js'
