@@ -10,6 +10,7 @@
  *
  *   npm run bench -w @mtrl/rollout-queue
  *   ROUNDS=5 WHOLE=1 npm run bench -w @mtrl/rollout-queue
+ *   SEEDS=32 npm run bench -w @mtrl/rollout-queue     (64 episodes per iteration, as recipes/paper/rl-lift.json)
  */
 import { Backend } from '@mtrl/backend'
 import { Rng } from '@mtrl/core'
@@ -36,7 +37,7 @@ const rounds = Number(process.env['ROUNDS'] ?? 3)
 const iterations = Number(process.env['ITERATIONS'] ?? 2)
 const settings = Settings.custom(2, 3, 4)
 const spec = { textworld: 'w2-o3-q4' }
-const seedsPerIteration = 16
+const seedsPerIteration = Number(process.env['SEEDS'] ?? 16)
 const groupSize = 2
 const slots = seedsPerIteration * groupSize
 const contextLength = 512
