@@ -21,10 +21,18 @@ export interface Started {
 
 const bin = fileURLToPath(new URL('../bin/mtrl.mjs', import.meta.url))
 
+/**
+ * Node flags of local workers. Several workers on one machine run V8 single-threaded (no
+ * background compile or GC threads): one process otherwise keeps ~1.1 cores busy, and two
+ * workers on 2 cores played 1.65x one worker's episodes/s without it, 1.88x with it
+ * (`npm run bench -w @mtrl/rollout-queue`, SEEDS=32, WORKER_FLAGS=--single-threaded).
+ */
+export const workerNodeFlags = (workers: number): ReadonlyArray<string> => (workers > 1 ? ['--single-threaded'] : [])
+
 /** One `mtrl worker` process, once it listens; or why it exited first (its stderr). */
-const spawnWorker = (url: string, backend: string, name: string, queue: string | undefined): Promise<E.Either<CliError, ChildProcess>> =>
+const spawnWorker = (url: string, backend: string, name: string, queue: string | undefined, flags: ReadonlyArray<string>): Promise<E.Either<CliError, ChildProcess>> =>
   new Promise((resolve) => {
-    const child = spawn(process.execPath, [bin, 'worker', '--redis', url, '--backend', backend, '--name', name, ...(queue === undefined ? [] : ['--queue', queue])], {
+    const child = spawn(process.execPath, [...flags, bin, 'worker', '--redis', url, '--backend', backend, '--name', name, ...(queue === undefined ? [] : ['--queue', queue])], {
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, MTRL_WORKER_PARENT: String(process.pid) }
     })
@@ -72,7 +80,7 @@ export const start =
       return E.left(failed(QueueError.message(made.left)))
     }
     for (let i = 0; i < count; i++) {
-      const child = await spawnWorker(url, backend, `local-${i + 1}-${process.pid}`, settings.queue)
+      const child = await spawnWorker(url, backend, `local-${i + 1}-${process.pid}`, settings.queue, workerNodeFlags(count))
       if (E.isLeft(child)) {
         await made.right.close()()
         await stop()

@@ -64,7 +64,7 @@ const redis = startRedis.right
 const spawnWorker = (id: number): Promise<ChildProcess> =>
   new Promise((resolve, reject) => {
     const script = fileURLToPath(new URL('./worker.ts', import.meta.url))
-    const child = spawn(process.execPath, ['--conditions=@mtrl/source', '--import', 'tsx', script, redis.url, `bench-${id}`, backend], { stdio: ['ignore', 'pipe', 'inherit'] })
+    const child = spawn(process.execPath, [...(process.env['WORKER_FLAGS'] ?? '').split(' ').filter((f) => f !== ''), '--conditions=@mtrl/source', '--import', 'tsx', script, redis.url, `bench-${id}`, backend], { stdio: ['ignore', 'pipe', 'inherit'] })
     child.stdout!.on('data', (d: Buffer) => /ready/.test(d.toString()) && resolve(child))
     child.once('exit', (code) => reject(new Error(`worker exited with ${code}`)))
   })
