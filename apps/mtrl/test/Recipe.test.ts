@@ -61,6 +61,29 @@ describe('Recipe', () => {
     expect(error({ ...good, stages: [{ kind: 'sft', env: { kind: 'textworld', settings: 'w2-o3-q4' } }] })).toMatch(/episodes/)
   })
 
+  it('checks the whole recipe up front, RL numbers and estimator options included, naming the field', () => {
+    const rl = good.stages[1]!
+    const withRl = (patch: object) => error({ ...good, stages: [good.stages[0], { ...rl, ...patch }] })
+    expect(withRl({ groupSize: -4 })).toMatch(/stages\.1\.groupSize: expected a positive integer, got -4/)
+    expect(withRl({ policyLr: 0 })).toMatch(/stages\.1\.policyLr: expected a positive number, got 0/)
+    expect(withRl({ rollout: { maxNewTokens: 0 } })).toMatch(/stages\.1\.rollout\.maxNewTokens: expected a positive integer, got 0/)
+    expect(withRl({ kl: { estimator: 'k3', placement: 'loss', controller: { _tag: 'fixed', coef: -1 } } })).toMatch(/stages\.1\.kl\.controller\.coef/)
+    expect(withRl({ estimatorOptions: { normalizeByStd: 'yes' } })).toMatch(/stages\.1\.estimatorOptions\.normalizeByStd/)
+    expect(withRl({ algorithm: 'rloo', groupSize: 1 })).toMatch(/stages\.1\.groupSize: expected at least 2 for rloo/)
+    expect(error({ ...good, rollout: { topP: 1.5 } })).toMatch(/rollout\.topP: expected a number in \(0, 1\], got 1\.5/)
+  })
+
+  it('the default evaluation environment is the last stage\'s (the target of a curriculum)', () => {
+    const curriculum = { name: 'c', stages: [{ ...good.stages[0], env: { kind: 'textworld', settings: 'w1-o2-q2' } }, { ...good.stages[1], env: { kind: 'alfworld', settings: {} } }] }
+    const r = _.decode(curriculum)
+    expect(E.isRight(r) && r.right.eval.envs).toEqual([{ kind: 'alfworld', settings: {} }])
+  })
+
+  it('a checkpoint model takes no lora (it was silently ignored)', () => {
+    expect(error({ ...good, model: { kind: 'checkpoint', path: 'x', lora: { rank: 4 } } })).toMatch(/model\.lora/)
+    expect(E.isRight(_.decode({ ...good, model: { kind: 'hf', path: 'x', lora: { rank: 4 }, maxLen: 1024 } }))).toBe(true)
+  })
+
   it('every recipe shipped in recipes/ decodes', () => {
     const files = [
       ...readdirSync(recipes).filter((f) => f.endsWith('.json')).map((f) => join(recipes, f)),

@@ -19,7 +19,7 @@
  *
  * @since 0.1.0
  */
-import { Rng, type Env, type EnvError, type Tokenizer, type Trajectory } from '@mtrl/core'
+import { Numbers, Rng, type Env, type EnvError, type Tokenizer, type Trajectory } from '@mtrl/core'
 import type * as TE from 'fp-ts/lib/TaskEither.js'
 import * as t from 'io-ts'
 import { ActionFormat } from './ActionFormat.js'
@@ -50,19 +50,19 @@ import { drive, seedOf as internalSeedOf } from './internal/drive.js'
  */
 export const Options = t.intersection([
   t.type({
-    maxTurns: t.number,
-    maxNewTokens: t.number,
-    temperature: t.number,
+    maxTurns: Numbers.PositiveInt,
+    maxNewTokens: Numbers.PositiveInt,
+    temperature: Numbers.NonNegative,
     actionFormat: ActionFormat,
     memory: Memory,
     systemPrompt: t.string
   }),
   t.partial({
-    topK: t.number,
-    topP: t.number,
+    topK: Numbers.PositiveInt,
+    topP: Numbers.refine('a number in (0, 1]', (n) => n > 0 && n <= 1),
     defaultAction: t.string,
     checkAdmissible: t.boolean,
-    turnsPerSlot: t.number
+    turnsPerSlot: Numbers.PositiveInt
   })
 ])
 /** @category models @since 0.1.0 */

@@ -10,6 +10,7 @@
  *
  * @since 0.1.0
  */
+import { Numbers } from '@mtrl/core'
 import * as t from 'io-ts'
 
 /**
@@ -17,8 +18,8 @@ import * as t from 'io-ts'
  * @since 0.1.0
  */
 export const KlController = t.union([
-  t.type({ _tag: t.literal('fixed'), coef: t.number }),
-  t.type({ _tag: t.literal('adaptive'), coef: t.number, target: t.number, horizon: t.number })
+  t.type({ _tag: t.literal('fixed'), coef: Numbers.NonNegative }),
+  t.type({ _tag: t.literal('adaptive'), coef: Numbers.NonNegative, target: Numbers.Positive, horizon: Numbers.Positive })
 ])
 /** @category models @since 0.1.0 */
 export type KlController = t.TypeOf<typeof KlController>

@@ -30,6 +30,25 @@ const resolver = (): { readonly envs: Worker.EnvResolver; readonly dispose: () =
   }
 }
 
+/** Resolves on SIGINT or SIGTERM, or, for a worker started by `mtrl train --workers N`, once that trainer is gone (even if it was killed). */
+const stopRequested = (): Promise<void> =>
+  new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve)
+    process.once('SIGTERM', resolve)
+    const parent = Number(process.env['MTRL_WORKER_PARENT'] ?? 0)
+    if (parent > 0) {
+      const watch = setInterval(() => {
+        try {
+          process.kill(parent, 0)
+        } catch {
+          clearInterval(watch)
+          resolve()
+        }
+      }, 2_000)
+      watch.unref()
+    }
+  })
+
 export const worker: Command = {
   name: 'worker',
   summary: 'play episode jobs from a Redis queue (scale-out rollouts)',
@@ -82,23 +101,7 @@ Examples:
       return E.left(failed(QueueError.message(working.left)))
     }
     process.stdout.write(`worker ${name} on ${backend.name}: listening at ${url} (concurrency ${concurrency})\n`)
-    await new Promise<void>((resolve) => {
-      process.once('SIGINT', resolve)
-      process.once('SIGTERM', resolve)
-      // started by `mtrl train --workers N`: stop when that trainer is gone, even if it was killed
-      const parent = Number(process.env['MTRL_WORKER_PARENT'] ?? 0)
-      if (parent > 0) {
-        const watch = setInterval(() => {
-          try {
-            process.kill(parent, 0)
-          } catch {
-            clearInterval(watch)
-            resolve()
-          }
-        }, 2_000)
-        watch.unref()
-      }
-    })
+    await stopRequested()
     process.stdout.write('stopping after the jobs in hand\n')
     await working.right.close()()
     envs.dispose()

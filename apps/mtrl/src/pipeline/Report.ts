@@ -45,11 +45,10 @@ const seedsNote = (evals: ReadonlyArray<EvalRow>): string => {
   return seen.length === 0 ? '' : `: ${escape(seen.join('; '))}`
 }
 
-/** The report page for a run's metrics. Pure: metrics in, HTML out. */
-export const render = (title: string, metrics: ReadonlyArray<Record<string, unknown>>): string => {
+/** The charts of a run: SFT loss per step, then every RL curve a run logged, one line per stage. */
+const chartsOf = (metrics: ReadonlyArray<Record<string, unknown>>) => {
   const rl = metrics.filter((m) => m['kind'] === 'rl')
   const sft = metrics.filter((m) => m['kind'] === 'sft')
-  const evals = metrics.filter((m) => m['kind'] === 'eval') as unknown as ReadonlyArray<EvalRow>
   const stages = [...new Set(rl.map((m) => m['stage'] as number))]
   const series = (metrics: ReadonlyArray<string>) =>
     metrics
@@ -60,7 +59,7 @@ export const render = (title: string, metrics: ReadonlyArray<Record<string, unkn
           data: rl.filter((m) => m['stage'] === stage).map((m) => ({ x: (m['iteration'] as number) + 1, y: finite(m[metric]) ? m[metric] : null }))
         }))
       )
-  const charts = [
+  return [
     ...(sft.length > 0
       ? [
           {
@@ -79,11 +78,14 @@ export const render = (title: string, metrics: ReadonlyArray<Record<string, unkn
           .filter((c) => c.datasets.length > 0)
       : [])
   ]
+}
+
+/** The evaluation table: one row per phase, one column per environment. */
+const evalTable = (evals: ReadonlyArray<EvalRow>): string => {
   const envs = [...new Set(evals.flatMap((e) => e.results.map((r) => r.env)))]
-  const table =
-    evals.length === 0
-      ? '<p>No evaluation yet.</p>'
-      : `<table><thead><tr><th>phase</th>${envs.map((e) => `<th>${escape(e)}</th>`).join('')}</tr></thead><tbody>${evals
+  return evals.length === 0
+    ? '<p>No evaluation yet.</p>'
+    : `<table><thead><tr><th>phase</th>${envs.map((e) => `<th>${escape(e)}</th>`).join('')}</tr></thead><tbody>${evals
           .map(
             (e) =>
               `<tr><td>${escape(e.phase)}</td>${envs
@@ -94,6 +96,13 @@ export const render = (title: string, metrics: ReadonlyArray<Record<string, unkn
                 .join('')}</tr>`
           )
           .join('')}</tbody></table>`
+}
+
+/** The report page for a run's metrics. Pure: metrics in, HTML out. */
+export const render = (title: string, metrics: ReadonlyArray<Record<string, unknown>>): string => {
+  const evals = metrics.filter((m) => m['kind'] === 'eval') as unknown as ReadonlyArray<EvalRow>
+  const charts = chartsOf(metrics)
+  const table = evalTable(evals)
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>${escape(title)}</title>
 <style>body{font-family:system-ui,sans-serif;margin:2rem;color:#222}h1{font-size:1.4rem}.grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(420px,1fr));gap:1.5rem}
