@@ -9,8 +9,7 @@ import * as E from 'fp-ts/lib/Either.js'
 import type * as TE from 'fp-ts/lib/TaskEither.js'
 import * as tf from '@tensorflow/tfjs'
 import { Rng } from '@mtrl/core'
-import * as Checkpoint from './Checkpoint.js'
-import * as HuggingFace from './HuggingFace.js'
+import * as Pretrained from './Pretrained.js'
 import type { Policy } from './Policy.js'
 import { invalidConfig, type PolicyError } from './PolicyError.js'
 import * as Sampler from './Sampler.js'
@@ -68,12 +67,7 @@ export const compute = (policy: Policy, text: string, greedyTokens = 12): Result
 export const run =
   (options: { readonly model: string; readonly text: string; readonly greedyTokens?: number }): TE.TaskEither<PolicyError, Result> =>
   async () => {
-    const loaded = (await Checkpoint.isCheckpoint(options.model))
-      ? E.map((c: Checkpoint.Contents) => {
-          c.critic?.dispose()
-          return c.policy
-        })(await Checkpoint.load(options.model)())
-      : await HuggingFace.load(options.model)()
+    const loaded = await Pretrained.load(options.model)()
     if (loaded._tag === 'Left') return loaded
     const policy = loaded.right
     try {

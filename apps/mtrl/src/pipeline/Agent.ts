@@ -4,7 +4,7 @@
  * (expert episodes: goals, observations, actions).
  */
 import { EnvError, Rng, type Env, type Tokenizer } from '@mtrl/core'
-import { ChatTemplate, Checkpoint, HuggingFace, Lora, ModelConfig, Policy, PolicyError, WordTokenizer, type Critic } from '@mtrl/policy'
+import { ChatTemplate, Checkpoint, Lora, ModelConfig, Policy, PolicyError, Pretrained, WordTokenizer, type Critic } from '@mtrl/policy'
 import { Demonstrations } from '@mtrl/trainer-sft'
 import * as A from 'fp-ts/lib/Array.js'
 import * as E from 'fp-ts/lib/Either.js'
@@ -78,14 +78,11 @@ export const scratch = (model: ResolvedScratch, sources: ReadonlyArray<Env.EnvSo
  * or restores critics per RL stage.
  */
 export const pretrained = (model: PretrainedModel): TE.TaskEither<CliError, Agent> => {
-  const loaded: TE.TaskEither<PolicyError.PolicyError, Policy.Policy> =
+  const options =
     model.kind === 'checkpoint'
-      ? TE.map((c: Checkpoint.Contents) => (c.critic?.dispose(), c.policy))(Checkpoint.load(model.path))
-      : HuggingFace.load(model.path, {
-          ...(model.lora === undefined ? {} : { lora: { ...Lora.defaultOptions, ...model.lora } }),
-          ...(model.maxLen === undefined ? {} : { maxLen: model.maxLen })
-        })
-  return pipe(loaded, policyError, TE.chainEitherK((policy) => fromPolicy(`${model.path}: no tokenizer.json`, policy)))
+      ? {}
+      : { ...(model.lora === undefined ? {} : { lora: { ...Lora.defaultOptions, ...model.lora } }), ...(model.maxLen === undefined ? {} : { maxLen: model.maxLen }) }
+  return pipe(Pretrained.load(model.path, options), policyError, TE.chainEitherK((policy) => fromPolicy(`${model.path}: no tokenizer.json`, policy)))
 }
 
 /** The agent saved in a checkpoint folder (policy and critic). */
