@@ -36,6 +36,9 @@ export type Truncation = t.TypeOf<typeof Truncation>
  * - `valueClip`: the value loss clip (`null`: none); `criticWarmup`: iterations of critic-only
  *   updates before the policy moves;
  * - `entropyCoef`: entropy bonus (subtracted from the loss); `maxGradNorm`: global-norm clip;
+ * - `contextCoef`: weight of an auxiliary next-token loss on the episodes' own prompt and
+ *   observation tokens (what the environment said; no expert data), at the rollout temperature:
+ *   self-supervised, like SFT's context loss (decision 0005); 0 turns it off;
  * - `kl`: estimator, placement (`reward` | `loss` | `none`) and controller of the coefficient;
  * - `filterZeroVariance`: drop groups whose episodes all got the same return;
  * - `truncation`: what an episode cut by the turn or context budget is to the estimator:
@@ -68,6 +71,7 @@ export const Config = t.type({
   valueClip: t.union([Numbers.Positive, t.null]),
   criticWarmup: Numbers.NonNegativeInt,
   entropyCoef: Numbers.NonNegative,
+  contextCoef: Numbers.NonNegative,
   maxGradNorm: Numbers.Positive,
   kl: t.type({ estimator: Kl.Estimator, placement: Kl.Placement, controller: KlController }),
   filterZeroVariance: t.boolean,
@@ -106,6 +110,7 @@ export const defaultConfig: Config = {
   valueClip: 0.5,
   criticWarmup: 0,
   entropyCoef: 0,
+  contextCoef: 0,
   maxGradNorm: 1,
   kl: { estimator: 'k3', placement: 'none', controller: { _tag: 'fixed', coef: 0.001 } },
   filterZeroVariance: false,

@@ -28,6 +28,7 @@ export interface Metrics {
   readonly iteration: number
   readonly 'loss/policy': number
   readonly 'loss/value': number
+  readonly 'loss/context': number
   readonly 'kl/mean': number
   readonly 'kl/coef': number
   readonly 'kl/prior': number

@@ -38,6 +38,7 @@ export const assemble = (
     iteration: base.iteration,
     'loss/policy': u?.policyLoss ?? Number.NaN,
     'loss/value': u?.valueLoss ?? Number.NaN,
+    'loss/context': u?.contextLoss ?? Number.NaN,
     'kl/mean': stats?.klMean ?? Number.NaN,
     'kl/coef': kl?.coef ?? Number.NaN,
     'kl/prior': stats?.priorKl ?? Number.NaN,

@@ -47,6 +47,8 @@ export interface UpdateMetrics {
   readonly entropy: number
   readonly policyGradNorm: number
   readonly criticGradNorm: number
+  /** The auxiliary next-token loss on prompt and observation tokens (0 when `contextCoef` is 0). */
+  readonly contextLoss: number
   /** Mean |trainer log-prob - sampler log-prob| on the first minibatch, before any step (NaN without a policy step). */
   readonly samplerGap: number
   readonly steps: number
@@ -54,12 +56,20 @@ export interface UpdateMetrics {
 
 const mean = (xs: ReadonlyArray<number>): number => (xs.length === 0 ? Number.NaN : xs.reduce((a, b) => a + b, 0) / xs.length)
 
+/** 1 on the prompt and observation tokens of each row (not its first token, not padding). */
+const contextMaskOf = (batch: Batch.Batch): Float32Array => {
+  const out = new Float32Array(batch.batch * batch.time)
+  for (let b = 0; b < batch.batch; b++)
+    for (let t = 1; t < batch.lengths[b]!; t++) if (batch.actionMask[b * batch.time + t] === 0) out[b * batch.time + t] = 1
+  return out
+}
+
 export const update = (context: UpdateContext, input: UpdateInput): UpdateMetrics => {
   const { config, policy, critic } = context
   const temperature = config.rollout.temperature
   const rows = Array.from({ length: input.batch.batch }, (_, i) => i)
   const m: Record<keyof Omit<UpdateMetrics, 'steps'>, number[]> = {
-    policyLoss: [], valueLoss: [], clipFraction: [], valueClipFraction: [], approxKl: [], klLoss: [], entropy: [], policyGradNorm: [], criticGradNorm: [], samplerGap: []
+    policyLoss: [], valueLoss: [], clipFraction: [], valueClipFraction: [], approxKl: [], klLoss: [], entropy: [], policyGradNorm: [], criticGradNorm: [], samplerGap: [], contextLoss: []
   }
   const T = input.batch.time
   const klInLoss = config.kl.placement === 'loss' && input.refLogprobs !== undefined
@@ -79,6 +89,7 @@ export const update = (context: UpdateContext, input: UpdateInput): UpdateMetric
       }
       const ids = tf.tensor2d(mb.ids, [mb.batch, T], 'int32')
       const mask = tf.tensor2d(mb.actionMask, [mb.batch, T])
+      const contextMask = config.contextCoef > 0 ? tf.tensor2d(contextMaskOf(mb), [mb.batch, T]) : undefined
       const oldLogprobs = pick(input.oldLogprobs)
       const advantages = pick(input.advantages)
       const returns = pick(input.returns)
@@ -93,11 +104,13 @@ export const update = (context: UpdateContext, input: UpdateInput): UpdateMetric
           const pg = policyLoss({ logprobs: scores.logprobs, oldLogprobs, advantages, mask })
           const entropy = Aggregation.maskedMean(scores.entropy, mask)
           const klLoss = klInLoss ? Aggregation.aggregate(config.aggregation)(Kl.estimate(config.kl.estimator)(scores.logprobs, ref!), mask) : tf.scalar(0)
-          const loss = tf.sub(tf.add(pg.loss, tf.mul(klLoss, context.klCoef)), tf.mul(entropy, config.entropyCoef)) as tf.Scalar
-          return { loss, aux: { policyLoss: pg.loss, clipFraction: pg.clipFraction, approxKl: pg.approxKl, klLoss, entropy, gap } }
+          const contextLoss = contextMask === undefined ? tf.scalar(0) : tf.neg(Aggregation.maskedMean(scores.logprobs, contextMask))
+          const loss = tf.add(tf.sub(tf.add(pg.loss, tf.mul(klLoss, context.klCoef)), tf.mul(entropy, config.entropyCoef)), tf.mul(contextLoss, config.contextCoef)) as tf.Scalar
+          return { loss, aux: { policyLoss: pg.loss, clipFraction: pg.clipFraction, approxKl: pg.approxKl, klLoss, entropy, gap, contextLoss } }
         })
         sampler?.dispose()
         if (first) m.samplerGap.push(result.aux['gap']!)
+        m.contextLoss.push(result.aux['contextLoss']!)
         m.policyLoss.push(result.aux['policyLoss']!)
         m.clipFraction.push(result.aux['clipFraction']!)
         m.approxKl.push(result.aux['approxKl']!)
@@ -115,6 +128,7 @@ export const update = (context: UpdateContext, input: UpdateInput): UpdateMetric
         m.valueClipFraction.push(result.aux['clipFraction']!)
         m.criticGradNorm.push(result.gradNorm)
       }
+      contextMask?.dispose()
       tf.dispose([ids, mask, oldLogprobs, advantages, returns, ...(ref ? [ref] : []), ...(oldValues ? [oldValues] : [])])
     }
   }
@@ -129,6 +143,7 @@ export const update = (context: UpdateContext, input: UpdateInput): UpdateMetric
     policyGradNorm: mean(m.policyGradNorm),
     criticGradNorm: mean(m.criticGradNorm),
     samplerGap: mean(m.samplerGap),
+    contextLoss: mean(m.contextLoss),
     steps: m.policyLoss.length
   }
 }

@@ -117,4 +117,31 @@ describe('update on a fixed batch', () => {
     expect(after[8]!).toBeGreaterThan(before[8]!)
     dispose()
   })
+
+  it('the context loss is -mean log-prob over the prompt and observation tokens after the first (no action token, no padding); 0 when off', () => {
+    const CONTEXT = [1, 2, 5, 6]
+    const { policy, batch, context, dispose } = setup({ contextCoef: 0.5 })
+    const oldLogprobs = score.logprobs(policy, batch, temperature)
+    const m = update(context(0), { batch, oldLogprobs, advantages: advantages(), returns: new Float32Array(T) })
+    expect(m.contextLoss).toBeCloseTo(-CONTEXT.reduce((s, t) => s + oldLogprobs[t]!, 0) / CONTEXT.length, 5)
+    expect(m.policyLoss).toBeCloseTo(-(1 + 2 + 4 + 8) / 4, 5)
+    dispose()
+    const off = setup()
+    expect(update(off.context(0), { batch: off.batch, oldLogprobs: score.logprobs(off.policy, off.batch, temperature), advantages: advantages(), returns: new Float32Array(T) }).contextLoss).toBe(0)
+    off.dispose()
+  })
+
+  it('with zero advantages, steps with a context loss raise the log-probs of the context tokens, and without one change nothing', () => {
+    const CONTEXT = [1, 2, 5, 6]
+    const meanAt = (lp: Float32Array): number => CONTEXT.reduce((s, t) => s + lp[t]!, 0) / CONTEXT.length
+    for (const contextCoef of [0, 1]) {
+      const { policy, batch, context, dispose } = setup({ contextCoef, maxGradNorm: 100 })
+      const before = score.logprobs(policy, batch, temperature)
+      for (let i = 0; i < 3; i++) update(context(0.02), { batch, oldLogprobs: before, advantages: new Float32Array(T), returns: new Float32Array(T) })
+      const after = score.logprobs(policy, batch, temperature)
+      if (contextCoef === 0) expect(meanAt(after)).toBeCloseTo(meanAt(before), 6)
+      else expect(meanAt(after)).toBeGreaterThan(meanAt(before) + 0.01)
+      dispose()
+    }
+  })
 })
