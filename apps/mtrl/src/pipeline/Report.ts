@@ -26,6 +26,7 @@ export const curves: ReadonlyArray<{ readonly title: string; readonly metrics: R
   { title: 'Entropy', metrics: ['entropy/mean'] },
   { title: 'Policy loss', metrics: ['loss/policy'] },
   { title: 'Value loss', metrics: ['loss/value'] },
+  { title: 'Context loss (auxiliary next-token loss on prompts and observations, when on)', metrics: ['loss/context'] },
   { title: 'Critic explained variance', metrics: ['value/explained_variance'] },
   { title: 'Advantages (action tokens)', metrics: ['advantage/mean', 'advantage/std'] },
   { title: 'Gradient norm (before clipping)', metrics: ['grad/policy_norm', 'grad/critic_norm'] },

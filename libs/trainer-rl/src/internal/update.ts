@@ -47,7 +47,7 @@ export interface UpdateMetrics {
   readonly entropy: number
   readonly policyGradNorm: number
   readonly criticGradNorm: number
-  /** The auxiliary next-token loss on prompt and observation tokens (0 when `contextCoef` is 0). */
+  /** The auxiliary next-token loss on prompt and observation tokens (NaN when `contextCoef` is 0). */
   readonly contextLoss: number
   /** Mean |trainer log-prob - sampler log-prob| on the first minibatch, before any step (NaN without a policy step). */
   readonly samplerGap: number
@@ -110,7 +110,7 @@ export const update = (context: UpdateContext, input: UpdateInput): UpdateMetric
         })
         sampler?.dispose()
         if (first) m.samplerGap.push(result.aux['gap']!)
-        m.contextLoss.push(result.aux['contextLoss']!)
+        if (contextMask !== undefined) m.contextLoss.push(result.aux['contextLoss']!)
         m.policyLoss.push(result.aux['policyLoss']!)
         m.clipFraction.push(result.aux['clipFraction']!)
         m.approxKl.push(result.aux['approxKl']!)
