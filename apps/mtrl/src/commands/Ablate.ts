@@ -8,6 +8,7 @@ import { join } from 'node:path'
 import { backendFlag, parseFlags, usage, type CliError, type Command } from '../Command.js'
 import { readJson } from '../Input.js'
 import * as Ablation from '../pipeline/Ablation.js'
+import * as Report from '../pipeline/Report.js'
 import * as RunDir from '../pipeline/RunDir.js'
 import { train as runRecipe } from '../pipeline/Train.js'
 import * as Recipe from '../recipe/Recipe.js'
@@ -36,7 +37,8 @@ export const ablate: Command = {
 
 The grid comes from the recipe's "ablation" field, or from --grid flags (dotted recipe paths;
 paths joined by | are tied to one value; values parsed as JSON when they parse). Every cell is decoded like a recipe before anything
-runs. Results: DIR/<cell>-seed<N>/ run folders, DIR/ablation.json, and a table.
+runs. Results: DIR/<cell>-seed<N>/ run folders, DIR/ablation.json, DIR/report.html (the
+table and each cell's learning curves, mean over seeds), and a table.
 
 Examples:
   mtrl ablate recipes/paper/algorithms.json
@@ -69,10 +71,13 @@ Examples:
       const summary = await runRecipe(item.recipe, run, backend.right, { line: (text) => process.stdout.write(`${text}\n`) })()
       if (E.isLeft(summary)) return summary
       results.push({ cell: item.cell, seed: item.seed, final: summary.right.evals[summary.right.evals.length - 1]?.results ?? [], run: run.path })
-      RunDir.open(out).writeJson('ablation.json', { recipe: path, grid: grid.right, seeds, results, rows: Ablation.rows(results) })
+      const dir = RunDir.open(out)
+      dir.writeJson('ablation.json', { recipe: path, grid: grid.right, seeds, results, rows: Ablation.rows(results) })
+      const runs = results.map((r) => ({ cell: r.cell, seed: r.seed, metrics: RunDir.open(r.run).readMetrics() }))
+      dir.writeText('report.html', Report.renderAblation(`${base.right.name}: ablation`, Ablation.rows(results), runs))
     }
     printTable(Ablation.rows(results))
-    process.stdout.write(`\n${join(out, 'ablation.json')}\n`)
+    process.stdout.write(`\n${join(out, 'ablation.json')}\n${join(out, 'report.html')}\n`)
     return E.right(0)
   }
 }

@@ -99,17 +99,20 @@ const evalTable = (evals: ReadonlyArray<EvalRow>): string => {
           .join('')}</tbody></table>`
 }
 
-/** The report page for a run's metrics. Pure: metrics in, HTML out. */
-export const render = (title: string, metrics: ReadonlyArray<Record<string, unknown>>): string => {
-  const evals = metrics.filter((m) => m['kind'] === 'eval') as unknown as ReadonlyArray<EvalRow>
-  const charts = chartsOf(metrics)
-  const table = evalTable(evals)
-  return `<!doctype html>
+interface Chart {
+  readonly id: string
+  readonly title: string
+  readonly xLabel: string
+  readonly datasets: ReadonlyArray<{ readonly label: string; readonly data: ReadonlyArray<{ readonly x: number; readonly y: unknown }> }>
+}
+
+/** The page around a body and its charts (Chart.js inlined, so it opens offline). */
+const page = (title: string, body: string, charts: ReadonlyArray<Chart>): string => `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>${escape(title)}</title>
 <style>body{font-family:system-ui,sans-serif;margin:2rem;color:#222}h1{font-size:1.4rem}.grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(420px,1fr));gap:1.5rem}
 .card{border:1px solid #ddd;border-radius:6px;padding:.8rem}table{border-collapse:collapse}td,th{border:1px solid #ddd;padding:.4rem .6rem;text-align:left}small{color:#666}</style>
 <script>${chartJs()}</script></head>
-<body><h1>${escape(title)}</h1><h2>Evaluation (held-out seeds${seedsNote(evals)})</h2>${table}
+<body><h1>${escape(title)}</h1>${body}
 <h2>Learning curves</h2><div class="grid">${charts.map((c) => `<div class="card"><canvas id="${c.id}" role="img" aria-label="${escape(c.title)}"></canvas></div>`).join('')}</div>
 <script>
 const charts = ${JSON.stringify(charts)};
@@ -122,6 +125,54 @@ for (const c of charts) {
 document.body.dataset.charts = String(drawn);
 </script></body></html>
 `
+
+/** The report page for a run's metrics. Pure: metrics in, HTML out. */
+export const render = (title: string, metrics: ReadonlyArray<Record<string, unknown>>): string => {
+  const evals = metrics.filter((m) => m['kind'] === 'eval') as unknown as ReadonlyArray<EvalRow>
+  return page(title, `<h2>Evaluation (held-out seeds${seedsNote(evals)})</h2>${evalTable(evals)}`, chartsOf(metrics))
+}
+
+/** One run of an ablation: its cell, training seed, metrics and final evaluation. */
+export interface AblationRun {
+  readonly cell: string
+  readonly seed: number
+  readonly metrics: ReadonlyArray<Record<string, unknown>>
+}
+
+/** Per cell, the mean over its seeds of an RL metric at each iteration of the last RL stage (iterations every seed reached). */
+export const cellCurves = (runs: ReadonlyArray<AblationRun>, metric: string): ReadonlyArray<{ readonly label: string; readonly data: ReadonlyArray<{ readonly x: number; readonly y: number }> }> =>
+  [...new Set(runs.map((r) => r.cell))].flatMap((cell) => {
+    const perSeed = runs
+      .filter((r) => r.cell === cell)
+      .map((r) => {
+        const rl = r.metrics.filter((m) => m['kind'] === 'rl')
+        const last = Math.max(...rl.map((m) => m['stage'] as number))
+        return rl.filter((m) => m['stage'] === last && finite(m[metric])).map((m) => m[metric] as number)
+      })
+      .filter((ys) => ys.length > 0)
+    const n = Math.min(...perSeed.map((ys) => ys.length))
+    if (perSeed.length === 0 || n === 0) return []
+    const data = Array.from({ length: n }, (_, i) => ({ x: i + 1, y: perSeed.reduce((s, ys) => s + ys[i]!, 0) / perSeed.length }))
+    return [{ label: `${cell} (${perSeed.length} seed${perSeed.length === 1 ? '' : 's'})`, data }]
+  })
+
+/** The curves an ablation compares across cells (means over seeds). */
+const ablationCurves: ReadonlyArray<{ readonly title: string; readonly metric: string }> = [
+  { title: 'Success rate of the iteration\'s own sampled episodes', metric: 'episode/success_rate' },
+  { title: 'Mean return', metric: 'episode/return' },
+  { title: 'Invalid actions', metric: 'episode/invalid_rate' },
+  { title: 'Drift from the prior (KL to the RL stage\'s start)', metric: 'kl/prior' },
+  { title: 'Entropy', metric: 'entropy/mean' }
+]
+
+/** The ablation's page: its table (final held-out success per cell, mean ± std over seeds) and each cell's learning curves. Pure. */
+export const renderAblation = (title: string, table: ReadonlyArray<{ readonly cell: string; readonly env: string; readonly mean: number; readonly std: number; readonly seeds: number }>, runs: ReadonlyArray<AblationRun>): string => {
+  const rows = table.map((r) => `<tr><td>${escape(r.cell)}</td><td>${escape(r.env)}</td><td>${(100 * r.mean).toFixed(1)}% ± ${(100 * r.std).toFixed(1)} <small>(n=${r.seeds})</small></td></tr>`).join('')
+  const body = `<h2>Final held-out success (mean ± std over training seeds)</h2><table><thead><tr><th>cell</th><th>env</th><th>success</th></tr></thead><tbody>${rows}</tbody></table>`
+  const charts = ablationCurves
+    .map((c) => ({ id: c.metric.replace(/\W/g, '-'), title: `${c.title} (mean over seeds)`, xLabel: 'iteration', datasets: cellCurves(runs, c.metric) }))
+    .filter((c) => c.datasets.length > 0)
+  return page(title, body, charts)
 }
 
 /** Writes `report.html` into the run folder and returns its path. */
