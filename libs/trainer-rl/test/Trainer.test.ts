@@ -26,11 +26,13 @@ describe('Trainer', () => {
     run.dispose()
   })
 
-  it('leaks no tensor across iterations', async () => {
-    const run = makeToyRun(toyConfig('ppo', 'bandit'), 'bandit')
-    await step(run.trainer)
-    await expectNoLeak(() => step(run.trainer))
-    run.dispose()
+  it('leaks no tensor across iterations (with and without the context loss, one minibatch or two)', async () => {
+    for (const overrides of [{}, { contextCoef: 0.3 }, { contextCoef: 0.3, minibatches: 2 }]) {
+      const run = makeToyRun(toyConfig('ppo', 'bandit', overrides), 'bandit')
+      await step(run.trainer)
+      await expectNoLeak(() => step(run.trainer))
+      run.dispose()
+    }
   })
 
   it('updates only the critic during critic warm-up', async () => {
