@@ -5,8 +5,8 @@ import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, describe, expect, it } from 'vitest'
 
-/** ../shared/fixtures from the repository root (CI clones shared/ beside it). */
-const model = resolve(dirname(fileURLToPath(import.meta.url)), '../../../../shared/fixtures/hf/tiny-qwen2')
+/** fixtures/hf at the repository root (tiny Hugging Face checkpoints, see its README). */
+const model = resolve(dirname(fileURLToPath(import.meta.url)), '../../../fixtures/hf/tiny-qwen2')
 const bin = join(__dirname, '..', 'bin', 'mtrl.mjs')
 const dir = mkdtempSync(join(tmpdir(), 'mtrl-hf-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))

@@ -18,7 +18,7 @@ beforeAll(async () => {
   await TestBackend.use('cpu')
 })
 
-const fixtures = resolve(dirname(fileURLToPath(import.meta.url)), '../../../../shared/fixtures/hf')
+const fixtures = resolve(dirname(fileURLToPath(import.meta.url)), '../../../fixtures/hf')
 const tokenizer = WordTokenizer.build({ maxVocab: 300, minCount: 1 })(['go north', 'open the door', 'take the key'])
 const config = ModelConfig.make({ vocab: tokenizer.vocabSize, dModel: 16, layers: 2, heads: 2, ffn: 32, maxLen: 32, positional: 'learned', norm: 'layernorm', activation: 'gelu' })
 const bits = (v: tf.Tensor): number[] => Array.from(new Uint32Array(new Float32Array(v.dataSync()).buffer))

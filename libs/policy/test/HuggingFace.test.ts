@@ -8,8 +8,8 @@ import * as _ from '../src/HuggingFace.js'
 import * as Logprobs from '../src/Logprobs.js'
 import * as Policy from '../src/Policy.js'
 
-/** ../shared/fixtures from the repository root (CI clones shared/ beside it). */
-const fixtures = resolve(dirname(fileURLToPath(import.meta.url)), '../../../../shared/fixtures/hf')
+/** fixtures/hf at the repository root (tiny Hugging Face checkpoints, see its README). */
+const fixtures = resolve(dirname(fileURLToPath(import.meta.url)), '../../../fixtures/hf')
 
 interface Reference {
   readonly cases: ReadonlyArray<{ readonly text: string; readonly ids: number[]; readonly next_token_logprobs: number[]; readonly last_logits: number[] }>

@@ -18,7 +18,7 @@ greedy = the greedy continuation ids. DIR is a Hugging Face folder (config.json,
 model.safetensors, tokenizer.json; LlamaForCausalLM or Qwen2ForCausalLM) or an mtrl checkpoint.
 
 Example:
-  mtrl logprobs --model ../shared/fixtures/hf/tiny-qwen2 --text "Hello world"`,
+  mtrl logprobs --model fixtures/hf/tiny-qwen2 --text "Hello world"`,
   run: (argv) => async () => {
     const flags = parseFlags(argv, { ...backendFlag, model: { type: 'string' }, text: { type: 'string' }, greedy: { type: 'string' } })
     if (E.isLeft(flags)) return flags
