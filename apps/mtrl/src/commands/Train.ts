@@ -79,6 +79,23 @@ export const runTrain = (recipe: Recipe.Resolved, argv: { readonly backend?: str
   return runIn(recipe, run, argv.backend, false)
 }
 
+type TrainFlags = ScaleOutFlags & { readonly backend?: string | undefined; readonly 'run-dir'?: string | undefined }
+
+/** `mtrl <command> RECIPE [flags]`: the recipe, adjusted by `adjust` (which may refuse it), run into a new run folder. */
+const recipeCommand =
+  (adjust: (recipe: Recipe.Resolved, values: TrainFlags, path: string | undefined) => E.Either<CliError, Recipe.Resolved>): Command['run'] =>
+  (argv) =>
+    pipe(
+      TE.fromEither(parseFlags(argv, flags, true)),
+      TE.chain(({ values, positionals }) =>
+        pipe(
+          loadRecipe(positionals[0]),
+          TE.chainEitherK((recipe) => adjust(recipe, values, positionals[0])),
+          TE.chain((recipe) => runTrain(recipe, { backend: values.backend, runDir: values['run-dir'] }))
+        )
+      )
+    )
+
 export const train: Command = {
   name: 'train',
   summary: 'run a recipe: SFT stages, RL stages, evaluation',
@@ -100,17 +117,7 @@ Examples:
   mtrl train recipes/default.json --workers 2
   mtrl train recipes/default.json --redis redis://10.0.0.1:6379
   mtrl train recipes/paper/algorithms.json --backend tensorflow`,
-  run: (argv) =>
-    pipe(
-      TE.fromEither(parseFlags(argv, flags, true)),
-      TE.chain(({ values, positionals }) =>
-        pipe(
-          loadRecipe(positionals[0]),
-          TE.chainEitherK((recipe) => withScaleOut(recipe, values)),
-          TE.chain((recipe) => runTrain(recipe, { backend: values.backend, runDir: values['run-dir'] }))
-        )
-      )
-    )
+  run: recipeCommand((recipe, values) => withScaleOut(recipe, values))
 }
 
 export const sft: Command = {
@@ -122,20 +129,10 @@ Like mtrl train, keeping only the recipe's sft stages.
 
 Example:
   mtrl sft recipes/default.json`,
-  run: (argv) =>
-    pipe(
-      TE.fromEither(parseFlags(argv, flags, true)),
-      TE.chain(({ values, positionals }) =>
-        pipe(
-          loadRecipe(positionals[0]),
-          TE.chainEitherK((recipe) => {
-            const stages = recipe.stages.filter((s) => s.kind === 'sft')
-            return stages.length === 0 ? E.left(usage(`${positionals[0]}: the recipe has no sft stage`)) : E.right({ ...recipe, stages })
-          }),
-          TE.chain((recipe) => runTrain(recipe, { backend: values.backend, runDir: values['run-dir'] }))
-        )
-      )
-    )
+  run: recipeCommand((recipe, _values, path) => {
+    const stages = recipe.stages.filter((s) => s.kind === 'sft')
+    return stages.length === 0 ? E.left(usage(`${path}: the recipe has no sft stage`)) : E.right({ ...recipe, stages })
+  })
 }
 
 export const resume: Command = {
