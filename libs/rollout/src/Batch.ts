@@ -73,6 +73,47 @@ export const make =
   }
 
 /**
+ * The columns a batch needs: `time` cut to its longest row (at least 1). Only padding goes, so
+ * a causal model scores every kept token exactly as before; a minibatch drawn from a batch of
+ * long and short episodes then costs its own longest row, not the whole batch's.
+ *
+ * @example
+ * import { Batch } from '@mtrl/rollout'
+ * declare const batch: Batch.Batch
+ * const minibatch = Batch.trim(Batch.select([0, 2])(batch))
+ *
+ * @category combinators
+ * @since 0.3.0
+ */
+export const trim = (batch: Batch): Batch => {
+  const time = Math.max(1, batch.lengths.reduce((a, b) => Math.max(a, b), 0))
+  return time === batch.time ? batch : { ...columns(batch.time, time)(batch), batch: batch.batch, lengths: batch.lengths }
+}
+
+/**
+ * The first `time` columns of every row of a flat `[rows, from]` array (`time <= from`).
+ *
+ * @category combinators
+ * @since 0.3.0
+ */
+export const cropRows =
+  (from: number, time: number) =>
+  <A extends Int32Array | Float32Array>(src: A): A => {
+    if (time > from) throw new Error(`Batch.cropRows: ${time} columns asked of rows of ${from}`)
+    const rows = src.length / from
+    const out = new (src.constructor as new (n: number) => A)(rows * time)
+    for (let r = 0; r < rows; r++) out.set(src.subarray(r * from, r * from + time), r * time)
+    return out
+  }
+
+const columns =
+  (from: number, time: number) =>
+  (batch: Batch): Omit<Batch, 'batch' | 'lengths'> => {
+    const crop = cropRows(from, time)
+    return { time, ids: crop(batch.ids), actionMask: crop(batch.actionMask), samplerLogprobs: crop(batch.samplerLogprobs), turnIndex: crop(batch.turnIndex) }
+  }
+
+/**
  * The rows `rows` of a batch (e.g. a minibatch), keeping `time`.
  *
  * @category combinators

@@ -40,6 +40,9 @@ export type Truncation = t.TypeOf<typeof Truncation>
  *   observation tokens (what the environment said; no expert data), at the rollout temperature:
  *   self-supervised, like SFT's context loss (decision 0005); 0 turns it off;
  * - `kl`: estimator, placement (`reward` | `loss` | `none`) and controller of the coefficient;
+ * - `priorKlEvery`: measure `kl/prior` (the drift from the stage's starting policy, a forward
+ *   pass of the frozen reference over the whole batch) every N iterations (NaN in between; 0:
+ *   never). A KL term in the reward or loss needs the reference every iteration and ignores it;
  * - `filterZeroVariance`: drop groups whose episodes all got the same return;
  * - `truncation`: what an episode cut by the turn or context budget is to the estimator:
  *   `terminal` (a failure: nothing follows its last turn, so its return is its rewards; the
@@ -74,6 +77,7 @@ export const Config = t.type({
   contextCoef: Numbers.NonNegative,
   maxGradNorm: Numbers.Positive,
   kl: t.type({ estimator: Kl.Estimator, placement: Kl.Placement, controller: KlController }),
+  priorKlEvery: Numbers.NonNegativeInt,
   filterZeroVariance: t.boolean,
   truncation: Truncation,
   seed: Numbers.NonNegativeInt,
@@ -111,6 +115,7 @@ export const defaultConfig: Config = {
   criticWarmup: 0,
   entropyCoef: 0,
   contextCoef: 0,
+  priorKlEvery: 1,
   maxGradNorm: 1,
   kl: { estimator: 'k3', placement: 'none', controller: { _tag: 'fixed', coef: 0.001 } },
   filterZeroVariance: false,

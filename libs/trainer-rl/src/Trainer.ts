@@ -227,7 +227,9 @@ export const iterate =
       // behaviour log-probs need no second forward pass. Truncated sampling renormalises them.
       const exact = config.rollout.topK === undefined && config.rollout.topP === undefined
       const oldLogprobs = exact ? batch.samplerLogprobs : score.logprobs(setup.policy, batch, temperature)
-      const refLogprobs = setup.reference === undefined ? undefined : score.logprobs(setup.reference, batch, temperature)
+      const klNeeded = config.kl.placement !== 'none'
+      const driftNow = config.priorKlEvery > 0 && state.iteration % config.priorKlEvery === 0
+      const refLogprobs = setup.reference === undefined || (!klNeeded && !driftNow) ? undefined : score.logprobs(setup.reference, batch, temperature)
       const klOn = config.kl.placement !== 'none' && refLogprobs !== undefined
       const after = algorithm.critic && setup.critic !== undefined ? score.valuesAfter(setup.critic, batch) : undefined
       const values = after === undefined ? undefined : score.valuesBefore(after, batch)

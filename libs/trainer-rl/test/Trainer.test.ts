@@ -75,6 +75,25 @@ describe('Trainer', () => {
     }
   })
 
+  it('measures the drift from the prior every priorKlEvery iterations (NaN in between, never with 0); a KL term measures it every iteration', async () => {
+    const model = ModelConfig.make({ vocab: tokenizer.vocabSize, dModel: 16, layers: 1, heads: 2, maxLen: 64 })
+    const run = async (overrides: Parameters<typeof toyConfig>[2]): Promise<boolean[]> => {
+      const policy = Policy.make(model, 0)
+      const reference = Policy.make(model, 0)
+      const trainer = Trainer.make({ config: toyConfig('grpo', 'bandit', overrides), policy, reference, envs: Array.from({ length: 16 }, () => Toy.bandit()), template, tokenizer, contextLength: 64 })
+      const measured: boolean[] = []
+      for (let i = 0; i < 4; i++) measured.push(Number.isFinite((await step(trainer))['kl/prior']))
+      trainer.dispose()
+      policy.dispose()
+      reference.dispose()
+      return measured
+    }
+    expect(await run({ priorKlEvery: 1 })).toEqual([true, true, true, true])
+    expect(await run({ priorKlEvery: 3 })).toEqual([true, false, false, true])
+    expect(await run({ priorKlEvery: 0 })).toEqual([false, false, false, false])
+    expect(await run({ priorKlEvery: 0, kl: { estimator: 'k3', placement: 'loss', controller: { _tag: 'fixed', coef: 0.01 } } })).toEqual([true, true, true, true])
+  })
+
   it('adapts the KL coefficient with an adaptive controller', async () => {
     const config = toyConfig('rloo', 'bandit', { kl: { estimator: 'k3', placement: 'reward', controller: { _tag: 'adaptive', coef: 0.1, target: 1e-6, horizon: 100 } } })
     const model = ModelConfig.make({ vocab: tokenizer.vocabSize, dModel: 16, layers: 1, heads: 2, maxLen: 64 })

@@ -8,13 +8,23 @@ import * as tf from '@tensorflow/tfjs'
 
 const CHUNK = 32
 
+/**
+ * Rows in order of length, `CHUNK` at a time, each chunk cut to its longest row (only padding
+ * goes; a causal model scores the kept tokens as in the full row), written back in place.
+ */
 const chunked = (batch: Batch.Batch, f: (ids: tf.Tensor2D) => tf.Tensor): Float32Array => {
-  const out = new Float32Array(batch.batch * batch.time)
-  for (let start = 0; start < batch.batch; start += CHUNK) {
-    const rows = Math.min(CHUNK, batch.batch - start)
-    const ids = tf.tensor2d(batch.ids.subarray(start * batch.time, (start + rows) * batch.time), [rows, batch.time], 'int32')
+  const T = batch.time
+  const out = new Float32Array(batch.batch * T)
+  const order = Array.from({ length: batch.batch }, (_, i) => i).sort((a, b) => batch.lengths[a]! - batch.lengths[b]!)
+  for (let start = 0; start < order.length; start += CHUNK) {
+    const rows = order.slice(start, start + CHUNK)
+    const time = Math.max(1, ...rows.map((r) => batch.lengths[r]!))
+    const flat = new Int32Array(rows.length * time)
+    rows.forEach((r, i) => flat.set(batch.ids.subarray(r * T, r * T + time), i * time))
+    const ids = tf.tensor2d(flat, [rows.length, time], 'int32')
     const result = tf.tidy(() => f(ids))
-    out.set(result.dataSync(), start * batch.time)
+    const values = result.dataSync()
+    rows.forEach((r, i) => out.set(values.subarray(i * time, (i + 1) * time), r * T))
     tf.dispose([ids, result])
   }
   return out

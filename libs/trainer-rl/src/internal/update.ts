@@ -81,15 +81,18 @@ export const update = (context: UpdateContext, input: UpdateInput): UpdateMetric
     const size = Math.ceil(order.length / Math.max(1, config.minibatches))
     for (let start = 0; start < order.length; start += size) {
       const part = order.slice(start, start + size)
-      const mb = Batch.select(part)(input.batch)
+      // Each minibatch is cut to its own longest row: only padding goes, and causal scoring of
+      // the kept tokens is unchanged.
+      const mb = Batch.trim(Batch.select(part)(input.batch))
+      const Tm = mb.time
       const pick = (src: Float32Array): tf.Tensor2D => {
-        const out = new Float32Array(part.length * T)
-        part.forEach((r, i) => out.set(src.subarray(r * T, (r + 1) * T), i * T))
-        return tf.tensor2d(out, [part.length, T])
+        const out = new Float32Array(part.length * Tm)
+        part.forEach((r, i) => out.set(src.subarray(r * T, r * T + Tm), i * Tm))
+        return tf.tensor2d(out, [part.length, Tm])
       }
-      const ids = tf.tensor2d(mb.ids, [mb.batch, T], 'int32')
-      const mask = tf.tensor2d(mb.actionMask, [mb.batch, T])
-      const contextMask = config.contextCoef > 0 ? tf.tensor2d(contextMaskOf(mb), [mb.batch, T]) : undefined
+      const ids = tf.tensor2d(mb.ids, [mb.batch, Tm], 'int32')
+      const mask = tf.tensor2d(mb.actionMask, [mb.batch, Tm])
+      const contextMask = config.contextCoef > 0 ? tf.tensor2d(contextMaskOf(mb), [mb.batch, Tm]) : undefined
       const oldLogprobs = pick(input.oldLogprobs)
       const advantages = pick(input.advantages)
       const returns = pick(input.returns)
@@ -97,7 +100,7 @@ export const update = (context: UpdateContext, input: UpdateInput): UpdateMetric
       const oldValues = input.oldValues === undefined ? undefined : pick(input.oldValues)
       if (context.updatePolicy) {
         const first = m.policyLoss.length === 0
-        const sampler = first ? tf.tensor2d(mb.samplerLogprobs, [mb.batch, T]) : undefined
+        const sampler = first ? tf.tensor2d(mb.samplerLogprobs, [mb.batch, Tm]) : undefined
         const result = Optimizer.step(context.policyOptimizer, { learningRate: context.policyLr, maxNorm: config.maxGradNorm }, () => {
           const scores = Scoring.tokenLogprobs(policy, { entropy: true })(ids, temperature)
           const gap = sampler === undefined ? tf.scalar(Number.NaN) : Aggregation.maskedMean(tf.abs(tf.sub(scores.logprobs, sampler)), mask)

@@ -144,4 +144,36 @@ describe('update on a fixed batch', () => {
       dispose()
     }
   })
+
+  it('padding costs nothing and changes nothing: minibatches and scoring cut to their longest row give the same loss, step and log-probs as the full width', () => {
+    // a second, shorter episode (5 tokens): prompt and one action
+    const short: Trajectory.Trajectory = { ...trajectory, seed: 1, groupId: 'fixed:1', segments: trajectory.segments.slice(0, 2), turns: [turn], turnRewards: [1] }
+    const run = (time: number) => {
+      const { policy, context, dispose } = setup({ maxGradNorm: 100 })
+      // the longer row first: scoring sorts rows by length and must write each back in place
+      const batch = Batch.make({ pad: 0, time })([trajectory, short])
+      const oldLogprobs = score.logprobs(policy, batch, temperature)
+      const a = new Float32Array(2 * time)
+      ACTIONS.forEach((t, k) => (a[t] = [1, -2, 4, -8][k]!))
+      ;[3, 4].forEach((t) => (a[time + t] = 1))
+      const m = update(context(0.02), { batch, oldLogprobs, advantages: a, returns: new Float32Array(2 * time) })
+      const after = score.logprobs(policy, batch, temperature)
+      const rows = [oldLogprobs.subarray(0, T), oldLogprobs.subarray(time, time + 5), after.subarray(0, T), after.subarray(time, time + 5)].map((r) => Array.from(r))
+      dispose()
+      return { m, rows, width: batch.time }
+    }
+    const tight = run(T)
+    const wide = run(T + 7)
+    expect(wide.width).toBe(T + 7)
+    // each row scored alone gives the same log-probs (rows are not mixed up by the length sort)
+    const alone = setup()
+    const single = score.logprobs(alone.policy, Batch.make({ pad: 0 })([short]), temperature)
+    const pair = score.logprobs(alone.policy, Batch.make({ pad: 0 })([trajectory, short]), temperature)
+    Array.from(single).forEach((x, t) => expect(pair[T + t]!).toBeCloseTo(x, 5))
+    alone.dispose()
+    expect(wide.m.policyLoss).toBeCloseTo(tight.m.policyLoss, 5)
+    expect(wide.m.entropy).toBeCloseTo(tight.m.entropy, 5)
+    expect(wide.m.policyGradNorm).toBeCloseTo(tight.m.policyGradNorm, 4)
+    wide.rows.forEach((row, i) => row.forEach((x, t) => expect(x, `row ${i} token ${t}`).toBeCloseTo(tight.rows[i]![t]!, 5)))
+  })
 })
