@@ -4,6 +4,7 @@
  */
 import { Evaluate, Summary, Transcript } from '@mtrl/eval'
 import { ChatPolicy, Episode } from '@mtrl/env-http'
+import { Progress, RunDir } from '@mtrl/experiment'
 import * as E from 'fp-ts/lib/Either.js'
 import { pipe } from 'fp-ts/lib/function.js'
 import { writeFile } from 'node:fs/promises'
@@ -11,8 +12,6 @@ import { backendFlag, intFlag, numberFlag, parseFlags, required, usage, type Cli
 import { envFlags, envFlagsHelp, envFromFlags } from '../EnvFlags.js'
 import { readJson } from '../Input.js'
 import * as Agent from '../pipeline/Agent.js'
-import * as Progress from '../pipeline/Progress.js'
-import * as RunDir from '../pipeline/RunDir.js'
 import { evaluateAll, formatEval } from '../pipeline/Train.js'
 import * as Recipe from '../recipe/Recipe.js'
 import { source } from '../recipe/EnvConfig.js'

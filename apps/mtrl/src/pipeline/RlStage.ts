@@ -4,6 +4,7 @@
  * resumed stage continues from its last checkpoint with the same random streams.
  */
 import { EnvError, type Env } from '@mtrl/core'
+import { Progress } from '@mtrl/experiment'
 import { Critic } from '@mtrl/policy'
 import { RewardSpec } from '@mtrl/rewards'
 import { Rollout } from '@mtrl/rollout'
@@ -13,8 +14,7 @@ import * as E from 'fp-ts/lib/Either.js'
 import { failed, stopped, type CliError } from '../Command.js'
 import { trainerConfig, type RlStage } from '../recipe/Recipe.js'
 import * as Agent from './Agent.js'
-import * as Progress from './Progress.js'
-import { noBar, pct, rolloutOptions, truncateMetrics, type Context } from './Stages.js'
+import { noBar, pct, rolloutOptions, type Context } from './Stages.js'
 
 /** Makes the RL trainer of a stage (its envs, reward, and the reference policy: the KL anchor when a KL term is on, and the drift diagnostic `kl/prior` always; with a queue, who plays its episodes). */
 const makeTrainer = (ctx: Context, i: number, stage: RlStage, source: Env.EnvSource): Trainer.Trainer => {
@@ -46,7 +46,7 @@ const resumeTrainer = async (ctx: Context, i: number, name: string, trainer: Tra
   if (!ctx.resume) return E.right(undefined)
   const at = await Checkpointing.resume(Progress.stageDir(ctx.run, i))(trainer)()
   if (E.isLeft(at)) return E.left(failed(Checkpointing.message(at.left)))
-  truncateMetrics(ctx.run, { ...ctx.progress, nextStage: i }, at.right)
+  Progress.truncateMetrics(ctx.run, { ...ctx.progress, nextStage: i }, at.right)
   if (at.right > 0) ctx.reporter.line(`${name}: resumed after iteration ${at.right}`)
   return E.right(undefined)
 }

@@ -3,6 +3,7 @@
  * with data-parallel replicas and mid-stage checkpoints; its metrics go to the run folder.
  */
 import { Rng, Trajectory } from '@mtrl/core'
+import { Progress } from '@mtrl/experiment'
 import { Checkpointing, Demonstrations, ExpertData, Replicas, Sft } from '@mtrl/trainer-sft'
 import * as E from 'fp-ts/lib/Either.js'
 import * as O from 'fp-ts/lib/Option.js'
@@ -12,8 +13,7 @@ import type { MakeBar } from '../ProgressBar.js'
 import * as ReplicaBackend from '../ReplicaBackend.js'
 import type { SftStage } from '../recipe/Recipe.js'
 import * as Agent from './Agent.js'
-import * as Progress from './Progress.js'
-import { noBar, rolloutOptions, truncateMetrics, type Context } from './Stages.js'
+import { noBar, rolloutOptions, type Context } from './Stages.js'
 
 /** The demonstrations of a stage: from a JSONL file in the OpenAI chat format (each must fit the context), or from the expert. */
 const demonstrations = async (ctx: Context, i: number, stage: SftStage, agent: Agent.Agent): Promise<E.Either<CliError, ReadonlyArray<Trajectory.Trajectory>>> => {
@@ -51,7 +51,7 @@ const continuation = async (ctx: Context, i: number): Promise<E.Either<CliError,
  */
 export const run = async (ctx: Context, i: number, stage: SftStage, name: string): Promise<E.Either<CliError, void>> => {
   const { run: dir, reporter } = ctx
-  if (ctx.resume) truncateMetrics(dir, { ...ctx.progress, nextStage: i }, 0)
+  if (ctx.resume) Progress.truncateMetrics(dir, { ...ctx.progress, nextStage: i }, 0)
   const t0 = performance.now()
   const continued = await continuation(ctx, i)
   if (E.isLeft(continued)) return continued

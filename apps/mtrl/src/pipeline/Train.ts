@@ -6,6 +6,7 @@
 import type { Backend } from '@mtrl/backend'
 import { EnvError, type Env, type Trajectory } from '@mtrl/core'
 import { Evaluate, type Summary } from '@mtrl/eval'
+import { Progress, Report, type RunDir } from '@mtrl/experiment'
 import { Sampler } from '@mtrl/policy'
 import type { Runner } from '@mtrl/rollout-queue'
 import * as E from 'fp-ts/lib/Either.js'
@@ -14,12 +15,9 @@ import { failed, stopped, type CliError } from '../Command.js'
 import { label, source } from '../recipe/EnvConfig.js'
 import type { Resolved, Stage } from '../recipe/Recipe.js'
 import * as Agent from './Agent.js'
-import * as Progress from './Progress.js'
-import * as Report from './Report.js'
 import * as RlStage from './RlStage.js'
-import type { RunDir } from './RunDir.js'
 import * as SftStage from './SftStage.js'
-import { generatorFor, never, pct, rolloutOptions, truncateMetrics, type Context, type Reporter, type StopSignal } from './Stages.js'
+import { generatorFor, never, pct, rolloutOptions, type Context, type Reporter, type StopSignal } from './Stages.js'
 
 export type { Reporter, StopSignal } from './Stages.js'
 export { never } from './Stages.js'
@@ -64,7 +62,7 @@ export const formatEval = (results: ReadonlyArray<Summary.Summary>): string =>
     .join('\n')
 
 /** The agent a run starts with: the last finished stage's (resuming), or a new one. */
-const startAgent = (recipe: Resolved, run: RunDir, progress: Progress.Progress, sources: ReadonlyArray<Env.EnvSource>, reporter: Reporter): TE.TaskEither<CliError, Agent.Agent> => {
+const startAgent = (recipe: Resolved, run: RunDir.RunDir, progress: Progress.Progress, sources: ReadonlyArray<Env.EnvSource>, reporter: Reporter): TE.TaskEither<CliError, Agent.Agent> => {
   if (progress.nextStage > 0) {
     reporter.line(`resuming at stage ${progress.nextStage + 1} of ${recipe.stages.length}`)
     return Agent.load(Progress.stageEnd(run, progress.nextStage - 1))
@@ -110,7 +108,7 @@ const runStage = async (ctx: Context, i: number): Promise<E.Either<CliError, voi
 
 /** Evaluates before training (when asked) and runs the stages not finished yet. */
 const runStages = async (ctx: Context): Promise<E.Either<CliError, void>> => {
-  if (ctx.resume) truncateMetrics(ctx.run, ctx.progress, Number.POSITIVE_INFINITY)
+  if (ctx.resume) Progress.truncateMetrics(ctx.run, ctx.progress, Number.POSITIVE_INFINITY)
   if (ctx.recipe.evalAfterEachStage) {
     const before = await evalPhase(ctx, 'before training')
     if (E.isLeft(before)) return before
@@ -131,7 +129,7 @@ const runStages = async (ctx: Context): Promise<E.Either<CliError, void>> => {
  * episodes are played by the queue's workers (same trajectories for the same seed).
  */
 export const train =
-  (recipe: Resolved, run: RunDir, backend: Backend.Selected, reporter: Reporter, resume = false, stop: StopSignal = never, queue?: Runner.Runner): TE.TaskEither<CliError, Summary> =>
+  (recipe: Resolved, run: RunDir.RunDir, backend: Backend.Selected, reporter: Reporter, resume = false, stop: StopSignal = never, queue?: Runner.Runner): TE.TaskEither<CliError, Summary> =>
   async () => {
     const started = performance.now()
     const stageSources = recipe.stages.map((s) => source(s.env))

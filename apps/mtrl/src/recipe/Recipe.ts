@@ -12,6 +12,7 @@
  */
 import { Decode, Numbers } from '@mtrl/core'
 import { Evaluate } from '@mtrl/eval'
+import { Grid } from '@mtrl/experiment'
 import { ModelConfig, WordTokenizer } from '@mtrl/policy'
 import { RewardSpec } from '@mtrl/rewards'
 import { Rollout } from '@mtrl/rollout'
@@ -161,6 +162,28 @@ export const trainerConfig = (stage: RlStage, rollout: Rollout.Options, seed: nu
 
 /** Evaluation environments when the recipe names none: the last stage's (the one trained for last, the target of a curriculum). */
 export const lastStageEnv = (recipe: Recipe): EnvConfig[] => recipe.stages.slice(-1).map((s) => s.env)
+
+/** One run of an ablation: its cell, seed and recipe. */
+export interface PlanItem {
+  readonly cell: string
+  readonly seed: number
+  readonly recipe: Resolved
+}
+
+/** Every cell x seed of an ablation as a decoded recipe (without its `ablation`); the first bad cell is an error naming it. */
+export const ablationPlan = (json: unknown, grid: Grid.Grid, seeds: ReadonlyArray<number>): E.Either<string, ReadonlyArray<PlanItem>> =>
+  pipe(
+    Grid.variants(json, grid, seeds),
+    E.chain(
+      E.traverseArray(({ cell, seed, json: variant }) => {
+        const { ablation: _a, ...recipe } = variant as Record<string, unknown>
+        return pipe(
+          decode(recipe),
+          E.bimap((e) => `cell ${cell}, seed ${seed}: ${e}`, (decoded) => ({ cell, seed, recipe: decoded }))
+        )
+      })
+    )
+  )
 
 /** Fills the defaults of a decoded recipe. */
 export const resolve = (recipe: Recipe): Resolved => {
