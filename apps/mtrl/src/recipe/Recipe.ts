@@ -154,10 +154,10 @@ const checkSemantics = (recipe: Recipe): E.Either<string, Recipe> => {
 export const decode = (json: unknown): E.Either<string, Resolved> =>
   pipe(Decode.decodeStrict('recipe', Recipe)(json), E.mapLeft(Decode.formatError), E.chain(checkSemantics), E.map(resolve))
 
-/** The trainer configuration of an RL stage: the library's defaults under the stage's fields. */
-export const trainerConfig = (stage: RlStage, rollout: Rollout.Options, seed: number): TrainerConfig.Config => {
+/** The trainer configuration of an RL stage: the library's defaults under the stage's fields; a checkpoint every `checkpointEvery` iterations (0: only on a stop). */
+export const trainerConfig = (stage: RlStage, rollout: Rollout.Options, seed: number, checkpointEvery = 0): TrainerConfig.Config => {
   const { kind: _kind, env: _env, iterations: _iterations, reward: _reward, rollout: _stageRollout, ...overrides } = stage
-  return { ...TrainerConfig.defaultConfig, ...overrides, rollout, seed, checkpointEvery: 0 }
+  return { ...TrainerConfig.defaultConfig, ...overrides, rollout, seed, checkpointEvery }
 }
 
 /** Evaluation environments when the recipe names none: the last stage's (the one trained for last, the target of a curriculum). */
