@@ -11,7 +11,7 @@ import { writeFile } from 'node:fs/promises'
 import { backendFlag, intFlag, numberFlag, parseFlags, required, usage, type CliError, type Command } from '../Command.js'
 import { envFlags, envFlagsHelp, envFromFlags } from '../EnvFlags.js'
 import { readJson } from '../Input.js'
-import * as Agent from '../pipeline/Agent.js'
+import * as Model from '../pipeline/Model.js'
 import { evaluateAll, formatEval } from '../pipeline/Train.js'
 import * as Recipe from '../recipe/Recipe.js'
 import { source } from '../recipe/EnvConfig.js'
@@ -105,7 +105,7 @@ const evalLocal = async (values: Values, positionals: ReadonlyArray<string>): Pr
   const { recipe, model } = planned.right
   const backend = await startBackend(str(values, 'backend'))()
   if (E.isLeft(backend)) return backend
-  const agent = await Agent.pretrained(model)()
+  const agent = await Model.pretrained(model)()
   if (E.isLeft(agent)) return agent
   const sources = recipe.eval.envs.map(source)
   const transcripts = str(values, 'transcripts')

@@ -5,14 +5,13 @@
  */
 import type { Env } from '@mtrl/core'
 import { Progress } from '@mtrl/experiment'
-import { Critic } from '@mtrl/policy'
+import { Agent, Critic } from '@mtrl/policy'
 import { RewardSpec } from '@mtrl/rewards'
 import { Runner } from '@mtrl/rollout-queue'
 import { Algorithm, Driver, Trainer, type Metrics } from '@mtrl/trainer-rl'
 import * as E from 'fp-ts/lib/Either.js'
 import { failed, stopped, type CliError } from '../Command.js'
 import { trainerConfig, type RlStage } from '../recipe/Recipe.js'
-import * as Agent from './Agent.js'
 import { noBar, pct, rolloutOptions, type Context } from './Stages.js'
 
 /** Makes the RL trainer of a stage (its envs, reward, and the reference policy: the KL anchor when a KL term is on, and the drift diagnostic `kl/prior` always; with a queue, who plays its episodes). */
@@ -67,7 +66,7 @@ export const run = async (ctx: Context, i: number, stage: RlStage, name: string)
   if (Algorithm.registry[stage.algorithm ?? 'ppo'].critic && agent.critic === undefined) {
     // The critic starts as a copy of the policy's trunk as it is now (after SFT), as in the paper's PPO.
     const critic = Critic.make(agent.policy, { shareTrunk: ctx.recipe.critic.shareTrunk }, ctx.recipe.seed + 7)
-    ctx.agent = Agent.fromParts(agent.policy, critic, agent.tokenizer, agent.template, agent.contextLength)
+    ctx.agent = Agent.withCritic(agent, critic)
   }
   const rollout = rolloutOptions(source, ctx.recipe.rollout, stage.rollout)
   const fits = await Driver.checkContext(rollout, ctx.agent.template, ctx.agent.contextLength)(source)()

@@ -4,6 +4,7 @@
  */
 import { Rng, Trajectory } from '@mtrl/core'
 import { Progress } from '@mtrl/experiment'
+import { Agent, PolicyError } from '@mtrl/policy'
 import { Checkpointing, Demonstrations, ExpertData, Replicas, Sft } from '@mtrl/trainer-sft'
 import * as E from 'fp-ts/lib/Either.js'
 import * as O from 'fp-ts/lib/Option.js'
@@ -12,7 +13,7 @@ import { failed, stopped, type CliError } from '../Command.js'
 import type { MakeBar } from '../ProgressBar.js'
 import * as ReplicaBackend from '../ReplicaBackend.js'
 import type { SftStage } from '../recipe/Recipe.js'
-import * as Agent from './Agent.js'
+import { policyError } from './Model.js'
 import { noBar, rolloutOptions, type Context } from './Stages.js'
 
 /** The demonstrations of a stage: from a JSONL file in the OpenAI chat format (each must fit the context), or from the expert. */
@@ -42,7 +43,7 @@ const continuation = async (ctx: Context, i: number): Promise<E.Either<CliError,
   if (E.isLeft(loaded)) return E.left(failed(Checkpointing.message(loaded.left)))
   if (O.isNone(loaded.right)) return E.right(O.none)
   const { policy, snapshot } = loaded.right.value
-  return E.map((agent: Agent.Agent) => O.some({ agent, snapshot }))(Agent.fromPolicy(`${dir}: the checkpoint has no tokenizer`, policy))
+  return E.map((agent: Agent.Agent) => O.some({ agent, snapshot }))(E.mapLeft(policyError)(Agent.fromPolicy(PolicyError.fileError(dir, 'the checkpoint has no tokenizer'), policy)))
 }
 
 /**

@@ -7,9 +7,9 @@ import type { Env, Sampler } from '@mtrl/core'
 import { Rollout, type Generator } from '@mtrl/rollout'
 import type { Runner } from '@mtrl/rollout-queue'
 import type { Progress, RunDir } from '@mtrl/experiment'
+import type { Agent } from '@mtrl/policy'
 import type { MakeBar } from '../ProgressBar.js'
 import type { Resolved, RolloutSettings } from '../recipe/Recipe.js'
-import type { Agent } from './Agent.js'
 
 export interface Reporter {
   /** A line of progress for people. */
@@ -42,7 +42,7 @@ export interface Context {
   /** When set, RL episodes are played by the queue's workers (the same trajectories for the same seed). */
   readonly queue: Runner.Runner | undefined
   /** The agent being trained (a resumed stage or a new critic replaces it). */
-  agent: Agent
+  agent: Agent.Agent
   progress: Progress.Progress
 }
 
@@ -55,7 +55,7 @@ export const rolloutOptions = (source: Env.EnvSource, recipeWide: RolloutSetting
 })
 
 /** A generator (sampler session + template) for rollouts with the agent. */
-export const generatorFor = (agent: Agent, session: Sampler.SamplerSession): Generator.Generator => ({
+export const generatorFor = (agent: Agent.Agent, session: Sampler.SamplerSession): Generator.Generator => ({
   session,
   template: agent.template,
   tokenizer: agent.tokenizer,

@@ -7,14 +7,15 @@ import type { Backend } from '@mtrl/backend'
 import { EnvError, type Env, type Trajectory } from '@mtrl/core'
 import { Evaluate, type Summary } from '@mtrl/eval'
 import { Progress, Report, type RunDir } from '@mtrl/experiment'
-import { Sampler } from '@mtrl/policy'
+import { Agent, Sampler } from '@mtrl/policy'
 import type { Runner } from '@mtrl/rollout-queue'
 import * as E from 'fp-ts/lib/Either.js'
-import type * as TE from 'fp-ts/lib/TaskEither.js'
+import { pipe } from 'fp-ts/lib/function.js'
+import * as TE from 'fp-ts/lib/TaskEither.js'
 import { failed, stopped, type CliError } from '../Command.js'
 import { label, source } from '../recipe/EnvConfig.js'
 import type { Resolved, Stage } from '../recipe/Recipe.js'
-import * as Agent from './Agent.js'
+import * as Model from './Model.js'
 import * as RlStage from './RlStage.js'
 import * as SftStage from './SftStage.js'
 import { generatorFor, never, pct, rolloutOptions, type Context, type Reporter, type StopSignal } from './Stages.js'
@@ -65,11 +66,11 @@ export const formatEval = (results: ReadonlyArray<Summary.Summary>): string =>
 const startAgent = (recipe: Resolved, run: RunDir.RunDir, progress: Progress.Progress, sources: ReadonlyArray<Env.EnvSource>, reporter: Reporter): TE.TaskEither<CliError, Agent.Agent> => {
   if (progress.nextStage > 0) {
     reporter.line(`resuming at stage ${progress.nextStage + 1} of ${recipe.stages.length}`)
-    return Agent.load(Progress.stageEnd(run, progress.nextStage - 1))
+    return pipe(Agent.load(Progress.stageEnd(run, progress.nextStage - 1)), TE.mapLeft(Model.policyError))
   }
-  if (recipe.model.kind !== 'scratch') return Agent.pretrained(recipe.model)
+  if (recipe.model.kind !== 'scratch') return Model.pretrained(recipe.model)
   reporter.line(`building the agent (word tokenizer from ${recipe.model.corpusEpisodes} expert episodes per environment)`)
-  return Agent.scratch(recipe.model, sources, recipe.seed)
+  return Model.scratch(recipe.model, sources, recipe.seed)
 }
 
 /** Evaluates the agent as `phase` (once per run: a resumed run skips phases done). */
@@ -93,7 +94,7 @@ const runStage = async (ctx: Context, i: number): Promise<E.Either<CliError, voi
   const name = stageName(stage, i)
   const ran = stage.kind === 'sft' ? await SftStage.run(ctx, i, stage, name) : await RlStage.run(ctx, i, stage, name)
   if (E.isLeft(ran)) return ran
-  const saved = await Agent.save(Progress.stageEnd(run, i), ctx.agent, { stage: i })()
+  const saved = await pipe(Agent.save(Progress.stageEnd(run, i), ctx.agent, { stage: i }), TE.mapLeft(Model.policyError))()
   if (E.isLeft(saved)) return saved
   ctx.progress = { ...ctx.progress, nextStage: i + 1 }
   Progress.write(run, ctx.progress)
