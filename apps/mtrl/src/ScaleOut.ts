@@ -30,5 +30,5 @@ export const start = (settings: ScaleOut, backend: string, line: (text: string) 
   const onEvent = (e: LocalWorkers.Event): void =>
     line(e._tag === 'ServerStarted' ? `scale-out: local redis-server at ${e.url}` : `scale-out: ${e.count} local worker process${e.count === 1 ? '' : 'es'} on ${backend}`)
   const command = (url: string, name: string): ReadonlyArray<string> => [bin, 'worker', '--redis', url, '--backend', backend, '--name', name, ...(queue === undefined ? [] : ['--queue', queue])]
-  return pipe(LocalWorkers.start({ ...settings, workers, command, env: { MTRL_WORKER_PARENT: String(process.pid) }, onEvent }), TE.mapLeft((e) => failed(message(e))))
+  return pipe(LocalWorkers.start({ ...settings, workers, command, onEvent }), TE.mapLeft((e) => failed(message(e))))
 }

@@ -20,7 +20,7 @@ import * as Runner from './Runner.js'
  * - `groupsPerJob`, `queue`: the runner's (see `Runner.Options`);
  * - `command(url, name)`: the arguments of `node` that start worker `name` on the queue at `url`
  *   (node flags of {@link workerNodeFlags} go first); it prints `listening at` once it listens;
- * - `env`: extra environment variables of the worker processes;
+ * - `env`: extra environment variables of the worker processes (they also get {@link parentEnv});
  * - `onEvent`: the server and the workers started, for people watching.
  *
  * @category models
@@ -81,10 +81,41 @@ export interface Started {
  */
 export const workerNodeFlags = (workers: number): ReadonlyArray<string> => (workers > 1 ? ['--single-threaded'] : [])
 
+/**
+ * The environment variable that tells a local worker its trainer's process id, so it can stop
+ * once the trainer is gone, even killed ({@link parentGone}).
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const parentEnv = 'MTRL_WORKER_PARENT'
+
+/**
+ * In a worker started by {@link start}: resolves once the process that started it is gone
+ * (checked every 2 s, without keeping the process alive); never in any other process.
+ *
+ * @category destructors
+ * @since 0.1.0
+ */
+export const parentGone = (): Promise<void> =>
+  new Promise<void>((resolve) => {
+    const parent = Number(process.env[parentEnv] ?? 0)
+    if (parent <= 0) return
+    const watch = setInterval(() => {
+      try {
+        process.kill(parent, 0)
+      } catch {
+        clearInterval(watch)
+        resolve()
+      }
+    }, 2_000)
+    watch.unref()
+  })
+
 /** One worker process, once it listens; or why it exited first (its stderr). */
 const spawnWorker = (args: ReadonlyArray<string>, name: string, env: Readonly<Record<string, string>>): Promise<E.Either<StartError, ChildProcess>> =>
   new Promise((resolve) => {
-    const child = spawn(process.execPath, [...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } })
+    const child = spawn(process.execPath, [...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env, [parentEnv]: String(process.pid) } })
     let err = ''
     child.stderr!.on('data', (d: Buffer) => (err += d.toString()))
     child.stdout!.on('data', (d: Buffer) => {

@@ -12,7 +12,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }))
 /** A stand-in worker: writes its pid and argv to `dir`, says it listens, and waits for SIGTERM. */
 const listening = (url: string, name: string): ReadonlyArray<string> => [
   '-e',
-  `require('fs').writeFileSync(${JSON.stringify(dir)} + '/' + ${JSON.stringify(name)}, JSON.stringify({ pid: process.pid, argv: process.argv, parent: process.env.PARENT })); console.log('listening at ' + ${JSON.stringify(url)}); setInterval(() => {}, 1000)`
+  `require('fs').writeFileSync(${JSON.stringify(dir)} + '/' + ${JSON.stringify(name)}, JSON.stringify({ pid: process.pid, argv: process.argv, parent: process.env.PARENT, trainer: process.env.MTRL_WORKER_PARENT })); console.log('listening at ' + ${JSON.stringify(url)}); setInterval(() => {}, 1000)`
 ]
 const alive = (pid: number): boolean => {
   try {
@@ -34,8 +34,9 @@ describe('LocalWorkers', () => {
     expect(events).toEqual([{ _tag: 'ServerStarted', url }, { _tag: 'WorkersStarted', count: 2 }])
     const names = readdirSync(dir).sort()
     expect(names).toEqual([`local-1-${process.pid}`, `local-2-${process.pid}`])
-    const info = names.map((n) => JSON.parse(readFileSync(join(dir, n), 'utf8')) as { pid: number; parent: string })
+    const info = names.map((n) => JSON.parse(readFileSync(join(dir, n), 'utf8')) as { pid: number; parent: string; trainer: string })
     expect(info.map((w) => w.parent)).toEqual(['trainer', 'trainer'])
+    expect(info.map((w) => w.trainer)).toEqual([String(process.pid), String(process.pid)])
     expect(info.every((w) => alive(w.pid))).toBe(true)
     await stop()
     expect(info.some((w) => alive(w.pid))).toBe(false)
@@ -65,6 +66,24 @@ describe('LocalWorkers', () => {
       await redis.stop()
     }
   }, 60_000)
+
+  it('tells a worker when the process that started it is gone, and never in any other process', async () => {
+    const { spawn } = await import('node:child_process')
+    const parent = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'])
+    const saved = process.env[_.parentEnv]
+    process.env[_.parentEnv] = String(parent.pid)
+    const gone = _.parentGone()
+    let resolved = false
+    void gone.then(() => (resolved = true))
+    await new Promise((r) => setTimeout(r, 2_500))
+    expect(resolved).toBe(false)
+    parent.kill('SIGKILL')
+    await gone
+    if (saved === undefined) delete process.env[_.parentEnv]
+    else process.env[_.parentEnv] = saved
+    const never = await Promise.race([_.parentGone().then(() => 'resolved'), new Promise((r) => setTimeout(() => r('pending'), 100))])
+    expect(never).toBe('pending')
+  }, 30_000)
 
   it('runs several workers with --single-threaded, one without', () => {
     expect(_.workerNodeFlags(1)).toEqual([])

@@ -35,20 +35,9 @@ const evalRemote = async (values: Values, positionals: ReadonlyArray<string>): P
   const { env, model, episodes, seedBase, temperature, concurrency } = parsed.right
   const h = source(env)
   const policy = ChatPolicy.make({ baseUrl: str(values, 'base-url')!, model, temperature, concurrency })
-  const play = Episode.play({ maxTurns: h.maxTurns })(policy.agent)
-  const results = await Promise.all(
-    Array.from({ length: episodes }, async (_, i) => {
-      const e = h.make()
-      try {
-        return await play(e, seedBase + i)()
-      } finally {
-        await e.close()()
-      }
-    })
-  )
+  const { played, failed } = await Episode.playSeeds({ maxTurns: h.maxTurns })(policy.agent)(h, Array.from({ length: episodes }, (_, i) => seedBase + i))()
   h.dispose()
-  const played = results.filter(E.isRight).map((r) => r.right)
-  const summary = { model, played: played.length, failed: results.length - played.length, results: [Summary.summarise(h.name, played.map(Episode.outcome))] }
+  const summary = { model, played: played.length, failed: failed.length, results: [Summary.summarise(h.name, played.map(Episode.outcome))] }
   process.stdout.write(`${JSON.stringify(summary, null, values['json'] === true ? 2 : 0)}\n`)
   return E.right(summary.failed === 0 ? 0 : 1)
 }

@@ -4,7 +4,7 @@
  * recipe's env entry), and stops on SIGTERM or Ctrl-C after the jobs in hand.
  */
 import { Decode } from '@mtrl/core'
-import { QueueError, Worker } from '@mtrl/rollout-queue'
+import { LocalWorkers, QueueError, Worker } from '@mtrl/rollout-queue'
 import * as E from 'fp-ts/lib/Either.js'
 import { hostname } from 'node:os'
 import { backendFlag, failed, intFlag, parseFlags, usage, type Command } from '../Command.js'
@@ -15,23 +15,13 @@ import { startBackend } from '../Runtime.js'
 const resolver = () => Worker.cachedSources((spec) => E.bimap(Decode.formatError, source)(Decode.decode('the job\'s environment', EnvConfig)(spec)))
 
 /** Resolves on SIGINT or SIGTERM, or, for a worker started by `mtrl train --workers N`, once that trainer is gone (even if it was killed). */
-const stopRequested = (): Promise<void> =>
-  new Promise<void>((resolve) => {
-    process.once('SIGINT', resolve)
-    process.once('SIGTERM', resolve)
-    const parent = Number(process.env['MTRL_WORKER_PARENT'] ?? 0)
-    if (parent > 0) {
-      const watch = setInterval(() => {
-        try {
-          process.kill(parent, 0)
-        } catch {
-          clearInterval(watch)
-          resolve()
-        }
-      }, 2_000)
-      watch.unref()
-    }
+const stopRequested = (): Promise<void> => {
+  const signal = new Promise<void>((resolve) => {
+    process.once('SIGINT', () => resolve())
+    process.once('SIGTERM', () => resolve())
   })
+  return Promise.race([signal, LocalWorkers.parentGone()])
+}
 
 export const worker: Command = {
   name: 'worker',
