@@ -42,15 +42,10 @@ export const evaluateAll = async (
 ): Promise<E.Either<CliError, ReadonlyArray<Summary.Summary>>> => {
   const session = Sampler.make(agent.policy, { slots: recipe.eval.batch, maxLen: agent.contextLength })
   try {
-    const out: Summary.Summary[] = []
-    for (const [i, s] of sources.entries()) {
-      const { episodes, split, seedBase, temperature, batch } = recipe.eval
-      const options = { episodes, split, seedBase, temperature, batch, rollout: rolloutOptions(s, recipe.rollout, undefined), seed: recipe.seed + 1000 + i }
-      const result = await Evaluate.run({ ...options, ...(onEpisode === undefined ? {} : { onEpisode }) })(generatorFor(agent, session))(s)()
-      if (E.isLeft(result)) return E.left(failed(`evaluation on ${s.name}: ${EnvError.message(result.left)}`))
-      out.push(result.right)
-    }
-    return E.right(out)
+    const { envs: _envs, ...settings } = recipe.eval
+    const options = { ...settings, rollout: (s: Env.EnvSource) => rolloutOptions(s, recipe.rollout, undefined), seed: recipe.seed + 1000, ...(onEpisode === undefined ? {} : { onEpisode }) }
+    const results = await Evaluate.runEach(options)(generatorFor(agent, session))(sources)()
+    return E.mapLeft((e: { env: string; error: EnvError.EnvError }) => failed(`evaluation on ${e.env}: ${EnvError.message(e.error)}`))(results)
   } finally {
     session.dispose()
   }
