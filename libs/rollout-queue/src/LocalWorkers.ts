@@ -7,12 +7,27 @@
  *
  * @since 0.1.0
  */
+import { Numbers } from '@mtrl/core'
 import * as E from 'fp-ts/lib/Either.js'
 import type * as TE from 'fp-ts/lib/TaskEither.js'
+import * as t from 'io-ts'
 import { spawn, type ChildProcess } from 'node:child_process'
 import * as QueueError from './QueueError.js'
 import * as RedisServer from './RedisServer.js'
 import * as Runner from './Runner.js'
+
+/**
+ * What a recipe sets of scale-out (all optional): `redis`, the queue's server (default: a local
+ * one when `workers` is set); `workers`, local worker processes; `groupsPerJob`, groups per job
+ * (default: split evenly over the live workers); `queue`, the queue's name (default
+ * `mtrl-rollout`).
+ *
+ * @category codecs
+ * @since 0.1.0
+ */
+export const Settings = t.partial({ redis: t.string, workers: Numbers.NonNegativeInt, groupsPerJob: Numbers.PositiveInt, queue: t.string })
+/** @category codecs @since 0.1.0 */
+export type Settings = t.TypeOf<typeof Settings>
 
 /**
  * - `redis`: the queue's server (none: a local `redis-server` on a free port);

@@ -85,6 +85,13 @@ describe('LocalWorkers', () => {
     expect(never).toBe('pending')
   }, 30_000)
 
+  it('decodes a recipe\'s scale-out settings: all optional, counts checked', () => {
+    expect(_.Settings.decode({})).toEqual(E.right({}))
+    expect(_.Settings.decode({ redis: 'redis://h:6379', workers: 0, groupsPerJob: 2, queue: 'q' })).toEqual(E.right({ redis: 'redis://h:6379', workers: 0, groupsPerJob: 2, queue: 'q' }))
+    expect(E.isLeft(_.Settings.decode({ workers: -1 }))).toBe(true)
+    expect(E.isLeft(_.Settings.decode({ groupsPerJob: 0 }))).toBe(true)
+  })
+
   it('runs several workers with --single-threaded, one without', () => {
     expect(_.workerNodeFlags(1)).toEqual([])
     expect(_.workerNodeFlags(2)).toEqual(['--single-threaded'])

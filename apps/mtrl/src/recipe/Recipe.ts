@@ -16,6 +16,7 @@ import { Grid } from '@mtrl/experiment'
 import { ModelConfig, WordTokenizer } from '@mtrl/policy'
 import { RewardSpec } from '@mtrl/rewards'
 import { Rollout } from '@mtrl/rollout'
+import { LocalWorkers } from '@mtrl/rollout-queue'
 import { Config as TrainerConfig } from '@mtrl/trainer-rl'
 import { Demonstrations, Sft } from '@mtrl/trainer-sft'
 import * as E from 'fp-ts/lib/Either.js'
@@ -76,14 +77,9 @@ export type Stage = t.TypeOf<typeof Stage>
 export const Eval = t.intersection([Evaluate.Settings, t.partial({ envs: t.array(EnvConfig) })])
 export type Eval = t.TypeOf<typeof Eval>
 
-/**
- * Scale-out of RL rollouts: `redis`, the queue's server (default: a local one when `workers` is
- * set); `workers`, worker processes to start on this machine; `groupsPerJob`, groups per job
- * (default: split evenly over the live workers); `queue`, the queue's name (default `mtrl-rollout`,
- * as `mtrl worker --queue`).
- */
-export const ScaleOut = t.partial({ redis: t.string, workers: Numbers.NonNegativeInt, groupsPerJob: Numbers.PositiveInt, queue: t.string })
-export type ScaleOut = t.TypeOf<typeof ScaleOut>
+/** Scale-out of RL rollouts: the rollout queue's settings (`redis`, `workers`, `groupsPerJob`, `queue`, as `mtrl worker --queue`). */
+export const ScaleOut = LocalWorkers.Settings
+export type ScaleOut = LocalWorkers.Settings
 
 export const Recipe = t.intersection([
   t.type({ name: t.string, stages: t.array(Stage) }),
