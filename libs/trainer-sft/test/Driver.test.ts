@@ -1,6 +1,5 @@
-import type { Trajectory } from '@mtrl/core'
-import { ChatTemplate, ModelConfig, Policy } from '@mtrl/policy'
-import { TestBackend, Toy } from '@mtrl/testing'
+import { ModelConfig, Policy } from '@mtrl/policy'
+import { TestBackend } from '@mtrl/testing'
 import * as E from 'fp-ts/lib/Either.js'
 import * as O from 'fp-ts/lib/Option.js'
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
@@ -9,31 +8,19 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import * as Checkpointing from '../src/Checkpointing.js'
 import * as _ from '../src/Driver.js'
-import * as ExpertData from '../src/ExpertData.js'
 import * as Sft from '../src/Sft.js'
+import { corridorDemos, tokenizer } from './fixtures/corridor.js'
 
 beforeAll(() => TestBackend.use('cpu'))
 const root = mkdtempSync(join(tmpdir(), 'mtrl-sft-driver-'))
 afterAll(() => rmSync(root, { recursive: true, force: true }))
 
-const tokenizer = Toy.tokenizer()
-const template = ChatTemplate.make(tokenizer)
 const config = ModelConfig.make({ vocab: tokenizer.vocabSize, dModel: 16, layers: 1, heads: 2, maxLen: 64 })
 const options: Sft.Options = { ...Sft.defaultOptions, epochs: 2, batchSize: 3, learningRate: 1e-2, heldOutFraction: 0.2, seed: 2 }
 
-const demos = async (n: number): Promise<Trajectory.Trajectory[]> => {
-  const out: Trajectory.Trajectory[] = []
-  for (let seed = 0; seed < n; seed++) {
-    const replayed = await ExpertData.replay({ systemPrompt: '', actionFormat: 'plain' }, { template, tokenizer })(Toy.corridor(), seed, ['left', 'forward', 'forward'])()
-    if (E.isLeft(replayed)) throw new Error(replayed.left._tag)
-    out.push(replayed.right)
-  }
-  return out
-}
-
 describe('Driver', () => {
   it('trains to the end like Sft.trainAsync, writing no checkpoint when none is due', async () => {
-    const samples = await demos(10)
+    const samples = await corridorDemos(10)
     const a = Policy.make(config, 1)
     const b = Policy.make(config, 1)
     const expected = await Sft.trainAsync(options)(a)(samples)
@@ -44,7 +31,7 @@ describe('Driver', () => {
   })
 
   it('stops on request with a checkpoint, and continues from it to the same end as an uninterrupted stage', async () => {
-    const samples = await demos(10)
+    const samples = await corridorDemos(10)
     const whole = Policy.make(config, 1)
     const expected = await _.run(options, { dir: join(root, 'whole'), every: 0 })(whole)(samples)()
     const dir = join(root, 'stopped')
@@ -62,7 +49,7 @@ describe('Driver', () => {
   })
 
   it('stops with the storage error when a checkpoint cannot be written (at the next step)', async () => {
-    const samples = await demos(10)
+    const samples = await corridorDemos(10)
     const file = join(root, 'a-file')
     writeFileSync(file, '')
     const policy = Policy.make(config, 1)
