@@ -40,6 +40,7 @@ const scopeConstraints = [
   { sourceTag: 'scope:trainer', onlyDependOnLibsWithTags: ['scope:core', 'scope:policy', 'scope:rewards', 'scope:advantages', 'scope:rollout', 'scope:optim', 'scope:env', 'scope:testing', 'scope:backend'] },
   { sourceTag: 'scope:rollout-queue', onlyDependOnLibsWithTags: ['scope:core', 'scope:policy', 'scope:rollout', 'scope:env', 'scope:trainer', 'scope:testing', 'scope:backend'] },
   { sourceTag: 'scope:env-http', onlyDependOnLibsWithTags: ['scope:core', 'scope:env', 'scope:testing', 'scope:backend'] },
+  { sourceTag: 'scope:experiment', onlyDependOnLibsWithTags: ['scope:eval', 'scope:testing'] },
   { sourceTag: 'scope:app', onlyDependOnLibsWithTags: ['*'] },
   { sourceTag: 'scope:tools', onlyDependOnLibsWithTags: ['*'] }
 ]

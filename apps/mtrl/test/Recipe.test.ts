@@ -99,11 +99,10 @@ describe('Recipe', () => {
 
 describe('paper recipes', () => {
   it('every ablation cell of every shipped recipe decodes', async () => {
-    const { plan } = await import('../src/pipeline/Ablation.js')
     const dir = join(recipes, 'paper')
     for (const file of readdirSync(dir).filter((f) => f.endsWith('.json'))) {
       const json = JSON.parse(readFileSync(join(dir, file), 'utf8'))
-      const planned = plan(json, json.ablation?.grid ?? {}, json.ablation?.seeds ?? [1])
+      const planned = _.ablationPlan(json, json.ablation?.grid ?? {}, json.ablation?.seeds ?? [1])
       expect(E.isLeft(planned) ? `${file}: ${planned.left}` : 'ok').toBe('ok')
       if (E.isRight(planned)) expect(planned.right.length).toBeGreaterThan(1)
     }

@@ -8,6 +8,7 @@
  */
 import { Chat, type Env, EnvError } from '@mtrl/core'
 import * as E from 'fp-ts/lib/Either.js'
+import type { Task } from 'fp-ts/lib/Task.js'
 import type { TaskEither } from 'fp-ts/lib/TaskEither.js'
 
 /**
@@ -166,6 +167,37 @@ export const play =
       truncated: !done,
       totalReward: turns.reduce((sum, turn) => sum + turn.result.reward, 0)
     })
+  }
+
+/**
+ * Every seed played with `agent`, all at once, each on a fresh environment of `source` (closed
+ * afterwards): the episodes played (in seed order) and the failures. Never fails as a whole, so
+ * a report can say how many were lost.
+ *
+ * @example
+ * import { Episode } from '@mtrl/env-http'
+ * declare const source: import('@mtrl/core').Env.EnvSource
+ * const { played, failed } = await Episode.playSeeds({ maxTurns: source.maxTurns })(async () => 'look')(source, [1, 2, 3])()
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const playSeeds =
+  (options: Options = {}) =>
+  (agent: Agent) =>
+  (source: Env.EnvSource, seeds: ReadonlyArray<number>): Task<{ readonly played: ReadonlyArray<Episode>; readonly failed: ReadonlyArray<EpisodeError> }> =>
+  async () => {
+    const results = await Promise.all(
+      seeds.map(async (seed) => {
+        const env = source.make()
+        try {
+          return await play(options)(agent)(env, seed)()
+        } finally {
+          await env.close()()
+        }
+      })
+    )
+    return { played: results.filter(E.isRight).map((r) => r.right), failed: results.filter(E.isLeft).map((r) => r.left) }
   }
 
 /**

@@ -114,3 +114,19 @@ export const make = (options: Options): Pool => {
     retired: () => [...retired].map(([server, reason]) => ({ server, reason }))
   }
 }
+
+/**
+ * The environment source of a pool (what a pipeline plays): one pool, its spec's name and turn
+ * budget; no expert.
+ *
+ * @example
+ * import { Pool } from '@mtrl/env-http'
+ * const source = Pool.source({ servers: ['http://10.0.0.2:8000', 'http://10.0.0.3:8000'] })
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const source = (options: Options): Env.EnvSource => {
+  const pool = make(options)
+  return { name: pool.spec.name, maxTurns: pool.spec.maxTurns, make: pool.make, dispose: () => undefined }
+}

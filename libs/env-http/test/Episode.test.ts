@@ -114,3 +114,33 @@ describe('remote play equals in-process play', () => {
     await remote.close()()
   })
 })
+
+describe('Episode.playSeeds', () => {
+  it('plays every seed on its own fresh environment, closes each, and keeps the failures apart', async () => {
+    let made = 0
+    let closed = 0
+    const settings = Settings.custom(2, 3, 4)
+    const source: Env.EnvSource = {
+      name: 'textworld',
+      maxTurns: 5,
+      make: () => {
+        made += 1
+        const env = TextWorld.make(settings)
+        return { ...env, close: () => async () => void (closed += 1) }
+      },
+      dispose: () => undefined
+    }
+    const agent: _.Agent = async (history) => {
+      if (history.seed === 2) throw new Error('model down')
+      return wanderer(history)
+    }
+    const { played, failed } = await _.playSeeds({ maxTurns: 5 })(agent)(source, [1, 2, 3])()
+    expect(played.map((e) => e.seed)).toEqual([1, 3])
+    expect(played.every((e) => e.turns.length > 0 && e.turns.length <= 5)).toBe(true)
+    expect(failed).toEqual([{ _tag: 'AgentFailed', env: played[0]!.env, seed: 2, turn: 0, reason: 'model down' }])
+    expect([made, closed]).toEqual([3, 3])
+    // the same episodes as playing each seed alone
+    const alone = right(await _.play({ maxTurns: 5 })(wanderer)(TextWorld.make(settings), 3)())
+    expect(played[1]!.turns.map((t) => t.action)).toEqual(alone.turns.map((t) => t.action))
+  })
+})

@@ -44,6 +44,16 @@ describe('Pool', () => {
     expect(servers.map((s) => s.size())).toEqual([0, 0])
   })
 
+  it('is an environment source: the pool\'s name and turn budget, environments spread over the servers, no expert', async () => {
+    const source = _.source({ servers: servers.map((s) => s.url), client: { name: 'lock', maxTurns: 7 } })
+    expect([source.name, source.maxTurns, source.expertPlan]).toEqual(['lock', 7, undefined])
+    const envs = [source.make(), source.make()]
+    for (const [i, env] of envs.entries()) expect((await play(env, 80 + i)).steps.some((s) => s.won)).toBe(true)
+    expect(servers.map((s) => s.size())).toEqual([1, 1])
+    await Promise.all(envs.map((e) => e.close()()))
+    source.dispose()
+  })
+
   it('retires a dead server: the environments that would start there reset on the live ones', async () => {
     const doomed = await serveInChild()
     await doomed.kill()

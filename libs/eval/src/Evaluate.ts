@@ -150,3 +150,42 @@ export const run =
     }
     return E.right({ ...Summary.summarise(source.name, outcomes), seeds: { split: options.split, first: options.seedBase, count: options.episodes } })
   }
+
+/**
+ * Options of {@link runEach}: those of {@link run}, with the rollout options per source (e.g.
+ * its own turn budget).
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface EachOptions extends Omit<Options, 'rollout'> {
+  readonly rollout: (source: Env.EnvSource) => Rollout.Options
+}
+
+/**
+ * {@link run} on every source in turn with one generator: source `i` samples from the stream
+ * `seed + i`. The first environment failure ends it, with the name of the source that failed.
+ *
+ * @example
+ * import { Evaluate } from '@mtrl/eval'
+ * import { Rollout } from '@mtrl/rollout'
+ * declare const generator: import('@mtrl/rollout').Generator.Generator
+ * declare const sources: ReadonlyArray<import('@mtrl/core').Env.EnvSource>
+ * const summaries = await Evaluate.runEach({ ...Evaluate.defaultSettings, rollout: (s) => ({ ...Rollout.defaultOptions, maxTurns: s.maxTurns }), seed: 0 })(generator)(sources)()
+ *
+ * @category destructors
+ * @since 0.1.0
+ */
+export const runEach =
+  (options: EachOptions) =>
+  (generator: Generator.Generator) =>
+  (sources: ReadonlyArray<Env.EnvSource>): TE.TaskEither<{ readonly env: string; readonly error: EnvError.EnvError }, ReadonlyArray<Summary.Summary>> =>
+  async () => {
+    const out: Summary.Summary[] = []
+    for (const [i, source] of sources.entries()) {
+      const result = await run({ ...options, rollout: options.rollout(source), seed: options.seed + i })(generator)(source)()
+      if (E.isLeft(result)) return E.left({ env: source.name, error: result.left })
+      out.push(result.right)
+    }
+    return E.right(out)
+  }

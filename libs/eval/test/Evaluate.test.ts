@@ -99,3 +99,24 @@ describe('Evaluate.run', () => {
     expect(result).toEqual(E.left({ _tag: 'NotStarted', env: 'broken' }))
   })
 })
+
+describe('Evaluate.runEach', () => {
+  it('evaluates every source in turn, source i on the sampling stream seed + i with its own rollout options', async () => {
+    const g = generator(3)
+    const sources = [bandit({ n: 0 }), { ...bandit({ n: 0 }), name: 'other' }]
+    const turns: number[] = []
+    const each = await _.runEach({ ...options(), rollout: (s) => (turns.push(s.maxTurns), options().rollout) })(g)(sources)()
+    const alone = await Promise.all(sources.map(async (s, i) => _.run(options({ seed: 5 + i }))(g)(s)()))
+    g.session.dispose()
+    expect(turns).toEqual([1, 1])
+    expect(each).toEqual(E.right(alone.map((r) => (E.isRight(r) ? r.right : undefined))))
+  })
+
+  it('ends with the first failure, naming its source', async () => {
+    const g = generator(3)
+    const broken: Env.EnvSource = { ...bandit({ n: 0 }), name: 'broken', make: () => ({ ...Toy.bandit('left'), reset: () => async () => E.left({ _tag: 'ResetFailed', env: 'broken', seed: 0, reason: 'down' }) }) }
+    const result = await _.runEach({ ...options(), rollout: () => options().rollout })(g)([bandit({ n: 0 }), broken, bandit({ n: 0 })])()
+    g.session.dispose()
+    expect(E.isLeft(result) && result.left.env).toBe('broken')
+  })
+})

@@ -6,6 +6,7 @@
  *
  * @since 0.1.0
  */
+export * as Agent from './Agent.js'
 export * as ChatTemplate from './ChatTemplate.js'
 export * as Checkpoint from './Checkpoint.js'
 export * as Critic from './Critic.js'

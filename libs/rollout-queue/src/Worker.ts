@@ -34,6 +34,35 @@ import * as Wire from './Wire.js'
 export type EnvResolver = (spec: unknown) => E.Either<string, Env.EnvFactory>
 
 /**
+ * An {@link EnvResolver} from a decoder of env specs to environment sources, building one source
+ * per distinct spec (compared as JSON) and reusing it for later jobs; `dispose` disposes them all.
+ *
+ * @example
+ * import { Worker } from '@mtrl/rollout-queue'
+ * import { Settings, TextWorld } from '@mtrl/env-textworld'
+ * import * as E from 'fp-ts/lib/Either.js'
+ * const cached = Worker.cachedSources((spec) => (typeof spec === 'string' ? E.right(TextWorld.source(spec)) : E.left('expected a settings string')))
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const cachedSources = (decode: (spec: unknown) => E.Either<string, Env.EnvSource>): { readonly envs: EnvResolver; readonly dispose: () => void } => {
+  const sources = new Map<string, Env.EnvSource>()
+  return {
+    envs: (spec) => {
+      const key = JSON.stringify(spec)
+      const known = sources.get(key)
+      if (known !== undefined) return E.right((): Env.Env => known.make())
+      return E.map((source: Env.EnvSource) => {
+        sources.set(key, source)
+        return (): Env.Env => source.make()
+      })(decode(spec))
+    },
+    dispose: () => sources.forEach((s) => s.dispose())
+  }
+}
+
+/**
  * What a worker reports as it goes (libs never log; the app prints these).
  *
  * @category models

@@ -6,6 +6,7 @@
  *
  * @since 0.1.0
  */
+export * as LocalWorkers from './LocalWorkers.js'
 export * as PolicyStore from './PolicyStore.js'
 export * as QueueError from './QueueError.js'
 export * as RedisServer from './RedisServer.js'

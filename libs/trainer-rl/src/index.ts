@@ -1,6 +1,6 @@
 /**
  * @mtrl/trainer-rl: multi-turn RL for language-model agents: PPO, GRPO, RLOO, REINFORCE++
- * losses, loss aggregation, KL to a reference, critic, one-iteration `iterate`, checkpoints.
+ * losses, loss aggregation, KL to a reference, critic, one-iteration `iterate`, checkpoints, a stage's driver.
  *
  * @since 0.1.0
  */
@@ -8,6 +8,7 @@ export * as Aggregation from './Aggregation.js'
 export * as Algorithm from './Algorithm.js'
 export * as Checkpointing from './Checkpointing.js'
 export * as Config from './Config.js'
+export * as Driver from './Driver.js'
 export * as Groups from './Groups.js'
 export * as Kl from './Kl.js'
 export * as KlController from './KlController.js'

@@ -125,15 +125,20 @@ const ready = (replica: Replica): Promise<string> =>
       if (error === undefined) resolve(backend)
       else reject(error)
     }
+    const answered = (message: Response): void =>
+      message._tag === 'Ready' ? finish(undefined, message.backend) : finish(new Error(`Replicas: a replica failed to start: ${message._tag === 'Failed' ? message.message : message._tag}`))
     const onError = (e: Error): void => finish(new Error(`Replicas: a replica failed to start: ${e.message}`))
-    const onExit = (code: number): void => finish(new Error(`Replicas: a replica exited with code ${code} while starting`))
+    // a replica whose start failed answers why, then exits: its answer, when there is one, wins over the exit
+    const onExit = (code: number): void => {
+      const message = takeMessage(replica)
+      if (message !== undefined) answered(message)
+      else finish(new Error(`Replicas: a replica exited with code ${code} while starting`))
+    }
     replica.worker.on('error', onError)
     replica.worker.on('exit', onExit)
     const timer = setInterval(() => {
       const message = takeMessage(replica)
-      if (message === undefined) return
-      if (message._tag === 'Ready') finish(undefined, message.backend)
-      else finish(new Error(`Replicas: a replica failed to start: ${message._tag === 'Failed' ? message.message : message._tag}`))
+      if (message !== undefined) answered(message)
     }, 5)
   })
 

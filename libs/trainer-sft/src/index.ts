@@ -9,6 +9,7 @@
 export * as Batches from './Batches.js'
 export * as Checkpointing from './Checkpointing.js'
 export * as Demonstrations from './Demonstrations.js'
+export * as Driver from './Driver.js'
 export * as ExpertData from './ExpertData.js'
 export * as Loss from './Loss.js'
 export * as Replicas from './Replicas.js'

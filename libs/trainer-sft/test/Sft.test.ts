@@ -1,30 +1,14 @@
-import { Trajectory } from '@mtrl/core'
-import { ChatTemplate, ModelConfig, Policy, Scoring } from '@mtrl/policy'
+import { ModelConfig, Policy, Scoring } from '@mtrl/policy'
 import { Batch } from '@mtrl/rollout'
-import { Arbitraries, expectNoLeak, TestBackend, Toy } from '@mtrl/testing'
+import { Arbitraries, expectNoLeak, TestBackend } from '@mtrl/testing'
 import * as tf from '@tensorflow/tfjs'
-import * as E from 'fp-ts/lib/Either.js'
 import fc from 'fast-check'
 import { beforeAll, describe, expect, it } from 'vitest'
-import * as ExpertData from '../src/ExpertData.js'
 import * as Loss from '../src/Loss.js'
 import * as _ from '../src/Sft.js'
+import { corridorDemos, tokenizer } from './fixtures/corridor.js'
 
 beforeAll(() => TestBackend.use('cpu'))
-
-const tokenizer = Toy.tokenizer()
-const template = ChatTemplate.make(tokenizer)
-
-/** `n` expert demonstrations of the toy corridor (seeds 0 .. n-1), all wins. */
-const corridorDemos = async (n: number): Promise<Trajectory.Trajectory[]> => {
-  const demos: Trajectory.Trajectory[] = []
-  for (let seed = 0; seed < n; seed++) {
-    const replayed = await ExpertData.replay({ systemPrompt: '', actionFormat: 'plain' }, { template, tokenizer })(Toy.corridor(), seed, ['left', 'forward', 'forward'])()
-    if (E.isLeft(replayed)) throw new Error(replayed.left._tag)
-    demos.push(replayed.right)
-  }
-  return demos
-}
 
 describe('Sft', () => {
   it('with contextWeight > 0 also learns the observations; with 0 it reports no context loss', async () => {

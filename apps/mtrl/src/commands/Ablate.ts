@@ -2,28 +2,14 @@
  * `mtrl ablate RECIPE --grid key=v1,v2 ...`: run a grid of recipe variations, seeds repeated,
  * and print one row per cell (success rate mean ± std over seeds, per evaluation environment).
  */
-import type { Summary } from '@mtrl/eval'
+import { Ablation, Grid, RunDir } from '@mtrl/experiment'
 import * as E from 'fp-ts/lib/Either.js'
 import { join } from 'node:path'
-import { backendFlag, parseFlags, usage, type CliError, type Command } from '../Command.js'
+import { backendFlag, parseFlags, usage, type Command } from '../Command.js'
 import { readJson } from '../Input.js'
-import * as Ablation from '../pipeline/Ablation.js'
-import * as Report from '../pipeline/Report.js'
-import * as RunDir from '../pipeline/RunDir.js'
 import { train as runRecipe } from '../pipeline/Train.js'
 import * as Recipe from '../recipe/Recipe.js'
 import { startBackend } from '../Runtime.js'
-
-/** The recipe's grid with the --grid flags over it. */
-const gridOf = (base: Ablation.Grid, flags: ReadonlyArray<string>): E.Either<CliError, Ablation.Grid> => {
-  let grid: Ablation.Grid = { ...base }
-  for (const flag of flags) {
-    const parsed = Ablation.parseGridFlag(flag)
-    if (E.isLeft(parsed)) return E.left(usage(parsed.left))
-    grid = { ...grid, [parsed.right[0]]: parsed.right[1] }
-  }
-  return E.right(grid)
-}
 
 const printTable = (rows: ReadonlyArray<Ablation.Row>): void => {
   process.stdout.write(`\n${'cell'.padEnd(44)} ${'env'.padEnd(30)} success (mean ± std over seeds)\n`)
@@ -53,17 +39,17 @@ Examples:
     if (E.isLeft(json)) return json
     const base = Recipe.decode(json.right)
     if (E.isLeft(base)) return E.left(usage(`${path}: ${base.left}`))
-    const grid = gridOf(base.right.ablation?.grid ?? {}, values.grid ?? [])
+    const grid = E.mapLeft(usage)(Grid.withFlags(base.right.ablation?.grid ?? {}, values.grid ?? []))
     if (E.isLeft(grid)) return grid
     const seeds = values.seeds !== undefined ? values.seeds.split(',').map(Number) : (base.right.ablation?.seeds ?? [base.right.seed])
     if (seeds.some((s) => !Number.isInteger(s) || s < 0)) return E.left(usage(`--seeds: expected non-negative integers, got "${values.seeds}"`))
     // Decode every cell before running any, so a bad grid fails at once.
-    const planned = Ablation.plan(json.right, grid.right, seeds)
+    const planned = Recipe.ablationPlan(json.right, grid.right, seeds)
     if (E.isLeft(planned)) return E.left(usage(planned.left))
     const backend = await startBackend(values.backend)()
     if (E.isLeft(backend)) return backend
     const out = values.out ?? join('runs', `${base.right.name}-ablate-${new Date().toISOString().replace(/[-:.]/g, '').slice(0, 15)}`)
-    const results: Array<{ cell: string; seed: number; final: ReadonlyArray<Summary.Summary>; run: string }> = []
+    const results: Array<Ablation.Result & { readonly run: string }> = []
     for (const [n, item] of planned.right.entries()) {
       process.stdout.write(`\n=== cell ${n + 1}/${planned.right.length}: ${item.cell}, seed ${item.seed} ===\n`)
       const run = RunDir.create(item.cell, join(out, `${item.cell.replace(/[^a-zA-Z0-9=,._-]+/g, '_')}-seed${item.seed}`))
@@ -74,7 +60,7 @@ Examples:
       const dir = RunDir.open(out)
       dir.writeJson('ablation.json', { recipe: path, grid: grid.right, seeds, results, rows: Ablation.rows(results) })
       const runs = results.map((r) => ({ cell: r.cell, seed: r.seed, metrics: RunDir.open(r.run).readMetrics() }))
-      dir.writeText('report.html', Report.renderAblation(`${base.right.name}: ablation`, Ablation.rows(results), runs))
+      dir.writeText('report.html', Ablation.render(`${base.right.name}: ablation`, Ablation.rows(results), runs))
     }
     printTable(Ablation.rows(results))
     process.stdout.write(`\n${join(out, 'ablation.json')}\n${join(out, 'report.html')}\n`)

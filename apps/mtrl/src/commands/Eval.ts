@@ -4,15 +4,14 @@
  */
 import { Evaluate, Summary, Transcript } from '@mtrl/eval'
 import { ChatPolicy, Episode } from '@mtrl/env-http'
+import { Progress, RunDir } from '@mtrl/experiment'
 import * as E from 'fp-ts/lib/Either.js'
 import { pipe } from 'fp-ts/lib/function.js'
 import { writeFile } from 'node:fs/promises'
 import { backendFlag, intFlag, numberFlag, parseFlags, required, usage, type CliError, type Command } from '../Command.js'
 import { envFlags, envFlagsHelp, envFromFlags } from '../EnvFlags.js'
 import { readJson } from '../Input.js'
-import * as Agent from '../pipeline/Agent.js'
-import * as Progress from '../pipeline/Progress.js'
-import * as RunDir from '../pipeline/RunDir.js'
+import * as Model from '../pipeline/Model.js'
 import { evaluateAll, formatEval } from '../pipeline/Train.js'
 import * as Recipe from '../recipe/Recipe.js'
 import { source } from '../recipe/EnvConfig.js'
@@ -36,20 +35,9 @@ const evalRemote = async (values: Values, positionals: ReadonlyArray<string>): P
   const { env, model, episodes, seedBase, temperature, concurrency } = parsed.right
   const h = source(env)
   const policy = ChatPolicy.make({ baseUrl: str(values, 'base-url')!, model, temperature, concurrency })
-  const play = Episode.play({ maxTurns: h.maxTurns })(policy.agent)
-  const results = await Promise.all(
-    Array.from({ length: episodes }, async (_, i) => {
-      const e = h.make()
-      try {
-        return await play(e, seedBase + i)()
-      } finally {
-        await e.close()()
-      }
-    })
-  )
+  const { played, failed } = await Episode.playSeeds({ maxTurns: h.maxTurns })(policy.agent)(h, Array.from({ length: episodes }, (_, i) => seedBase + i))()
   h.dispose()
-  const played = results.filter(E.isRight).map((r) => r.right)
-  const summary = { model, played: played.length, failed: results.length - played.length, results: [Summary.summarise(h.name, played.map(Episode.outcome))] }
+  const summary = { model, played: played.length, failed: failed.length, results: [Summary.summarise(h.name, played.map(Episode.outcome))] }
   process.stdout.write(`${JSON.stringify(summary, null, values['json'] === true ? 2 : 0)}\n`)
   return E.right(summary.failed === 0 ? 0 : 1)
 }
@@ -106,7 +94,7 @@ const evalLocal = async (values: Values, positionals: ReadonlyArray<string>): Pr
   const { recipe, model } = planned.right
   const backend = await startBackend(str(values, 'backend'))()
   if (E.isLeft(backend)) return backend
-  const agent = await Agent.pretrained(model)()
+  const agent = await Model.pretrained(model)()
   if (E.isLeft(agent)) return agent
   const sources = recipe.eval.envs.map(source)
   const transcripts = str(values, 'transcripts')

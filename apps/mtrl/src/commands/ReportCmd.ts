@@ -1,12 +1,11 @@
 /**
  * `mtrl report RUN_DIR`: write the run's report.html (opens offline).
  */
+import { Report, RunDir } from '@mtrl/experiment'
 import * as E from 'fp-ts/lib/Either.js'
 import { pipe } from 'fp-ts/lib/function.js'
 import * as TE from 'fp-ts/lib/TaskEither.js'
 import { parseFlags, required, type Command } from '../Command.js'
-import * as Report from '../pipeline/Report.js'
-import * as RunDir from '../pipeline/RunDir.js'
 
 export const report: Command = {
   name: 'report',

@@ -1,6 +1,7 @@
 /**
  * `mtrl train RECIPE`, `mtrl sft RECIPE` and `mtrl resume RUN_DIR`: run a recipe into a run folder.
  */
+import { RunDir } from '@mtrl/experiment'
 import * as E from 'fp-ts/lib/Either.js'
 import { pipe } from 'fp-ts/lib/function.js'
 import * as TE from 'fp-ts/lib/TaskEither.js'
@@ -8,7 +9,6 @@ import { backendFlag, intFlag, parseFlags, required, usage, type CliError, type 
 import { readJson } from '../Input.js'
 import * as ProgressBar from '../ProgressBar.js'
 import * as Recipe from '../recipe/Recipe.js'
-import * as RunDir from '../pipeline/RunDir.js'
 import { formatEval, train as runRecipe, type StopSignal, type Summary } from '../pipeline/Train.js'
 import { startBackend } from '../Runtime.js'
 import * as ScaleOut from '../ScaleOut.js'

@@ -3,51 +3,25 @@
  * queue (`mtrl train --redis URL` or `--workers N`), with the environments the jobs name (a
  * recipe's env entry), and stops on SIGTERM or Ctrl-C after the jobs in hand.
  */
-import type { Env } from '@mtrl/core'
 import { Decode } from '@mtrl/core'
-import { QueueError, Worker } from '@mtrl/rollout-queue'
+import { LocalWorkers, QueueError, Worker } from '@mtrl/rollout-queue'
 import * as E from 'fp-ts/lib/Either.js'
 import { hostname } from 'node:os'
 import { backendFlag, failed, intFlag, parseFlags, usage, type Command } from '../Command.js'
 import { EnvConfig, source } from '../recipe/EnvConfig.js'
 import { startBackend } from '../Runtime.js'
 
-/** Builds a job's environments from its spec (a recipe's env entry); one handle per distinct spec. */
-const resolver = (): { readonly envs: Worker.EnvResolver; readonly dispose: () => void } => {
-  const handles = new Map<string, Env.EnvSource>()
-  return {
-    envs: (spec) => {
-      const key = JSON.stringify(spec)
-      const known = handles.get(key)
-      if (known !== undefined) return E.right((): Env.Env => known.make())
-      const decoded = Decode.decode('the job\'s environment', EnvConfig)(spec)
-      if (E.isLeft(decoded)) return E.left(Decode.formatError(decoded.left))
-      const h = source(decoded.right)
-      handles.set(key, h)
-      return E.right((): Env.Env => h.make())
-    },
-    dispose: () => handles.forEach((h) => h.dispose())
-  }
-}
+/** A job's environments from its spec (a recipe's env entry), one source per distinct spec. */
+const resolver = () => Worker.cachedSources((spec) => E.bimap(Decode.formatError, source)(Decode.decode('the job\'s environment', EnvConfig)(spec)))
 
 /** Resolves on SIGINT or SIGTERM, or, for a worker started by `mtrl train --workers N`, once that trainer is gone (even if it was killed). */
-const stopRequested = (): Promise<void> =>
-  new Promise<void>((resolve) => {
-    process.once('SIGINT', resolve)
-    process.once('SIGTERM', resolve)
-    const parent = Number(process.env['MTRL_WORKER_PARENT'] ?? 0)
-    if (parent > 0) {
-      const watch = setInterval(() => {
-        try {
-          process.kill(parent, 0)
-        } catch {
-          clearInterval(watch)
-          resolve()
-        }
-      }, 2_000)
-      watch.unref()
-    }
+const stopRequested = (): Promise<void> => {
+  const signal = new Promise<void>((resolve) => {
+    process.once('SIGINT', () => resolve())
+    process.once('SIGTERM', () => resolve())
   })
+  return Promise.race([signal, LocalWorkers.parentGone()])
+}
 
 export const worker: Command = {
   name: 'worker',

@@ -3,7 +3,9 @@
  * with data-parallel replicas and mid-stage checkpoints; its metrics go to the run folder.
  */
 import { Rng, Trajectory } from '@mtrl/core'
-import { Checkpointing, Demonstrations, ExpertData, Replicas, Sft } from '@mtrl/trainer-sft'
+import { Progress } from '@mtrl/experiment'
+import { Agent, PolicyError } from '@mtrl/policy'
+import { Checkpointing, Demonstrations, Driver, ExpertData, Replicas, Sft } from '@mtrl/trainer-sft'
 import * as E from 'fp-ts/lib/Either.js'
 import * as O from 'fp-ts/lib/Option.js'
 import { readFile } from 'node:fs/promises'
@@ -11,9 +13,8 @@ import { failed, stopped, type CliError } from '../Command.js'
 import type { MakeBar } from '../ProgressBar.js'
 import * as ReplicaBackend from '../ReplicaBackend.js'
 import type { SftStage } from '../recipe/Recipe.js'
-import * as Agent from './Agent.js'
-import * as Progress from './Progress.js'
-import { noBar, rolloutOptions, truncateMetrics, type Context } from './Stages.js'
+import { policyError } from './Model.js'
+import { noBar, rolloutOptions, type Context } from './Stages.js'
 
 /** The demonstrations of a stage: from a JSONL file in the OpenAI chat format (each must fit the context), or from the expert. */
 const demonstrations = async (ctx: Context, i: number, stage: SftStage, agent: Agent.Agent): Promise<E.Either<CliError, ReadonlyArray<Trajectory.Trajectory>>> => {
@@ -34,15 +35,40 @@ const demonstrations = async (ctx: Context, i: number, stage: SftStage, agent: A
   return E.mapLeft((e: Demonstrations.DemoError) => failed(Demonstrations.message(e)))(demos)
 }
 
-/** The mid-stage checkpoint to continue from, when resuming and there is one. */
-const continuation = async (ctx: Context, i: number): Promise<E.Either<CliError, O.Option<{ readonly agent: Agent.Agent; readonly snapshot: Sft.Snapshot }>>> => {
-  if (!ctx.resume) return E.right(O.none)
+/** When resuming from a mid-stage checkpoint: its agent replaces the context's; returns the snapshot to continue from. */
+const resumeAgent = async (ctx: Context, i: number, name: string): Promise<E.Either<CliError, Sft.Snapshot | undefined>> => {
+  if (!ctx.resume) return E.right(undefined)
   const dir = Progress.sftLatest(ctx.run, i)
   const loaded = await Checkpointing.load(dir)()
   if (E.isLeft(loaded)) return E.left(failed(Checkpointing.message(loaded.left)))
-  if (O.isNone(loaded.right)) return E.right(O.none)
+  if (O.isNone(loaded.right)) return E.right(undefined)
   const { policy, snapshot } = loaded.right.value
-  return E.map((agent: Agent.Agent) => O.some({ agent, snapshot }))(Agent.fromPolicy(`${dir}: the checkpoint has no tokenizer`, policy))
+  const agent = Agent.fromPolicy(PolicyError.fileError(dir, 'the checkpoint has no tokenizer'), policy)
+  if (E.isLeft(agent)) return E.left(policyError(agent.left))
+  ctx.agent.dispose()
+  ctx.agent = agent.right
+  ctx.reporter.line(`${name}: resuming after step ${snapshot.steps.length}`)
+  return E.right(snapshot)
+}
+
+/** Trains the agent on the demonstrations with the stage's replicas, a bar, and mid-stage checkpoints. */
+const train = async (ctx: Context, i: number, stage: SftStage, name: string, demos: ReadonlyArray<Trajectory.Trajectory>, from: Sft.Snapshot | undefined): Promise<E.Either<Checkpointing.CheckpointError, Driver.Outcome>> => {
+  const { agent, reporter } = ctx
+  const { replicas, checkpointEvery } = { ...Sft.defaultRunSettings, ...stage }
+  const pool = await Replicas.start(agent.policy, replicas - 1, ReplicaBackend.init(ctx.backend.name))
+  if (pool.size > 0) reporter.line(`${name}: ${pool.size + 1} data-parallel replicas (workers on ${pool.backends.join(', ')})`)
+  let bar: ReturnType<MakeBar> | undefined
+  const onStep = (m: Sft.StepMetrics, steps: number): void => {
+    bar ??= (reporter.bar ?? noBar)(`${name}: sft steps`, steps)
+    bar.update(m.step + 1, `loss ${m['loss/sft'].toFixed(3)}`)
+  }
+  const options = { dir: Progress.sftLatest(ctx.run, i), every: checkpointEvery, ...(from === undefined ? {} : { from }), stop: ctx.stop.requested, hooks: { onStep }, replicas: pool }
+  try {
+    return await Driver.run(sftOptions(ctx, i, stage), options)(agent.policy)(demos)()
+  } finally {
+    await pool.dispose()
+    bar?.stop()
+  }
 }
 
 /**
@@ -51,49 +77,18 @@ const continuation = async (ctx: Context, i: number): Promise<E.Either<CliError,
  */
 export const run = async (ctx: Context, i: number, stage: SftStage, name: string): Promise<E.Either<CliError, void>> => {
   const { run: dir, reporter } = ctx
-  if (ctx.resume) truncateMetrics(dir, { ...ctx.progress, nextStage: i }, 0)
+  if (ctx.resume) Progress.truncateMetrics(dir, { ...ctx.progress, nextStage: i }, 0)
   const t0 = performance.now()
-  const continued = await continuation(ctx, i)
-  if (E.isLeft(continued)) return continued
-  const from = O.toUndefined(continued.right)
-  if (from !== undefined) {
-    ctx.agent.dispose()
-    ctx.agent = from.agent
-    reporter.line(`${name}: resuming after step ${from.snapshot.steps.length}`)
-  }
-  const agent = ctx.agent
-  const demos = await demonstrations(ctx, i, stage, agent)
+  const from = await resumeAgent(ctx, i, name)
+  if (E.isLeft(from)) return from
+  const demos = await demonstrations(ctx, i, stage, ctx.agent)
   if (E.isLeft(demos)) return demos
   const tokens = demos.right.reduce((n, d) => n + Trajectory.length(d), 0)
   reporter.line(`${name}: ${demos.right.length} demonstrations, ${tokens} tokens`)
-  const { replicas, checkpointEvery } = { ...Sft.defaultRunSettings, ...stage }
-  const pool = await Replicas.start(agent.policy, replicas - 1, ReplicaBackend.init(ctx.backend.name))
-  if (pool.size > 0) reporter.line(`${name}: ${pool.size + 1} data-parallel replicas (workers on ${pool.backends.join(', ')})`)
-  let bar: ReturnType<MakeBar> | undefined
-  let taken = from?.snapshot.steps.length ?? 0
-  const saveTo = Progress.sftLatest(dir, i)
-  // a checkpoint that cannot be written stops the stage (at once) and fails the run
-  let unsaved: Checkpointing.CheckpointError | undefined
-  const save = async (snapshot: Sft.Snapshot): Promise<void> => {
-    const saved = await Checkpointing.save(saveTo)(agent.policy, snapshot)()
-    if (E.isLeft(saved)) unsaved = saved.left
-  }
-  const stop = (): boolean => unsaved !== undefined || ctx.stop.requested()
-  const onStep = (m: Sft.StepMetrics, steps: number): void => {
-    taken = m.step + 1
-    bar ??= (reporter.bar ?? noBar)(`${name}: sft steps`, steps)
-    bar.update(m.step + 1, `loss ${m['loss/sft'].toFixed(3)}`)
-  }
-  const options = { ...Sft.defaultOptions, ...sftSettings(stage), seed: ctx.recipe.seed + i }
-  let result: Sft.Result | undefined
-  try {
-    result = await Sft.trainAsync(options)(agent.policy)(demos.right, { onStep }, pool, stop, { ...(from === undefined ? {} : { from: from.snapshot }), every: checkpointEvery, save })
-  } finally {
-    await pool.dispose()
-  }
-  bar?.stop()
-  if (unsaved !== undefined) return E.left(failed(`${name}: ${Checkpointing.message(unsaved)}`))
-  if (result === undefined) return E.left(stopped(`stopped during ${name} after step ${taken} (checkpoint written); continue with: mtrl resume ${dir.path}`))
+  const outcome = await train(ctx, i, stage, name, demos.right, from.right)
+  if (E.isLeft(outcome)) return E.left(failed(`${name}: ${Checkpointing.message(outcome.left)}`))
+  if (outcome.right._tag === 'Stopped') return E.left(stopped(`stopped during ${name} after step ${outcome.right.steps} (checkpoint written); continue with: mtrl resume ${dir.path}`))
+  const { result } = outcome.right
   for (const step of result.steps) dir.appendMetrics({ kind: 'sft', stage: i, ...step })
   for (const epoch of result.epochs) {
     dir.appendMetrics({ kind: 'sft-epoch', stage: i, ...epoch })
@@ -101,13 +96,13 @@ export const run = async (ctx: Context, i: number, stage: SftStage, name: string
   }
   const seconds = (performance.now() - t0) / 1000
   // a resumed stage ran only the steps after its checkpoint
-  const share = (result.steps.length - (from?.snapshot.steps.length ?? 0)) / Math.max(1, result.steps.length)
-  reporter.line(`${name}: done in ${seconds.toFixed(1)} s (${((tokens * options.epochs * share) / seconds).toFixed(0)} tokens/s)`)
+  const share = (result.steps.length - (from.right?.steps.length ?? 0)) / Math.max(1, result.steps.length)
+  reporter.line(`${name}: done in ${seconds.toFixed(1)} s (${((tokens * sftOptions(ctx, i, stage).epochs * share) / seconds).toFixed(0)} tokens/s)`)
   return E.right(undefined)
 }
 
-/** The SFT options a stage sets (the rest are the library's defaults). */
-const sftSettings = (stage: SftStage): Sft.Settings => {
+/** The SFT options of stage `i`: the library's defaults under the stage's settings, seeded per stage. */
+const sftOptions = (ctx: Context, i: number, stage: SftStage): Sft.Options => {
   const { kind: _k, env: _e, data: _d, episodes: _n, detourRate: _r, maxDetours: _m, replicas: _p, checkpointEvery: _c, ...settings } = stage
-  return settings
+  return { ...Sft.defaultOptions, ...settings, seed: ctx.recipe.seed + i }
 }

@@ -6,11 +6,10 @@ import type { Backend } from '@mtrl/backend'
 import type { Env, Sampler } from '@mtrl/core'
 import { Rollout, type Generator } from '@mtrl/rollout'
 import type { Runner } from '@mtrl/rollout-queue'
+import type { Progress, RunDir } from '@mtrl/experiment'
+import type { Agent } from '@mtrl/policy'
 import type { MakeBar } from '../ProgressBar.js'
 import type { Resolved, RolloutSettings } from '../recipe/Recipe.js'
-import type { Agent } from './Agent.js'
-import * as Progress from './Progress.js'
-import type { RunDir } from './RunDir.js'
 
 export interface Reporter {
   /** A line of progress for people. */
@@ -33,7 +32,7 @@ export const never: StopSignal = { requested: () => false }
 /** A run in progress: what it runs, where it writes, and how far it is. */
 export interface Context {
   readonly recipe: Resolved
-  readonly run: RunDir
+  readonly run: RunDir.RunDir
   readonly backend: Backend.Selected
   readonly reporter: Reporter
   readonly resume: boolean
@@ -43,7 +42,7 @@ export interface Context {
   /** When set, RL episodes are played by the queue's workers (the same trajectories for the same seed). */
   readonly queue: Runner.Runner | undefined
   /** The agent being trained (a resumed stage or a new critic replaces it). */
-  agent: Agent
+  agent: Agent.Agent
   progress: Progress.Progress
 }
 
@@ -56,22 +55,11 @@ export const rolloutOptions = (source: Env.EnvSource, recipeWide: RolloutSetting
 })
 
 /** A generator (sampler session + template) for rollouts with the agent. */
-export const generatorFor = (agent: Agent, session: Sampler.SamplerSession): Generator.Generator => ({
+export const generatorFor = (agent: Agent.Agent, session: Sampler.SamplerSession): Generator.Generator => ({
   session,
   template: agent.template,
   tokenizer: agent.tokenizer,
   contextLength: agent.contextLength
 })
-
-/** Keeps the metrics of work that is saved: finished stages, and RL iterations before `iteration` of `stage`. */
-export const truncateMetrics = (run: RunDir, progress: Progress.Progress, iteration: number): void => {
-  const phases = new Set(progress.evals.map((e) => e.phase))
-  const kept = run.readMetrics().filter((r) => {
-    if (r['kind'] === 'eval') return phases.has(r['phase'] as string)
-    const stage = r['stage'] as number
-    return stage < progress.nextStage || (stage === progress.nextStage && r['kind'] === 'rl' && (r['iteration'] as number) < iteration)
-  })
-  run.writeText('metrics.jsonl', kept.map((r) => `${JSON.stringify(r)}\n`).join(''))
-}
 
 export const pct = (x: number): string => `${(100 * x).toFixed(1)}%`

@@ -6,20 +6,19 @@
 import type { Backend } from '@mtrl/backend'
 import { EnvError, type Env, type Trajectory } from '@mtrl/core'
 import { Evaluate, type Summary } from '@mtrl/eval'
-import { Sampler } from '@mtrl/policy'
+import { Progress, Report, type RunDir } from '@mtrl/experiment'
+import { Agent, Sampler } from '@mtrl/policy'
 import type { Runner } from '@mtrl/rollout-queue'
 import * as E from 'fp-ts/lib/Either.js'
-import type * as TE from 'fp-ts/lib/TaskEither.js'
+import { pipe } from 'fp-ts/lib/function.js'
+import * as TE from 'fp-ts/lib/TaskEither.js'
 import { failed, stopped, type CliError } from '../Command.js'
 import { label, source } from '../recipe/EnvConfig.js'
 import type { Resolved, Stage } from '../recipe/Recipe.js'
-import * as Agent from './Agent.js'
-import * as Progress from './Progress.js'
-import * as Report from './Report.js'
+import * as Model from './Model.js'
 import * as RlStage from './RlStage.js'
-import type { RunDir } from './RunDir.js'
 import * as SftStage from './SftStage.js'
-import { generatorFor, never, pct, rolloutOptions, truncateMetrics, type Context, type Reporter, type StopSignal } from './Stages.js'
+import { generatorFor, never, pct, rolloutOptions, type Context, type Reporter, type StopSignal } from './Stages.js'
 
 export type { Reporter, StopSignal } from './Stages.js'
 export { never } from './Stages.js'
@@ -43,15 +42,10 @@ export const evaluateAll = async (
 ): Promise<E.Either<CliError, ReadonlyArray<Summary.Summary>>> => {
   const session = Sampler.make(agent.policy, { slots: recipe.eval.batch, maxLen: agent.contextLength })
   try {
-    const out: Summary.Summary[] = []
-    for (const [i, s] of sources.entries()) {
-      const { episodes, split, seedBase, temperature, batch } = recipe.eval
-      const options = { episodes, split, seedBase, temperature, batch, rollout: rolloutOptions(s, recipe.rollout, undefined), seed: recipe.seed + 1000 + i }
-      const result = await Evaluate.run({ ...options, ...(onEpisode === undefined ? {} : { onEpisode }) })(generatorFor(agent, session))(s)()
-      if (E.isLeft(result)) return E.left(failed(`evaluation on ${s.name}: ${EnvError.message(result.left)}`))
-      out.push(result.right)
-    }
-    return E.right(out)
+    const { envs: _envs, ...settings } = recipe.eval
+    const options = { ...settings, rollout: (s: Env.EnvSource) => rolloutOptions(s, recipe.rollout, undefined), seed: recipe.seed + 1000, ...(onEpisode === undefined ? {} : { onEpisode }) }
+    const results = await Evaluate.runEach(options)(generatorFor(agent, session))(sources)()
+    return E.mapLeft((e: { env: string; error: EnvError.EnvError }) => failed(`evaluation on ${e.env}: ${EnvError.message(e.error)}`))(results)
   } finally {
     session.dispose()
   }
@@ -64,14 +58,14 @@ export const formatEval = (results: ReadonlyArray<Summary.Summary>): string =>
     .join('\n')
 
 /** The agent a run starts with: the last finished stage's (resuming), or a new one. */
-const startAgent = (recipe: Resolved, run: RunDir, progress: Progress.Progress, sources: ReadonlyArray<Env.EnvSource>, reporter: Reporter): TE.TaskEither<CliError, Agent.Agent> => {
+const startAgent = (recipe: Resolved, run: RunDir.RunDir, progress: Progress.Progress, sources: ReadonlyArray<Env.EnvSource>, reporter: Reporter): TE.TaskEither<CliError, Agent.Agent> => {
   if (progress.nextStage > 0) {
     reporter.line(`resuming at stage ${progress.nextStage + 1} of ${recipe.stages.length}`)
-    return Agent.load(Progress.stageEnd(run, progress.nextStage - 1))
+    return pipe(Agent.load(Progress.stageEnd(run, progress.nextStage - 1)), TE.mapLeft(Model.policyError))
   }
-  if (recipe.model.kind !== 'scratch') return Agent.pretrained(recipe.model)
+  if (recipe.model.kind !== 'scratch') return Model.pretrained(recipe.model)
   reporter.line(`building the agent (word tokenizer from ${recipe.model.corpusEpisodes} expert episodes per environment)`)
-  return Agent.scratch(recipe.model, sources, recipe.seed)
+  return Model.scratch(recipe.model, sources, recipe.seed)
 }
 
 /** Evaluates the agent as `phase` (once per run: a resumed run skips phases done). */
@@ -95,7 +89,7 @@ const runStage = async (ctx: Context, i: number): Promise<E.Either<CliError, voi
   const name = stageName(stage, i)
   const ran = stage.kind === 'sft' ? await SftStage.run(ctx, i, stage, name) : await RlStage.run(ctx, i, stage, name)
   if (E.isLeft(ran)) return ran
-  const saved = await Agent.save(Progress.stageEnd(run, i), ctx.agent, { stage: i })()
+  const saved = await pipe(Agent.save(Progress.stageEnd(run, i), ctx.agent, { stage: i }), TE.mapLeft(Model.policyError))()
   if (E.isLeft(saved)) return saved
   ctx.progress = { ...ctx.progress, nextStage: i + 1 }
   Progress.write(run, ctx.progress)
@@ -110,7 +104,7 @@ const runStage = async (ctx: Context, i: number): Promise<E.Either<CliError, voi
 
 /** Evaluates before training (when asked) and runs the stages not finished yet. */
 const runStages = async (ctx: Context): Promise<E.Either<CliError, void>> => {
-  if (ctx.resume) truncateMetrics(ctx.run, ctx.progress, Number.POSITIVE_INFINITY)
+  if (ctx.resume) Progress.truncateMetrics(ctx.run, ctx.progress, Number.POSITIVE_INFINITY)
   if (ctx.recipe.evalAfterEachStage) {
     const before = await evalPhase(ctx, 'before training')
     if (E.isLeft(before)) return before
@@ -131,7 +125,7 @@ const runStages = async (ctx: Context): Promise<E.Either<CliError, void>> => {
  * episodes are played by the queue's workers (same trajectories for the same seed).
  */
 export const train =
-  (recipe: Resolved, run: RunDir, backend: Backend.Selected, reporter: Reporter, resume = false, stop: StopSignal = never, queue?: Runner.Runner): TE.TaskEither<CliError, Summary> =>
+  (recipe: Resolved, run: RunDir.RunDir, backend: Backend.Selected, reporter: Reporter, resume = false, stop: StopSignal = never, queue?: Runner.Runner): TE.TaskEither<CliError, Summary> =>
   async () => {
     const started = performance.now()
     const stageSources = recipe.stages.map((s) => source(s.env))

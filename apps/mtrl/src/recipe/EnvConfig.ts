@@ -39,8 +39,7 @@ export const source = (config: EnvConfig): Env.EnvSource => {
     case 'http': {
       if ('servers' in config) {
         const { kind: _kind, servers, ...client } = config
-        const pool = Pool.make({ servers, client })
-        return { name: pool.spec.name, maxTurns: pool.spec.maxTurns, make: pool.make, dispose: () => undefined }
+        return Pool.source({ servers, client })
       }
       const { kind: _kind, ...options } = config
       return HttpEnv.source(options)

@@ -12,9 +12,11 @@
  */
 import { Decode, Numbers } from '@mtrl/core'
 import { Evaluate } from '@mtrl/eval'
+import { Grid } from '@mtrl/experiment'
 import { ModelConfig, WordTokenizer } from '@mtrl/policy'
 import { RewardSpec } from '@mtrl/rewards'
 import { Rollout } from '@mtrl/rollout'
+import { LocalWorkers } from '@mtrl/rollout-queue'
 import { Config as TrainerConfig } from '@mtrl/trainer-rl'
 import { Demonstrations, Sft } from '@mtrl/trainer-sft'
 import * as E from 'fp-ts/lib/Either.js'
@@ -75,14 +77,9 @@ export type Stage = t.TypeOf<typeof Stage>
 export const Eval = t.intersection([Evaluate.Settings, t.partial({ envs: t.array(EnvConfig) })])
 export type Eval = t.TypeOf<typeof Eval>
 
-/**
- * Scale-out of RL rollouts: `redis`, the queue's server (default: a local one when `workers` is
- * set); `workers`, worker processes to start on this machine; `groupsPerJob`, groups per job
- * (default: split evenly over the live workers); `queue`, the queue's name (default `mtrl-rollout`,
- * as `mtrl worker --queue`).
- */
-export const ScaleOut = t.partial({ redis: t.string, workers: Numbers.NonNegativeInt, groupsPerJob: Numbers.PositiveInt, queue: t.string })
-export type ScaleOut = t.TypeOf<typeof ScaleOut>
+/** Scale-out of RL rollouts: the rollout queue's settings (`redis`, `workers`, `groupsPerJob`, `queue`, as `mtrl worker --queue`). */
+export const ScaleOut = LocalWorkers.Settings
+export type ScaleOut = LocalWorkers.Settings
 
 export const Recipe = t.intersection([
   t.type({ name: t.string, stages: t.array(Stage) }),
@@ -153,14 +150,36 @@ const checkSemantics = (recipe: Recipe): E.Either<string, Recipe> => {
 export const decode = (json: unknown): E.Either<string, Resolved> =>
   pipe(Decode.decodeStrict('recipe', Recipe)(json), E.mapLeft(Decode.formatError), E.chain(checkSemantics), E.map(resolve))
 
-/** The trainer configuration of an RL stage: the library's defaults under the stage's fields. */
-export const trainerConfig = (stage: RlStage, rollout: Rollout.Options, seed: number): TrainerConfig.Config => {
+/** The trainer configuration of an RL stage: the library's defaults under the stage's fields; a checkpoint every `checkpointEvery` iterations (0: only on a stop). */
+export const trainerConfig = (stage: RlStage, rollout: Rollout.Options, seed: number, checkpointEvery = 0): TrainerConfig.Config => {
   const { kind: _kind, env: _env, iterations: _iterations, reward: _reward, rollout: _stageRollout, ...overrides } = stage
-  return { ...TrainerConfig.defaultConfig, ...overrides, rollout, seed, checkpointEvery: 0 }
+  return { ...TrainerConfig.defaultConfig, ...overrides, rollout, seed, checkpointEvery }
 }
 
 /** Evaluation environments when the recipe names none: the last stage's (the one trained for last, the target of a curriculum). */
 export const lastStageEnv = (recipe: Recipe): EnvConfig[] => recipe.stages.slice(-1).map((s) => s.env)
+
+/** One run of an ablation: its cell, seed and recipe. */
+export interface PlanItem {
+  readonly cell: string
+  readonly seed: number
+  readonly recipe: Resolved
+}
+
+/** Every cell x seed of an ablation as a decoded recipe (without its `ablation`); the first bad cell is an error naming it. */
+export const ablationPlan = (json: unknown, grid: Grid.Grid, seeds: ReadonlyArray<number>): E.Either<string, ReadonlyArray<PlanItem>> =>
+  pipe(
+    Grid.variants(json, grid, seeds),
+    E.chain(
+      E.traverseArray(({ cell, seed, json: variant }) => {
+        const { ablation: _a, ...recipe } = variant as Record<string, unknown>
+        return pipe(
+          decode(recipe),
+          E.bimap((e) => `cell ${cell}, seed ${seed}: ${e}`, (decoded) => ({ cell, seed, recipe: decoded }))
+        )
+      })
+    )
+  )
 
 /** Fills the defaults of a decoded recipe. */
 export const resolve = (recipe: Recipe): Resolved => {

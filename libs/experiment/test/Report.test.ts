@@ -1,9 +1,10 @@
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { chromium } from 'playwright-core'
 import { describe, expect, it } from 'vitest'
-import * as _ from '../src/pipeline/Report.js'
+import * as _ from '../src/Report.js'
+import * as RunDir from '../src/RunDir.js'
 
 const metrics: Array<Record<string, unknown>> = [
   { kind: 'eval', phase: 'before training', results: [{ env: 'textworld/w2-o3-q4', episodes: 100, successRate: 0.05, ci95: { low: 0.02, high: 0.11 }, turnsMean: 8 }] },
@@ -20,33 +21,6 @@ const metrics: Array<Record<string, unknown>> = [
 ]
 
 const chromiumPath = '/usr/bin/chromium'
-
-const rlRun = (stage: number, successes: ReadonlyArray<number>): Array<Record<string, unknown>> =>
-  successes.map((y, i) => ({ kind: 'rl', stage, iteration: i, 'episode/success_rate': y, 'episode/return': Number.NaN }))
-
-describe('ablation report', () => {
-  it('a cell\'s curve is the mean over its seeds, per iteration, of the last RL stage, cut to the iterations every seed reached', () => {
-    const runs = [
-      { cell: 'ppo', seed: 1, metrics: [...rlRun(1, [9, 9]), ...rlRun(2, [0.2, 0.4, 0.6])] },
-      { cell: 'ppo', seed: 2, metrics: rlRun(2, [0.4, 0.6]) },
-      { cell: 'grpo', seed: 1, metrics: rlRun(2, [0.1, 0.1, 0.1]) }
-    ]
-    const curves = _.cellCurves(runs, 'episode/success_rate')
-    expect(curves.map((c) => c.label)).toEqual(['ppo (2 seeds)', 'grpo (1 seed)'])
-    expect(curves[0]!.data.map((p) => p.x)).toEqual([1, 2])
-    expect(curves[0]!.data[0]!.y).toBeCloseTo(0.3, 10)
-    expect(curves[0]!.data[1]!.y).toBeCloseTo(0.5, 10)
-    expect(curves[1]!.data).toHaveLength(3)
-    // a metric no run logged as a number draws nothing
-    expect(_.cellCurves(runs, 'episode/return')).toEqual([])
-  })
-
-  it('the page has the final table and one chart per logged curve', () => {
-    const html = _.renderAblation('rl-lift: ablation', [{ cell: 'ppo', env: 'textworld/w2-o3-q4', mean: 0.875, std: 0.02, seeds: 3 }], [{ cell: 'ppo', seed: 1, metrics: rlRun(1, [0.5, 0.7]) }])
-    expect(html).toContain('87.5% ± 2.0')
-    expect(html.match(/<canvas/g)?.length).toBe(1)
-  })
-})
 
 describe('Report', () => {
   it('renders the evaluation table with both phases', () => {
@@ -77,6 +51,19 @@ describe('Report', () => {
 
   it('escapes text from metrics', () => {
     expect(_.render('<script>x</script>', [])).not.toContain('<script>x</script>')
+  })
+
+  it('writes report.html into the run folder', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mtrl-report-'))
+    try {
+      const run = RunDir.create('r', dir)
+      for (const m of metrics) run.appendMetrics(m)
+      const path = _.write(run, 'written')
+      expect(path).toBe(join(run.path, 'report.html'))
+      expect(readFileSync(path, 'utf8')).toContain('93.0%')
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 
   it.skipIf(!existsSync(chromiumPath))('draws every chart in headless Chromium, offline, without console errors', async () => {

@@ -1,0 +1,42 @@
+/**
+ * The agent a recipe's model names (`Agent` of @mtrl/policy). A model trained from scratch gets a
+ * word-level tokenizer built from its environments' own text (expert episodes: goals,
+ * observations, actions); a pretrained one is loaded with its options.
+ */
+import { EnvError, Rng, type Env } from '@mtrl/core'
+import { Agent, ChatTemplate, Lora, ModelConfig, Policy, PolicyError, WordTokenizer } from '@mtrl/policy'
+import { Demonstrations } from '@mtrl/trainer-sft'
+import * as A from 'fp-ts/lib/Array.js'
+import { pipe } from 'fp-ts/lib/function.js'
+import * as TE from 'fp-ts/lib/TaskEither.js'
+import { failed, type CliError } from '../Command.js'
+import type { PretrainedModel, ResolvedScratch } from '../recipe/Recipe.js'
+
+/** A policy library's error as the app's. */
+export const policyError = (e: PolicyError.PolicyError): CliError => failed(PolicyError.message(e))
+
+/** Builds a from-scratch agent for the given environments (the tokenizer from their expert episodes). */
+export const scratch = (model: ResolvedScratch, sources: ReadonlyArray<Env.EnvSource>, seed: number): TE.TaskEither<CliError, Agent.Agent> => {
+  const rng = Rng.make(seed)
+  const { kind: _kind, corpusEpisodes, maxVocab, ...sizes } = model
+  const corpora = sources.map((s) => Demonstrations.corpus(corpusEpisodes)(s, rng.split()))
+  return pipe(
+    A.sequence(TE.ApplicativePar)(corpora),
+    TE.mapLeft((e) => failed(EnvError.message(e))),
+    TE.map((texts) => {
+      // Words seen at least twice get an id; anything else is spelled in bytes, so nothing is unknown.
+      const tokenizer = WordTokenizer.build({ ...WordTokenizer.defaultOptions, maxVocab })(texts.flat())
+      const config = ModelConfig.make({ vocab: tokenizer.vocabSize, ...sizes })
+      return Agent.make(Policy.make(config, seed, { tokenizer }), undefined, tokenizer, ChatTemplate.make(tokenizer), config.maxLen)
+    })
+  )
+}
+
+/** An agent from a local Hugging Face folder (optionally with LoRA adapters and another context) or an mtrl checkpoint (its policy only: stages make or restore critics). */
+export const pretrained = (model: PretrainedModel): TE.TaskEither<CliError, Agent.Agent> => {
+  const options =
+    model.kind === 'checkpoint'
+      ? {}
+      : { ...(model.lora === undefined ? {} : { lora: { ...Lora.defaultOptions, ...model.lora } }), ...(model.maxLen === undefined ? {} : { maxLen: model.maxLen }) }
+  return pipe(Agent.pretrained(model.path, options), TE.mapLeft(policyError))
+}

@@ -1,0 +1,118 @@
+/**
+ * The results of an ablation: one row per cell and evaluation environment (final held-out
+ * success, mean and sample std over training seeds), each cell's learning curves (mean over
+ * seeds), and the ablation's `report.html`.
+ *
+ * @since 0.1.0
+ */
+import type { Summary } from '@mtrl/eval'
+import { escape, finite, page } from './internal/page.js'
+
+/**
+ * One finished run of a cell: its training seed and its final evaluation.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Result {
+  readonly cell: string
+  readonly seed: number
+  readonly final: ReadonlyArray<Summary.Summary>
+}
+
+/**
+ * One cell on one evaluation environment, over its seeds.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Row {
+  readonly cell: string
+  readonly env: string
+  readonly seeds: number
+  readonly mean: number
+  readonly std: number
+  readonly values: ReadonlyArray<number>
+}
+
+/**
+ * One run of an ablation: its cell, training seed and metrics (`metrics.jsonl` records).
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Run {
+  readonly cell: string
+  readonly seed: number
+  readonly metrics: ReadonlyArray<Record<string, unknown>>
+}
+
+/**
+ * One row per cell and evaluation environment: success rate mean and sample std over seeds.
+ *
+ * @category destructors
+ * @since 0.1.0
+ */
+export const rows = (results: ReadonlyArray<Result>): ReadonlyArray<Row> => {
+  const groups = new Map<string, number[]>()
+  for (const r of results)
+    for (const e of r.final) {
+      const key = `${r.cell}\u0000${e.env}`
+      groups.set(key, [...(groups.get(key) ?? []), e.successRate])
+    }
+  return [...groups.entries()].map(([key, values]) => {
+    const [cell, env] = key.split('\u0000') as [string, string]
+    const mean = values.reduce((a, b) => a + b, 0) / values.length
+    const std = values.length < 2 ? 0 : Math.sqrt(values.reduce((a, b) => a + (b - mean) ** 2, 0) / (values.length - 1))
+    return { cell, env, seeds: values.length, mean, std, values }
+  })
+}
+
+/**
+ * Per cell, the mean over its seeds of an RL metric at each iteration of the last RL stage
+ * (iterations every seed reached); a cell whose runs logged no finite value draws nothing.
+ *
+ * @category destructors
+ * @since 0.1.0
+ */
+export const cellCurves = (runs: ReadonlyArray<Run>, metric: string): ReadonlyArray<{ readonly label: string; readonly data: ReadonlyArray<{ readonly x: number; readonly y: number }> }> =>
+  [...new Set(runs.map((r) => r.cell))].flatMap((cell) => {
+    const perSeed = runs
+      .filter((r) => r.cell === cell)
+      .map((r) => {
+        const rl = r.metrics.filter((m) => m['kind'] === 'rl')
+        const last = Math.max(...rl.map((m) => m['stage'] as number))
+        return rl.filter((m) => m['stage'] === last && finite(m[metric])).map((m) => m[metric] as number)
+      })
+      .filter((ys) => ys.length > 0)
+    const n = Math.min(...perSeed.map((ys) => ys.length))
+    if (perSeed.length === 0 || n === 0) return []
+    const data = Array.from({ length: n }, (_, i) => ({ x: i + 1, y: perSeed.reduce((s, ys) => s + ys[i]!, 0) / perSeed.length }))
+    return [{ label: `${cell} (${perSeed.length} seed${perSeed.length === 1 ? '' : 's'})`, data }]
+  })
+
+/** The curves an ablation compares across cells (means over seeds). */
+const ablationCurves: ReadonlyArray<{ readonly title: string; readonly metric: string }> = [
+  { title: 'Success rate of the iteration\'s own sampled episodes', metric: 'episode/success_rate' },
+  { title: 'Mean return', metric: 'episode/return' },
+  { title: 'Invalid actions', metric: 'episode/invalid_rate' },
+  { title: 'Drift from the prior (KL to the RL stage\'s start)', metric: 'kl/prior' },
+  { title: 'Entropy', metric: 'entropy/mean' }
+]
+
+/**
+ * The ablation's page: its table (final held-out success per cell, mean ± std over seeds) and
+ * each cell's learning curves. Pure.
+ *
+ * @category destructors
+ * @since 0.1.0
+ */
+export const render = (title: string, table: ReadonlyArray<Pick<Row, 'cell' | 'env' | 'mean' | 'std' | 'seeds'>>, runs: ReadonlyArray<Run>): string => {
+  const lines = table.map((r) => `<tr><td>${escape(r.cell)}</td><td>${escape(r.env)}</td><td>${(100 * r.mean).toFixed(1)}% ± ${(100 * r.std).toFixed(1)} <small>(n=${r.seeds})</small></td></tr>`).join('')
+  const body = `<h2>Final held-out success (mean ± std over training seeds)</h2><table><thead><tr><th>cell</th><th>env</th><th>success</th></tr></thead><tbody>${lines}</tbody></table>`
+  const charts = ablationCurves
+    .map((c) => ({ id: c.metric.replace(/\W/g, '-'), title: `${c.title} (mean over seeds)`, xLabel: 'iteration', datasets: cellCurves(runs, c.metric) }))
+    .filter((c) => c.datasets.length > 0)
+  return page(title, body, charts)
+}
+

@@ -1,0 +1,47 @@
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import * as _ from '../src/Progress.js'
+import * as RunDir from '../src/RunDir.js'
+
+const root = mkdtempSync(join(tmpdir(), 'mtrl-progress-'))
+afterAll(() => rmSync(root, { recursive: true, force: true }))
+
+describe('Progress', () => {
+  it('reads the initial progress of a new run, and what was written', () => {
+    const run = RunDir.create('p', join(root, 'rw'))
+    expect(_.read(run)).toEqual(_.initial)
+    const progress = { nextStage: 2, evals: [{ phase: 'before training', results: [] }], finished: false }
+    _.write(run, progress)
+    expect(_.read(run)).toEqual(progress)
+  })
+
+  it('finds the last finished stage\'s checkpoint, ignoring stages without an end', () => {
+    const run = RunDir.create('p', join(root, 'final'))
+    expect(_.finalCheckpoint(run)).toBeUndefined()
+    mkdirSync(_.stageEnd(run, 0), { recursive: true })
+    mkdirSync(_.stageEnd(run, 1), { recursive: true })
+    mkdirSync(_.sftLatest(run, 2), { recursive: true })
+    expect(_.finalCheckpoint(run)).toBe(join(run.path, 'checkpoints', 'stage-1', 'end'))
+    _.removeSftLatest(run, 2)
+    expect(_.finalCheckpoint(run)).toBe(_.stageEnd(run, 1))
+  })
+
+  it('keeps the metrics of saved work: evaluations of recorded phases, finished stages, RL iterations before the checkpoint', () => {
+    const run = RunDir.create('p', join(root, 'truncate'))
+    const records = [
+      { kind: 'eval', phase: 'before training' },
+      { kind: 'sft', stage: 0, step: 0 },
+      { kind: 'eval', phase: 'after stage 1' },
+      { kind: 'rl', stage: 1, iteration: 0 },
+      { kind: 'rl', stage: 1, iteration: 1 },
+      { kind: 'rl', stage: 1, iteration: 2 }
+    ]
+    for (const r of records) run.appendMetrics(r)
+    _.truncateMetrics(run, { nextStage: 1, evals: [{ phase: 'before training', results: [] }], finished: false }, 2)
+    expect(run.readMetrics()).toEqual([records[0], records[1], records[3], records[4]])
+    _.truncateMetrics(run, { nextStage: 1, evals: [], finished: false }, 0)
+    expect(run.readMetrics()).toEqual([records[1]])
+  })
+})
