@@ -230,7 +230,7 @@ export const iterate =
       const klNeeded = config.kl.placement !== 'none'
       const driftNow = config.priorKlEvery > 0 && state.iteration % config.priorKlEvery === 0
       const refLogprobs = setup.reference === undefined || (!klNeeded && !driftNow) ? undefined : score.logprobs(setup.reference, batch, temperature)
-      const klOn = config.kl.placement !== 'none' && refLogprobs !== undefined
+      const klOn = klNeeded && refLogprobs !== undefined
       const after = algorithm.critic && setup.critic !== undefined ? score.valuesAfter(setup.critic, batch) : undefined
       const values = after === undefined ? undefined : score.valuesBefore(after, batch)
       const klTokens = klOn ? Kl.estimateArray(config.kl.estimator)(oldLogprobs, refLogprobs) : undefined
