@@ -1,8 +1,9 @@
 /**
  * The critic: a value head `V(h_t) = w . h_t + b` on a transformer trunk, either a separate
  * copy of the trunk (as in the paper's PPO, where the critic is initialised from the policy) or
- * the policy's own trunk (`shareTrunk: true`, cheaper; the value loss then also moves the
- * policy's weights).
+ * the policy's own trunk (`shareTrunk: true`: a value head on the policy's features; the value
+ * loss moves only the head, and `Scoring.tokenLogprobsWithValues` reads log-probs and values
+ * from one forward pass, so a PPO update costs about half).
  *
  * @since 0.1.0
  */
@@ -107,8 +108,19 @@ export const values =
     tf.tidy(() => {
       const [B, T] = ids.shape
       const trunkWeights = critic.policy === undefined ? mergeWeights(critic.variables, undefined) : policyWeights(critic.policy)
-      const hidden = transformer.trunk(critic.config, trunkWeights, ids)
-      const head = critic.variables['v_head.weight'] as tf.Variable
-      const bias = critic.variables['v_head.bias'] as tf.Variable
-      return tf.reshape(tf.add(tf.sum(tf.mul(hidden, head), -1), bias), [B, T]) as tf.Tensor2D
+      return tf.reshape(valueHead(critic, transformer.trunk(critic.config, trunkWeights, ids)), [B, T]) as tf.Tensor2D
     })
+
+/**
+ * The value head on hidden states: `w . h + b` over the last axis. Differentiable.
+ *
+ * @param hidden [..., dModel]
+ * @returns [...]
+ * @category destructors
+ * @since 0.2.0
+ */
+export const valueHead = (critic: Critic, hidden: tf.Tensor): tf.Tensor2D => {
+  const head = critic.variables['v_head.weight'] as tf.Variable
+  const bias = critic.variables['v_head.bias'] as tf.Variable
+  return tf.add(tf.sum(tf.mul(hidden, head), -1), bias) as tf.Tensor2D
+}

@@ -1,6 +1,7 @@
 import { expectNoLeak, TestBackend } from '@mtrl/testing'
 import * as tf from '@tensorflow/tfjs'
 import { beforeAll, describe, expect, it } from 'vitest'
+import * as Critic from '../src/Critic.js'
 import * as ModelConfig from '../src/ModelConfig.js'
 import * as Policy from '../src/Policy.js'
 import * as _ from '../src/Scoring.js'
@@ -63,6 +64,41 @@ describe('Scoring', () => {
     const last = tf.tidy(() => loss().dataSync()[0]!)
     expect(last).toBeLessThan(first * 0.5)
     optimizer.dispose()
+    ids.dispose()
+    policy.dispose()
+  })
+
+  it('with values: one pass gives tokenLogprobs\' scores and Critic.values\' values; the value gradient reaches the head only', async () => {
+    const policy = Policy.make(config, 1)
+    const critic = Critic.make(policy, { shareTrunk: true }, 2)
+    const ids = tf.tensor2d([[1, 2, 3, 4, 5], [6, 7, 8, 0, 0]], [2, 5], 'int32')
+    const both = _.tokenLogprobsWithValues(policy, critic)(ids, 0.7)
+    const alone = _.tokenLogprobs(policy)(ids, 0.7)
+    const values = Critic.values(critic)(ids)
+    const close = (a: tf.Tensor, b: tf.Tensor) => Array.from(a.dataSync()).forEach((x, i) => expect(x, `index ${i}`).toBeCloseTo(b.dataSync()[i]!, 5))
+    close(both.logprobs, alone.logprobs)
+    close(both.entropy, alone.entropy)
+    close(both.values, values)
+    tf.dispose([both.logprobs, both.entropy, both.values, alone.logprobs, alone.entropy, values])
+    // d(sum of values) / d(trunk) is 0 through the shared pass (a stop-gradient), and not 0 through Critic.values
+    const trunk = policy.variables['model.layers.0.self_attn.q_proj.weight']!
+    const head = critic.variables['v_head.weight']!
+    const norms = (f: () => tf.Scalar) => {
+      const { grads, value } = tf.variableGrads(f, [trunk, head])
+      const out = [trunk, head].map((v) => tf.tidy(() => tf.norm(grads[v.name]!).dataSync()[0]!))
+      tf.dispose([value, ...Object.values(grads)])
+      return out
+    }
+    const [sharedTrunk, sharedHead] = norms(() => tf.sum(_.tokenLogprobsWithValues(policy, critic)(ids).values))
+    const [directTrunk] = norms(() => tf.sum(Critic.values(critic)(ids)))
+    expect(sharedTrunk).toBe(0)
+    expect(sharedHead).toBeGreaterThan(0)
+    expect(directTrunk).toBeGreaterThan(0)
+    // a separate critic, or another policy's, is refused
+    const separate = Critic.make(policy, { shareTrunk: false }, 3)
+    expect(() => _.tokenLogprobsWithValues(policy, separate)(ids)).toThrow(/share this policy's trunk/)
+    separate.dispose()
+    critic.dispose()
     ids.dispose()
     policy.dispose()
   })

@@ -249,3 +249,10 @@ export const repeatKv = (x: tf.Tensor4D, groups: number): tf.Tensor4D => {
   const [b, kv, p, q] = x.shape
   return tf.reshape(tf.tile(tf.reshape(x, [b * kv, 1, p * q]), [1, groups, 1]), [b, kv * groups, p, q])
 }
+
+const detachGrad = (...args: Array<tf.Tensor | tf.GradSaveFunc>): { value: tf.Tensor; gradFunc: (dy: tf.Tensor) => tf.Tensor } => {
+  const x = args[0] as tf.Tensor
+  return { value: tf.clone(x), gradFunc: (dy: tf.Tensor) => tf.zerosLike(dy) }
+}
+/** `x` forward, no gradient backward (TensorFlow.js has no stopGradient). */
+export const detach = tf.customGrad(detachGrad) as unknown as <T extends tf.Tensor>(x: T) => T

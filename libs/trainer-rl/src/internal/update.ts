@@ -1,6 +1,7 @@
 /**
  * Minibatch updates of one iteration: PPO epochs over shuffled minibatches, a policy step
- * (policy loss + KL in loss - entropy bonus) and a critic step (clipped value loss) each.
+ * (policy loss + KL in loss - entropy bonus) and a critic step (clipped value loss) each. A
+ * critic that shares the policy's trunk takes both steps from one forward and backward pass.
  */
 import { Rng } from '@mtrl/core'
 import { Critic, Scoring, type Policy } from '@mtrl/policy'
@@ -98,39 +99,67 @@ export const update = (context: UpdateContext, input: UpdateInput): UpdateMetric
       const returns = pick(input.returns)
       const ref = input.refLogprobs === undefined ? undefined : pick(input.refLogprobs)
       const oldValues = input.oldValues === undefined ? undefined : pick(input.oldValues)
-      if (context.updatePolicy) {
-        const first = m.policyLoss.length === 0
-        const sampler = first ? tf.tensor2d(mb.samplerLogprobs, [mb.batch, Tm]) : undefined
-        const result = Optimizer.step(context.policyOptimizer, { learningRate: context.policyLr, maxNorm: config.maxGradNorm }, () => {
-          const scores = Scoring.tokenLogprobs(policy, { entropy: true })(ids, temperature)
-          const gap = sampler === undefined ? tf.scalar(Number.NaN) : Aggregation.maskedMean(tf.abs(tf.sub(scores.logprobs, sampler)), mask)
-          const pg = policyLoss({ logprobs: scores.logprobs, oldLogprobs, advantages, mask })
-          const entropy = Aggregation.maskedMean(scores.entropy, mask)
-          const klLoss = klInLoss ? Aggregation.aggregate(config.aggregation)(Kl.estimate(config.kl.estimator)(scores.logprobs, ref!), mask) : tf.scalar(0)
-          const contextLoss = contextMask === undefined ? tf.scalar(0) : tf.neg(Aggregation.maskedMean(scores.logprobs, contextMask))
-          const loss = tf.add(tf.sub(tf.add(pg.loss, tf.mul(klLoss, context.klCoef)), tf.mul(entropy, config.entropyCoef)), tf.mul(contextLoss, config.contextCoef)) as tf.Scalar
-          return { loss, aux: { policyLoss: pg.loss, clipFraction: pg.clipFraction, approxKl: pg.approxKl, klLoss, entropy, gap, contextLoss } }
-        })
-        sampler?.dispose()
-        if (first) m.samplerGap.push(result.aux['gap']!)
-        if (contextMask !== undefined) m.contextLoss.push(result.aux['contextLoss']!)
-        m.policyLoss.push(result.aux['policyLoss']!)
-        m.clipFraction.push(result.aux['clipFraction']!)
-        m.approxKl.push(result.aux['approxKl']!)
-        m.klLoss.push(result.aux['klLoss']!)
-        m.entropy.push(result.aux['entropy']!)
-        m.policyGradNorm.push(result.gradNorm)
+      const policyTerms = (scores: Scoring.TokenScores, sampler: tf.Tensor2D | undefined): { loss: tf.Scalar; aux: Record<string, tf.Scalar> } => {
+        const gap = sampler === undefined ? tf.scalar(Number.NaN) : Aggregation.maskedMean(tf.abs(tf.sub(scores.logprobs, sampler)), mask)
+        const pg = policyLoss({ logprobs: scores.logprobs, oldLogprobs, advantages, mask })
+        const entropy = Aggregation.maskedMean(scores.entropy, mask)
+        const klLoss = klInLoss ? Aggregation.aggregate(config.aggregation)(Kl.estimate(config.kl.estimator)(scores.logprobs, ref!), mask) : tf.scalar(0)
+        const contextLoss = contextMask === undefined ? tf.scalar(0) : tf.neg(Aggregation.maskedMean(scores.logprobs, contextMask))
+        const loss = tf.add(tf.sub(tf.add(pg.loss, tf.mul(klLoss, context.klCoef)), tf.mul(entropy, config.entropyCoef)), tf.mul(contextLoss, config.contextCoef)) as tf.Scalar
+        return { loss, aux: { policyLoss: pg.loss, clipFraction: pg.clipFraction, approxKl: pg.approxKl, klLoss, entropy, gap, contextLoss } }
       }
-      if (critic !== undefined && context.criticOptimizer !== undefined && oldValues !== undefined) {
-        const result = Optimizer.step(context.criticOptimizer, { learningRate: config.criticLr, maxNorm: config.maxGradNorm }, () => {
-          const values = shiftRight(Critic.values(critic)(ids))
-          const out = ValueLoss.loss({ clip: config.valueClip, aggregation: config.aggregation })({ values, oldValues, returns, mask })
-          return { loss: out.loss, aux: { clipFraction: out.clipFraction } }
-        })
-        m.valueLoss.push(result.loss)
-        m.valueClipFraction.push(result.aux['clipFraction']!)
-        m.criticGradNorm.push(result.gradNorm)
+      const valueTerms = (values: tf.Tensor2D): { loss: tf.Scalar; aux: Record<string, tf.Scalar> } => {
+        const out = ValueLoss.loss({ clip: config.valueClip, aggregation: config.aggregation })({ values: shiftRight(values), oldValues: oldValues!, returns, mask })
+        return { loss: out.loss, aux: { valueLoss: out.loss, valueClipFraction: out.clipFraction } }
       }
+      const recordPolicy = (aux: Readonly<Record<string, number>>, gradNorm: number, first: boolean): void => {
+        if (first) m.samplerGap.push(aux['gap']!)
+        if (contextMask !== undefined) m.contextLoss.push(aux['contextLoss']!)
+        m.policyLoss.push(aux['policyLoss']!)
+        m.clipFraction.push(aux['clipFraction']!)
+        m.approxKl.push(aux['approxKl']!)
+        m.klLoss.push(aux['klLoss']!)
+        m.entropy.push(aux['entropy']!)
+        m.policyGradNorm.push(gradNorm)
+      }
+      const recordCritic = (aux: Readonly<Record<string, number>>, gradNorm: number): void => {
+        m.valueLoss.push(aux['valueLoss']!)
+        m.valueClipFraction.push(aux['valueClipFraction']!)
+        m.criticGradNorm.push(gradNorm)
+      }
+      const criticStep = critic !== undefined && context.criticOptimizer !== undefined && oldValues !== undefined ? { critic, optimizer: context.criticOptimizer } : undefined
+      const first = m.policyLoss.length === 0
+      const sampler = context.updatePolicy && first ? tf.tensor2d(mb.samplerLogprobs, [mb.batch, Tm]) : undefined
+      if (context.updatePolicy && criticStep !== undefined && criticStep.critic.shareTrunk && criticStep.critic.policy === policy) {
+        // A shared trunk: log-probs and values from one forward pass, one backward; the policy's
+        // and the head's gradients are disjoint (the values read the trunk through a
+        // stop-gradient), each applied by its own optimizer at its own rate and clip.
+        const policyVariables = context.policyOptimizer.variables
+        const { grads, aux } = Optimizer.gradients([...policyVariables, ...criticStep.optimizer.variables], () => {
+          const scores = Scoring.tokenLogprobsWithValues(policy, criticStep.critic, { entropy: true })(ids, temperature)
+          const p = policyTerms(scores, sampler)
+          const v = valueTerms(scores.values)
+          return { loss: tf.add(p.loss, v.loss) as tf.Scalar, aux: { ...p.aux, ...v.aux } }
+        })
+        try {
+          recordPolicy(aux, Optimizer.apply(context.policyOptimizer, { learningRate: context.policyLr, maxNorm: config.maxGradNorm }, grads.slice(0, policyVariables.length)), first)
+          recordCritic(aux, Optimizer.apply(criticStep.optimizer, { learningRate: config.criticLr, maxNorm: config.maxGradNorm }, grads.slice(policyVariables.length)))
+        } finally {
+          tf.dispose(grads)
+        }
+      } else {
+        if (context.updatePolicy) {
+          const result = Optimizer.step(context.policyOptimizer, { learningRate: context.policyLr, maxNorm: config.maxGradNorm }, () =>
+            policyTerms(Scoring.tokenLogprobs(policy, { entropy: true })(ids, temperature), sampler)
+          )
+          recordPolicy(result.aux, result.gradNorm, first)
+        }
+        if (criticStep !== undefined) {
+          const result = Optimizer.step(criticStep.optimizer, { learningRate: config.criticLr, maxNorm: config.maxGradNorm }, () => valueTerms(Critic.values(criticStep.critic)(ids)))
+          recordCritic(result.aux, result.gradNorm)
+        }
+      }
+      sampler?.dispose()
       contextMask?.dispose()
       tf.dispose([ids, mask, oldLogprobs, advantages, returns, ...(ref ? [ref] : []), ...(oldValues ? [oldValues] : [])])
     }

@@ -1,5 +1,5 @@
 import { Rng, type Trajectory } from '@mtrl/core'
-import { ModelConfig, Policy, Scoring } from '@mtrl/policy'
+import { Critic, ModelConfig, Policy, Scoring } from '@mtrl/policy'
 import { Batch } from '@mtrl/rollout'
 import { Optimizer } from '@mtrl/optim'
 import { TestBackend } from '@mtrl/testing'
@@ -175,5 +175,41 @@ describe('update on a fixed batch', () => {
     expect(wide.m.entropy).toBeCloseTo(tight.m.entropy, 5)
     expect(wide.m.policyGradNorm).toBeCloseTo(tight.m.policyGradNorm, 4)
     wide.rows.forEach((row, i) => row.forEach((x, t) => expect(x, `row ${i} token ${t}`).toBeCloseTo(tight.rows[i]![t]!, 5)))
+  })
+
+  it('a critic sharing the trunk: one pass gives the policy step of a policy-only update and the head step of a critic-only update', () => {
+    const returns = new Float32Array(T).map((_, t) => (t >= 7 ? 1 : 0.5))
+    const run = (mode: 'both' | 'policy' | 'critic') => {
+      const { policy, batch, context, dispose } = setup({ valueClip: null })
+      const critic = Critic.make(policy, { shareTrunk: true }, 9)
+      const criticOptimizer = Optimizer.make(Critic.trainableVariables(critic))
+      const oldLogprobs = score.logprobs(policy, batch, temperature)
+      const oldValues = new Float32Array(T)
+      const base = context(0.02)
+      const m = update(
+        { ...base, critic: mode === 'policy' ? undefined : critic, criticOptimizer: mode === 'policy' ? undefined : criticOptimizer, updatePolicy: mode !== 'critic' },
+        { batch, oldLogprobs, advantages: advantages(), returns, oldValues }
+      )
+      const weights = (vs: Record<string, tf.Variable>) => Object.fromEntries(Object.entries(vs).map(([k, v]) => [k, Array.from(v.dataSync())]))
+      const out = { m, policy: weights(policy.variables), head: weights(critic.variables) }
+      criticOptimizer.dispose()
+      critic.dispose()
+      dispose()
+      return out
+    }
+    const both = run('both')
+    const policyOnly = run('policy')
+    const criticOnly = run('critic')
+    expect(both.m.steps).toBe(1)
+    expect(both.m.policyLoss).toBeCloseTo(policyOnly.m.policyLoss, 6)
+    expect(both.m.policyGradNorm).toBeCloseTo(policyOnly.m.policyGradNorm, 5)
+    expect(both.m.valueLoss).toBeCloseTo(criticOnly.m.valueLoss, 6)
+    expect(both.m.criticGradNorm).toBeCloseTo(criticOnly.m.criticGradNorm, 5)
+    expect(both.m.valueLoss).toBeGreaterThan(0)
+    for (const [name, w] of Object.entries(both.policy)) w.forEach((x, i) => expect(x, name).toBeCloseTo(policyOnly.policy[name]![i]!, 6))
+    for (const [name, w] of Object.entries(both.head)) w.forEach((x, i) => expect(x, name).toBeCloseTo(criticOnly.head[name]![i]!, 6))
+    // and the head did move
+    const fresh = run('policy').head
+    expect(Object.entries(both.head).some(([name, w]) => w.some((x, i) => Math.abs(x - fresh[name]![i]!) > 1e-6))).toBe(true)
   })
 })
