@@ -1,0 +1,99 @@
+/**
+ * One RL iteration's update on the active backend (MTRL_BACKEND, default auto), at the shape of
+ * recipes/paper/rl-lift.json: 64 episodes of 180-360 tokens (a prompt, then five turns of a
+ * 4-token action and an observation), its model (dModel 128, 2 layers, 8 heads, previous-token
+ * embedding, canon span 3), two passes over 4 minibatches. Times the critic's values over the
+ * batch plus the update, for PPO with a separate critic, PPO with a critic sharing the policy's
+ * trunk (one forward and backward per minibatch), and a critic-free loss (REINFORCE++, GRPO,
+ * RLOO), best of BENCH_RUNS (default 2) after one warm-up, and prints the ratios.
+ *
+ * Run: npm run bench -w @mtrl/trainer-rl
+ */
+import { Backend } from '@mtrl/backend'
+import { Rng, type Trajectory } from '@mtrl/core'
+import { Optimizer } from '@mtrl/optim'
+import { Critic, ModelConfig, Policy } from '@mtrl/policy'
+import { Batch } from '@mtrl/rollout'
+import * as tf from '@tensorflow/tfjs'
+import { cpus, loadavg } from 'node:os'
+import { defaultConfig, type Config } from '../src/Config.js'
+import * as score from '../src/internal/score.js'
+import { update } from '../src/internal/update.js'
+
+const VOCAB = 1000
+const EPISODES = Number(process.env['BENCH_EPISODES'] ?? 64)
+const RUNS = Number(process.env['BENCH_RUNS'] ?? 2)
+
+const selectBackend = async (): Promise<Backend.Selected> => {
+  const name = Backend.fromEnvironment()
+  if (typeof name !== 'string') throw new Error(Backend.message(name))
+  const result = await Backend.select(name)()
+  if (result._tag === 'Left') throw new Error(Backend.message(result.left))
+  return result.right
+}
+
+const tokens = (rng: Rng.Rng, n: number): Int32Array => Int32Array.from({ length: n }, () => 4 + rng.int(VOCAB - 4))
+
+/** An episode of about `length` tokens: a prompt, then five turns of a 4-token action and an observation. */
+const episode = (rng: Rng.Rng, seed: number, length: number): Trajectory.Trajectory => {
+  const turns = 5
+  const prompt = 120
+  const observation = Math.max(4, Math.floor((length - prompt - 4 * turns) / (turns - 1)))
+  const segments: Trajectory.Segment[] = [{ kind: 'prompt', turn: 0, tokens: tokens(rng, prompt) }]
+  for (let t = 0; t < turns; t++) {
+    segments.push({ kind: 'action', turn: t, tokens: tokens(rng, 4) })
+    if (t < turns - 1) segments.push({ kind: 'observation', turn: t, tokens: tokens(rng, observation) })
+  }
+  const turn: Trajectory.Turn = { action: 'a', reward: 0, valid: true, parsed: true, score: 0, maxScore: 1 }
+  return { env: 'bench', seed, groupId: `bench:${seed}`, segments, turns: Array.from({ length: turns }, () => turn), turnRewards: [0, 0, 0, 0, 1], won: true, truncated: false }
+}
+
+const secondsOf = (f: () => void): number => {
+  const t0 = performance.now()
+  f()
+  return (performance.now() - t0) / 1000
+}
+
+const main = async (): Promise<void> => {
+  const backend = await selectBackend()
+  const config = ModelConfig.make({ vocab: VOCAB, dModel: 128, layers: 2, heads: 8, maxLen: 512, prevTokenEmbedding: true, canonSpan: 3 })
+  const rng = Rng.make(1)
+  const batch = Batch.make({ pad: 0 })(Array.from({ length: EPISODES }, (_, i) => episode(rng, i, 180 + rng.int(181))))
+  const real = batch.lengths.reduce((a, b) => a + b, 0)
+  const rlConfig: Config = { ...defaultConfig, ppoEpochs: 2, minibatches: 4, rollout: { ...defaultConfig.rollout, temperature: 0.7 } }
+  const advantages = Float32Array.from({ length: batch.batch * batch.time }, () => rng.next() * 2 - 1)
+  const returns = Float32Array.from({ length: batch.batch * batch.time }, () => rng.next() * 2 - 1)
+
+  const time = (mode: 'separate' | 'shared' | 'none'): number => {
+    const policy = Policy.make(config, 0)
+    const critic = mode === 'none' ? undefined : Critic.make(policy, { shareTrunk: mode === 'shared' }, 1)
+    const policyOptimizer = Optimizer.make(Policy.trainableVariables(policy))
+    const criticOptimizer = critic === undefined ? undefined : Optimizer.make(Critic.trainableVariables(critic))
+    const oldLogprobs = score.logprobs(policy, batch, 0.7)
+    const iteration = (): void => {
+      const oldValues = critic === undefined ? undefined : score.valuesBefore(score.valuesAfter(critic, batch), batch)
+      update(
+        { config: rlConfig, lossKind: mode === 'none' ? 'policyGradient' : 'ppo', policy, critic, policyOptimizer, criticOptimizer, policyLr: 1e-5, updatePolicy: true, klCoef: 0, shuffle: Rng.make(2) },
+        { batch, oldLogprobs, advantages, returns, ...(oldValues === undefined ? {} : { oldValues }) }
+      )
+    }
+    iteration()
+    let best = Infinity
+    for (let r = 0; r < RUNS; r++) best = Math.min(best, secondsOf(iteration))
+    policyOptimizer.dispose()
+    criticOptimizer?.dispose()
+    critic?.dispose()
+    policy.dispose()
+    return best
+  }
+
+  console.log(`backend ${backend.name}, ${cpus().length} cores, load ${loadavg()[0]!.toFixed(2)}; ${EPISODES} episodes, ${real} real tokens in a ${batch.batch} x ${batch.time} batch; 2 passes x 4 minibatches; best of ${RUNS}`)
+  const separate = time('separate')
+  console.log(`PPO, separate critic:            ${separate.toFixed(2)} s  (${Math.round((2 * real) / separate)} tokens/s per pass)`)
+  const shared = time('shared')
+  console.log(`PPO, critic sharing the trunk:   ${shared.toFixed(2)} s  (${Math.round((2 * real) / shared)} tokens/s per pass)  ${(separate / shared).toFixed(2)}x as fast`)
+  const none = time('none')
+  console.log(`critic-free (REINFORCE++ etc.):  ${none.toFixed(2)} s  (${Math.round((2 * real) / none)} tokens/s per pass)  ${(separate / none).toFixed(2)}x as fast`)
+}
+
+void main()
