@@ -22,6 +22,12 @@ import { weightOf, type Policy } from './Policy.js'
 export interface Options {
   /** Compute entropies (default true); when false `entropy` is all zeros and costs nothing. */
   readonly entropy?: boolean
+  /**
+   * {@link tokenLogprobsWithValues} only: where a value loss's gradient goes: `head` (default,
+   * through a stop-gradient on the trunk) or `trunk` (the head and the shared trunk, as a
+   * policy-and-value network trained on one summed loss).
+   */
+  readonly valueGradient?: 'head' | 'trunk'
 }
 
 /**
@@ -75,10 +81,10 @@ export interface TokenScoresWithValues extends TokenScores {
 /**
  * {@link tokenLogprobs} and the values of a critic that shares the policy's trunk
  * (`critic.shareTrunk`), from **one** forward pass of the trunk instead of two: the PPO update
- * of a shared-trunk critic costs about half of a separate critic's. The values read the trunk's
- * hidden states through a stop-gradient, so a value loss moves only the value head, as a
- * shared critic's own optimizer (over its head) does with `Critic.values`. The caller owns the
- * three tensors.
+ * of a shared-trunk critic costs about half of a separate critic's. By default the values read
+ * the trunk's hidden states through a stop-gradient, so a value loss moves only the value head,
+ * as a shared critic's own optimizer (over its head) does with `Critic.values`;
+ * `valueGradient: 'trunk'` lets it reach the trunk too. The caller owns the three tensors.
  *
  * @example
  * import * as tf from '@tensorflow/tfjs'
@@ -100,7 +106,7 @@ export const tokenLogprobsWithValues =
     if (!critic.shareTrunk || critic.policy !== policy) throw new Error('Scoring.tokenLogprobsWithValues: the critic must share this policy\'s trunk (Critic.make(policy, { shareTrunk: true }))')
     return tf.tidy(() => {
       const hidden = hiddenOf(policy, ids)
-      return { ...scoresOf(policy, hidden, ids, temperature, options), values: valueHead(critic, detach(hidden)) } as unknown as tf.TensorContainer
+      return { ...scoresOf(policy, hidden, ids, temperature, options), values: valueHead(critic, options.valueGradient === 'trunk' ? hidden : detach(hidden)) } as unknown as tf.TensorContainer
     }) as unknown as TokenScoresWithValues
   }
 

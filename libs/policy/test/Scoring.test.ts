@@ -91,6 +91,8 @@ describe('Scoring', () => {
     }
     const [sharedTrunk, sharedHead] = norms(() => tf.sum(_.tokenLogprobsWithValues(policy, critic)(ids).values))
     const [directTrunk] = norms(() => tf.sum(Critic.values(critic)(ids)))
+    const [jointTrunk] = norms(() => tf.sum(_.tokenLogprobsWithValues(policy, critic, { valueGradient: 'trunk' })(ids).values))
+    expect(jointTrunk).toBeCloseTo(directTrunk!, 4)
     expect(sharedTrunk).toBe(0)
     expect(sharedHead).toBeGreaterThan(0)
     expect(directTrunk).toBeGreaterThan(0)

@@ -36,6 +36,10 @@ export type Truncation = t.TypeOf<typeof Truncation>
  * - `valueClip`: the value loss clip (`null`: none); `criticWarmup`: iterations of critic-only
  *   updates before the policy moves;
  * - `entropyCoef`: entropy bonus (subtracted from the loss); `maxGradNorm`: global-norm clip;
+ * - `valueCoef`: with a critic that shares the policy's trunk, the weight of the value loss in
+ *   the policy's own loss, so that its gradient also trains the trunk (at the policy's learning
+ *   rate; the head still steps at `criticLr`), as a policy-and-value network; 0 (default): the
+ *   value loss trains the head only. Ignored with a separate critic;
  * - `contextCoef`: weight of an auxiliary next-token loss on the episodes' own prompt and
  *   observation tokens (what the environment said; no expert data), at the rollout temperature:
  *   self-supervised, like SFT's context loss (decision 0005); 0 turns it off;
@@ -74,6 +78,7 @@ export const Config = t.type({
   valueClip: t.union([Numbers.Positive, t.null]),
   criticWarmup: Numbers.NonNegativeInt,
   entropyCoef: Numbers.NonNegative,
+  valueCoef: Numbers.NonNegative,
   contextCoef: Numbers.NonNegative,
   maxGradNorm: Numbers.Positive,
   kl: t.type({ estimator: Kl.Estimator, placement: Kl.Placement, controller: KlController }),
@@ -114,6 +119,7 @@ export const defaultConfig: Config = {
   valueClip: 0.5,
   criticWarmup: 0,
   entropyCoef: 0,
+  valueCoef: 0,
   contextCoef: 0,
   priorKlEvery: 1,
   maxGradNorm: 1,

@@ -131,15 +131,16 @@ export const update = (context: UpdateContext, input: UpdateInput): UpdateMetric
       const first = m.policyLoss.length === 0
       const sampler = context.updatePolicy && first ? tf.tensor2d(mb.samplerLogprobs, [mb.batch, Tm]) : undefined
       if (context.updatePolicy && criticStep !== undefined && criticStep.critic.shareTrunk && criticStep.critic.policy === policy) {
-        // A shared trunk: log-probs and values from one forward pass, one backward; the policy's
-        // and the head's gradients are disjoint (the values read the trunk through a
-        // stop-gradient), each applied by its own optimizer at its own rate and clip.
+        // A shared trunk: log-probs and values from one forward pass, one backward, each part's
+        // gradients applied by its own optimizer at its own rate and clip. Without `valueCoef`
+        // the values read the trunk through a stop-gradient, so the two parts are disjoint.
         const policyVariables = context.policyOptimizer.variables
         const { grads, aux } = Optimizer.gradients([...policyVariables, ...criticStep.optimizer.variables], () => {
-          const scores = Scoring.tokenLogprobsWithValues(policy, criticStep.critic, { entropy: true })(ids, temperature)
+          const toTrunk = config.valueCoef > 0
+          const scores = Scoring.tokenLogprobsWithValues(policy, criticStep.critic, { entropy: true, valueGradient: toTrunk ? 'trunk' : 'head' })(ids, temperature)
           const p = policyTerms(scores, sampler)
           const v = valueTerms(scores.values)
-          return { loss: tf.add(p.loss, v.loss) as tf.Scalar, aux: { ...p.aux, ...v.aux } }
+          return { loss: tf.add(p.loss, toTrunk ? tf.mul(v.loss, config.valueCoef) : v.loss) as tf.Scalar, aux: { ...p.aux, ...v.aux } }
         })
         try {
           recordPolicy(aux, Optimizer.apply(context.policyOptimizer, { learningRate: context.policyLr, maxNorm: config.maxGradNorm }, grads.slice(0, policyVariables.length)), first)

@@ -179,8 +179,8 @@ describe('update on a fixed batch', () => {
 
   it('a critic sharing the trunk: one pass gives the policy step of a policy-only update and the head step of a critic-only update', () => {
     const returns = new Float32Array(T).map((_, t) => (t >= 7 ? 1 : 0.5))
-    const run = (mode: 'both' | 'policy' | 'critic') => {
-      const { policy, batch, context, dispose } = setup({ valueClip: null })
+    const run = (mode: 'both' | 'policy' | 'critic', valueCoef = 0) => {
+      const { policy, batch, context, dispose } = setup({ valueClip: null, valueCoef })
       const critic = Critic.make(policy, { shareTrunk: true }, 9)
       const criticOptimizer = Optimizer.make(Critic.trainableVariables(critic))
       const oldLogprobs = score.logprobs(policy, batch, temperature)
@@ -211,5 +211,11 @@ describe('update on a fixed batch', () => {
     // and the head did move
     const fresh = run('policy').head
     expect(Object.entries(both.head).some(([name, w]) => w.some((x, i) => Math.abs(x - fresh[name]![i]!) > 1e-6))).toBe(true)
+    // with valueCoef the value loss also trains the trunk: the policy's step is no longer the policy-only one
+    const joint = run('both', 0.5)
+    expect(joint.m.valueLoss).toBeCloseTo(both.m.valueLoss, 6)
+    const moved = (name: string) => joint.policy[name]!.some((x, i) => Math.abs(x - policyOnly.policy[name]![i]!) > 1e-6)
+    expect(moved('model.layers.0.self_attn.q_proj.weight')).toBe(true)
+    expect(moved('lm_head.weight')).toBe(false)
   })
 })
