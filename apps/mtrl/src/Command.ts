@@ -2,6 +2,7 @@
  * The shape of an mtrl sub-command, its errors (values, through to `main`, which maps them to
  * exit codes), and the shared flag parsing.
  */
+import type { RunError } from '@mtrl/recipe'
 import * as E from 'fp-ts/lib/Either.js'
 import type * as TE from 'fp-ts/lib/TaskEither.js'
 import { parseArgs, type ParseArgsConfig } from 'node:util'
@@ -21,6 +22,9 @@ export const usage = (message: string): CliError => ({ _tag: 'Usage', message })
 export const backendUnavailable = (message: string): CliError => ({ _tag: 'BackendUnavailable', message })
 export const stopped = (message: string): CliError => ({ _tag: 'Stopped', message })
 export const failed = (message: string): CliError => ({ _tag: 'Failed', message })
+
+/** A recipe run's error as the command's: a failure, or a stop on request. */
+export const fromRun = (error: RunError.RunError): CliError => (error._tag === 'Failed' ? failed(error.message) : stopped(error.message))
 
 export const exitCode = (error: CliError): number => {
   switch (error._tag) {

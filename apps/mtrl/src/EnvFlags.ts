@@ -2,11 +2,14 @@
  * Environment flags shared by play, serve-env, eval and collect: the kind (textworld, cooking,
  * alfworld, swe) and its settings, decoded into the recipe's environment configuration.
  */
-import { Decode } from '@mtrl/core'
+import { Decode, type Env } from '@mtrl/core'
+import { EnvConfig } from '@mtrl/recipe'
 import * as E from 'fp-ts/lib/Either.js'
 import { pipe } from 'fp-ts/lib/function.js'
 import { intFlag, usage, type CliError } from './Command.js'
-import { EnvConfig } from './recipe/EnvConfig.js'
+
+/** The source of an environment entry; what people should know before it starts goes to stderr. */
+export const envSource = (config: EnvConfig.EnvConfig): Env.EnvSource => EnvConfig.source(config, (text) => process.stderr.write(`${text}\n`))
 
 export const envFlags = {
   config: { type: 'string' },
@@ -41,7 +44,7 @@ const textworld = (str: (k: string) => string | undefined): E.Either<CliError, u
 }
 
 /** The environment named by `ENV` and its flags, decoded like a recipe's. */
-export const envFromFlags = (kind: string | undefined, values: Readonly<Record<string, unknown>>): E.Either<CliError, EnvConfig> => {
+export const envFromFlags = (kind: string | undefined, values: Readonly<Record<string, unknown>>): E.Either<CliError, EnvConfig.EnvConfig> => {
   const str = (k: string) => (typeof values[k] === 'string' ? (values[k] as string) : undefined)
   const optional = (key: string, value: unknown) => (value === undefined ? {} : { [key]: value })
   const candidates: Record<string, () => E.Either<CliError, unknown>> = {
@@ -55,6 +58,6 @@ export const envFromFlags = (kind: string | undefined, values: Readonly<Record<s
   if (candidate === undefined) return E.left(usage(`unknown environment "${kind}" (expected textworld, cooking, alfworld or swe)`))
   return pipe(
     candidate(),
-    E.chain((json) => E.mapLeft((e: Decode.DecodeError) => usage(Decode.formatError(e)))(Decode.decode('environment flags', EnvConfig)(json)))
+    E.chain((json) => E.mapLeft((e: Decode.DecodeError) => usage(Decode.formatError(e)))(Decode.decode('environment flags', EnvConfig.EnvConfig)(json)))
   )
 }

@@ -3,12 +3,12 @@
  * and print one row per cell (success rate mean ± std over seeds, per evaluation environment).
  */
 import { Ablation, Grid, RunDir } from '@mtrl/experiment'
+import { Pipeline, Recipe } from '@mtrl/recipe'
 import * as E from 'fp-ts/lib/Either.js'
 import { join } from 'node:path'
-import { backendFlag, parseFlags, usage, type Command } from '../Command.js'
+import { backendFlag, fromRun, parseFlags, usage, type Command } from '../Command.js'
 import { readJson } from '../Input.js'
-import { train as runRecipe } from '../pipeline/Train.js'
-import * as Recipe from '../recipe/Recipe.js'
+import * as ReplicaBackend from '../ReplicaBackend.js'
 import { startBackend } from '../Runtime.js'
 
 const printTable = (rows: ReadonlyArray<Ablation.Row>): void => {
@@ -54,8 +54,9 @@ Examples:
       process.stdout.write(`\n=== cell ${n + 1}/${planned.right.length}: ${item.cell}, seed ${item.seed} ===\n`)
       const run = RunDir.create(item.cell, join(out, `${item.cell.replace(/[^a-zA-Z0-9=,._-]+/g, '_')}-seed${item.seed}`))
       run.writeJson('recipe.json', item.recipe)
-      const summary = await runRecipe(item.recipe, run, backend.right, { line: (text) => process.stdout.write(`${text}\n`) })()
-      if (E.isLeft(summary)) return summary
+      const reporter = { line: (text: string) => void process.stdout.write(`${text}\n`), note: (text: string) => void process.stderr.write(`${text}\n`) }
+      const summary = await Pipeline.run({ run, backend: backend.right, reporter, replicaInit: ReplicaBackend.init(backend.right.name) })(item.recipe)()
+      if (E.isLeft(summary)) return E.left(fromRun(summary.left))
       results.push({ cell: item.cell, seed: item.seed, final: summary.right.evals[summary.right.evals.length - 1]?.results ?? [], run: run.path })
       const dir = RunDir.open(out)
       dir.writeJson('ablation.json', { recipe: path, grid: grid.right, seeds, results, rows: Ablation.rows(results) })

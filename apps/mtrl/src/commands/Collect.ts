@@ -8,8 +8,7 @@ import type { Env } from '@mtrl/core'
 import * as E from 'fp-ts/lib/Either.js'
 import { pipe } from 'fp-ts/lib/function.js'
 import { failed, intFlag, numberFlag, parseFlags, required, usage, type CliError, type Command } from '../Command.js'
-import { envFlags, envFlagsHelp, envFromFlags } from '../EnvFlags.js'
-import { source } from '../recipe/EnvConfig.js'
+import { envFlags, envFlagsHelp, envFromFlags, envSource } from '../EnvFlags.js'
 
 const collectFlags = {
   out: { type: 'string' },
@@ -70,7 +69,7 @@ Examples:
     )
     if (E.isLeft(parsed)) return parsed
     const { flags, env, out, episodes, seedBase, concurrency } = parsed.right
-    const h = source(env)
+    const h = envSource(env)
     const agent = agentOf(flags.values, h)
     if (E.isLeft(agent)) return agent
     const result = await ChatLog.collect({

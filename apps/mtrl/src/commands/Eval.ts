@@ -5,16 +5,13 @@
 import { Evaluate, Summary, Transcript } from '@mtrl/eval'
 import { ChatPolicy, Episode } from '@mtrl/env-http'
 import { Progress, RunDir } from '@mtrl/experiment'
+import { Model, Pipeline, Recipe } from '@mtrl/recipe'
 import * as E from 'fp-ts/lib/Either.js'
 import { pipe } from 'fp-ts/lib/function.js'
 import { writeFile } from 'node:fs/promises'
-import { backendFlag, intFlag, numberFlag, parseFlags, required, usage, type CliError, type Command } from '../Command.js'
-import { envFlags, envFlagsHelp, envFromFlags } from '../EnvFlags.js'
+import { backendFlag, failed, intFlag, numberFlag, parseFlags, required, usage, type CliError, type Command } from '../Command.js'
+import { envFlags, envFlagsHelp, envFromFlags, envSource } from '../EnvFlags.js'
 import { readJson } from '../Input.js'
-import * as Model from '../pipeline/Model.js'
-import { evaluateAll, formatEval } from '../pipeline/Train.js'
-import * as Recipe from '../recipe/Recipe.js'
-import { source } from '../recipe/EnvConfig.js'
 import { startBackend } from '../Runtime.js'
 
 type Values = Readonly<Record<string, string | boolean | undefined>>
@@ -33,7 +30,7 @@ const evalRemote = async (values: Values, positionals: ReadonlyArray<string>): P
   )
   if (E.isLeft(parsed)) return parsed
   const { env, model, episodes, seedBase, temperature, concurrency } = parsed.right
-  const h = source(env)
+  const h = envSource(env)
   const policy = ChatPolicy.make({ baseUrl: str(values, 'base-url')!, model, temperature, concurrency })
   const { played, failed } = await Episode.playSeeds({ maxTurns: h.maxTurns })(policy.agent)(h, Array.from({ length: episodes }, (_, i) => seedBase + i))()
   h.dispose()
@@ -95,17 +92,17 @@ const evalLocal = async (values: Values, positionals: ReadonlyArray<string>): Pr
   const backend = await startBackend(str(values, 'backend'))()
   if (E.isLeft(backend)) return backend
   const agent = await Model.pretrained(model)()
-  if (E.isLeft(agent)) return agent
-  const sources = recipe.eval.envs.map(source)
+  if (E.isLeft(agent)) return E.left(failed(agent.left.message))
+  const sources = recipe.eval.envs.map(envSource)
   const transcripts = str(values, 'transcripts')
   try {
     const lines: string[] = []
     const toText = Transcript.make(agent.right.tokenizer.decode)
-    const results = await evaluateAll(agent.right, recipe, sources, transcripts === undefined ? undefined : (episode) => lines.push(JSON.stringify(toText(episode))))
-    if (E.isLeft(results)) return results
+    const results = await Pipeline.evaluateAll(agent.right, recipe, sources, transcripts === undefined ? undefined : (episode) => lines.push(JSON.stringify(toText(episode))))
+    if (E.isLeft(results)) return E.left(failed(results.left.message))
     if (transcripts !== undefined) await writeFile(transcripts, lines.length === 0 ? '' : `${lines.join('\n')}\n`)
     if (values['json'] === true) process.stdout.write(`${JSON.stringify({ model: model.path, results: results.right }, null, 2)}\n`)
-    else process.stdout.write(`${model.path}:\n${formatEval(results.right)}\n${perTaskType(results.right)}\n`)
+    else process.stdout.write(`${model.path}:\n${Pipeline.formatEval(results.right)}\n${perTaskType(results.right)}\n`)
     return E.right(0)
   } finally {
     agent.right.dispose()

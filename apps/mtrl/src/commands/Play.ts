@@ -7,8 +7,7 @@ import * as E from 'fp-ts/lib/Either.js'
 import { createInterface } from 'node:readline'
 import { pipe } from 'fp-ts/lib/function.js'
 import { failed, intFlag, parseFlags, type CliError, type Command } from '../Command.js'
-import { envFlags, envFromFlags } from '../EnvFlags.js'
-import { source } from '../recipe/EnvConfig.js'
+import { envFlags, envFromFlags, envSource } from '../EnvFlags.js'
 
 const statusLine = (info: Env.StepInfo, turn: number, admissible: boolean): string => {
   const line = `[score ${info.score}/${info.maxScore}, turn ${turn}${info.valid ? '' : ', invalid'}]`
@@ -87,6 +86,6 @@ Examples:
     )
     if (E.isLeft(parsed)) return parsed
     const { flags, env, seed } = parsed.right
-    return play(source(env), seed, flags.values.admissible === true, flags.values.expert === true, (s) => process.stdout.write(`${s}\n`))
+    return play(envSource(env), seed, flags.values.admissible === true, flags.values.expert === true, (s) => process.stdout.write(`${s}\n`))
   }
 }

@@ -6,8 +6,7 @@ import { EnvServer } from '@mtrl/env-http'
 import * as E from 'fp-ts/lib/Either.js'
 import { pipe } from 'fp-ts/lib/function.js'
 import { failed, intFlag, parseFlags, type Command } from '../Command.js'
-import { envFlags, envFlagsHelp, envFromFlags } from '../EnvFlags.js'
-import { source } from '../recipe/EnvConfig.js'
+import { envFlags, envFlagsHelp, envFromFlags, envSource } from '../EnvFlags.js'
 
 export const serveEnv: Command = {
   name: 'serve-env',
@@ -36,7 +35,7 @@ Examples:
     )
     if (E.isLeft(parsed)) return parsed
     const { flags, env, port, maxEnvs, idle } = parsed.right
-    const h = source(env)
+    const h = envSource(env)
     const token = flags.values.token ?? process.env['MTRL_SERVE_TOKEN']
     const started = await EnvServer.start({ factory: h.make, host: flags.values.host ?? '127.0.0.1', port, maxEnvs, idleMs: 1000 * idle, ...(token === undefined ? {} : { token }) })()
     if (E.isLeft(started)) return E.left(failed(JSON.stringify(started.left)))

@@ -2,14 +2,14 @@
  * `mtrl train RECIPE`, `mtrl sft RECIPE` and `mtrl resume RUN_DIR`: run a recipe into a run folder.
  */
 import { RunDir } from '@mtrl/experiment'
+import { Pipeline, Recipe } from '@mtrl/recipe'
 import * as E from 'fp-ts/lib/Either.js'
 import { pipe } from 'fp-ts/lib/function.js'
 import * as TE from 'fp-ts/lib/TaskEither.js'
-import { backendFlag, intFlag, parseFlags, required, usage, type CliError, type Command } from '../Command.js'
+import { backendFlag, fromRun, intFlag, parseFlags, required, usage, type CliError, type Command } from '../Command.js'
 import { readJson } from '../Input.js'
 import * as ProgressBar from '../ProgressBar.js'
-import * as Recipe from '../recipe/Recipe.js'
-import { formatEval, train as runRecipe, type StopSignal, type Summary } from '../pipeline/Train.js'
+import * as ReplicaBackend from '../ReplicaBackend.js'
 import { startBackend } from '../Runtime.js'
 import * as ScaleOut from '../ScaleOut.js'
 
@@ -20,9 +20,9 @@ export const loadRecipe = (path: string | undefined): TE.TaskEither<CliError, Re
     TE.chain((p) => pipe(readJson(p), TE.chainEitherK((json) => E.mapLeft((e: string) => usage(`${p}: ${e}`))(Recipe.decode(json)))))
   )
 
-const printSummary = (summary: Summary): void => {
+const printSummary = (summary: Pipeline.Summary): void => {
   const lines = [`\n=== summary (${summary.seconds.toFixed(0)} s on ${summary.backend.name}) ===`]
-  for (const phase of summary.evals) lines.push(`${phase.phase}:`, formatEval(phase.results))
+  for (const phase of summary.evals) lines.push(`${phase.phase}:`, Pipeline.formatEval(phase.results))
   lines.push(`run folder: ${summary.run}`)
   process.stdout.write(`${lines.join('\n')}\n`)
 }
@@ -42,7 +42,7 @@ const withScaleOut = (recipe: Recipe.Resolved, values: ScaleOutFlags): E.Either<
 }
 
 /** Ctrl-C once: finish the current iteration, write a checkpoint, stop. Twice: stop now. */
-const stopOnInterrupt = (): StopSignal & { readonly release: () => void } => {
+const stopOnInterrupt = (): Pipeline.StopSignal & { readonly release: () => void } => {
   let requested = false
   const onSignal = (): void => {
     if (requested) process.exit(130)
@@ -65,12 +65,14 @@ export const runIn =
     const scaleOut = recipe.stages.some((s) => s.kind === 'rl') ? await ScaleOut.start(recipe.scaleOut ?? {}, backend.right.name, line)() : E.right(undefined)
     if (E.isLeft(scaleOut)) return scaleOut
     const stop = stopOnInterrupt()
-    const reporter = { line, bar: ProgressBar.make(), interactive: process.stdout.isTTY === true }
-    const summary = await runRecipe(recipe, run, backend.right, reporter, resume, stop, scaleOut.right?.runner)().finally(async () => {
+    const reporter = { line, bar: ProgressBar.make(), interactive: process.stdout.isTTY === true, note: (text: string) => void process.stderr.write(`${text}\n`) }
+    const queue = scaleOut.right?.runner
+    const options = { run, backend: backend.right, reporter, resume, stop, replicaInit: ReplicaBackend.init(backend.right.name), ...(queue === undefined ? {} : { queue }) }
+    const summary = await pipe(Pipeline.run(options)(recipe), TE.mapLeft(fromRun))().finally(async () => {
       stop.release()
       await scaleOut.right?.stop()
     })
-    return E.map((s: Summary) => (printSummary(s), 0))(summary)
+    return E.map((s: Pipeline.Summary) => (printSummary(s), 0))(summary)
   }
 
 export const runTrain = (recipe: Recipe.Resolved, argv: { readonly backend?: string | undefined; readonly runDir?: string | undefined }): TE.TaskEither<CliError, number> => {
