@@ -6,7 +6,7 @@
  * @since 0.1.0
  */
 import { EnvError, type Env, type Trajectory } from '@mtrl/core'
-import { Evaluate, type Summary } from '@mtrl/eval'
+import { Evaluate, Summary } from '@mtrl/eval'
 import { Progress, Report, type RunDir } from '@mtrl/experiment'
 import { Agent, Sampler } from '@mtrl/policy'
 import type { Runner } from '@mtrl/rollout-queue'
@@ -18,7 +18,7 @@ import { label, source } from './EnvConfig.js'
 import * as Model from './Model.js'
 import type { Resolved, Stage } from './Recipe.js'
 import { failed, stopped, type Failed, type RunError } from './RunError.js'
-import { generatorFor, never, pct, rolloutOptions, type Context, type Reporter, type StopSignal } from './internal/context.js'
+import { generatorFor, never, rolloutOptions, type Context, type Reporter, type StopSignal } from './internal/context.js'
 import * as RlStage from './internal/rlStage.js'
 import * as SftStage from './internal/sftStage.js'
 
@@ -76,12 +76,6 @@ export const evaluateAll = async (
   }
 }
 
-/** One line per evaluation environment. @category printing */
-export const formatEval = (results: ReadonlyArray<Summary.Summary>): string =>
-  results
-    .map((r) => `  ${r.env.padEnd(34)} success ${pct(r.successRate).padStart(6)} [${pct(r.ci95.low)}, ${pct(r.ci95.high)}]  turns ${r.turnsMean.toFixed(1)}  invalid ${pct(r.invalidRate)}${r.seeds === undefined ? '' : `  (${r.seeds.split} seeds)`}`)
-    .join('\n')
-
 /** The agent a run starts with: the last finished stage's (resuming), or a new one. */
 const startAgent = (recipe: Resolved, run: RunDir.RunDir, progress: Progress.Progress, sources: ReadonlyArray<Env.EnvSource>, reporter: Reporter): TE.TaskEither<RunError, Agent.Agent> => {
   if (progress.nextStage > 0) {
@@ -103,7 +97,7 @@ const evalPhase = async (ctx: Context, phase: string): Promise<E.Either<RunError
   ctx.progress = { ...ctx.progress, evals: [...ctx.progress.evals, { phase, results: results.right }] }
   ctx.run.appendMetrics({ kind: 'eval', phase, results: results.right, seconds })
   Progress.write(ctx.run, ctx.progress)
-  ctx.reporter.line(`eval ${phase} (${seconds.toFixed(1)} s):\n${formatEval(results.right)}`)
+  ctx.reporter.line(`eval ${phase} (${seconds.toFixed(1)} s):\n${Summary.format(results.right)}`)
   return E.right(undefined)
 }
 

@@ -7,6 +7,7 @@
  *
  * @since 0.1.0
  */
+export * as Ablate from './Ablate.js'
 export * as EnvConfig from './EnvConfig.js'
 export * as Model from './Model.js'
 export * as Pipeline from './Pipeline.js'

@@ -66,9 +66,4 @@ describe('Pipeline', () => {
     const result = await _.run({ run, backend, reporter: quiet() })(recipe([{ ...sft, episodes: undefined, data: join(root, 'missing.jsonl') }], { evalAfterEachStage: false }))()
     expect(E.isLeft(result) && result.left._tag === 'Failed' && result.left.message).toMatch(/^cannot read .*missing\.jsonl/)
   })
-
-  it('formats one line per evaluation environment', () => {
-    const summary = { env: 'textworld/w1-o1-q1', episodes: 4, successRate: 0.5, ci95: { low: 0.15, high: 0.85 }, turnsMean: 3, invalidRate: 0.25 }
-    expect(_.formatEval([summary as never])).toBe('  textworld/w1-o1-q1                 success  50.0% [15.0%, 85.0%]  turns 3.0  invalid 25.0%')
-  })
 })

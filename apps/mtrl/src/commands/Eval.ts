@@ -77,12 +77,6 @@ const withFlags = (recipe: Recipe.Resolved, values: Values): E.Either<CliError, 
     E.map(({ seeds, ...overrides }) => ({ ...recipe, eval: { ...recipe.eval, ...overrides, ...seeds } }))
   )
 
-const perTaskType = (results: ReadonlyArray<Summary.Summary>): string =>
-  results
-    .map((r) => Object.entries(r.perTaskType).map(([t, v]) => `    ${t}: ${(100 * v.successRate).toFixed(1)}% of ${v.episodes}`).join('\n'))
-    .filter((s) => s !== '')
-    .join('\n')
-
 /** Evaluation of a local model (a run's, a checkpoint, a Hugging Face folder). */
 const evalLocal = async (values: Values, positionals: ReadonlyArray<string>): Promise<E.Either<CliError, number>> => {
   const chosen = await target(values, positionals)
@@ -102,7 +96,7 @@ const evalLocal = async (values: Values, positionals: ReadonlyArray<string>): Pr
     if (E.isLeft(results)) return E.left(failed(results.left.message))
     if (transcripts !== undefined) await writeFile(transcripts, lines.length === 0 ? '' : `${lines.join('\n')}\n`)
     if (values['json'] === true) process.stdout.write(`${JSON.stringify({ model: model.path, results: results.right }, null, 2)}\n`)
-    else process.stdout.write(`${model.path}:\n${Pipeline.formatEval(results.right)}\n${perTaskType(results.right)}\n`)
+    else process.stdout.write(`${model.path}:\n${Summary.format(results.right)}\n${Summary.formatTaskTypes(results.right)}\n`)
     return E.right(0)
   } finally {
     agent.right.dispose()

@@ -1,6 +1,7 @@
 /**
  * `mtrl train RECIPE`, `mtrl sft RECIPE` and `mtrl resume RUN_DIR`: run a recipe into a run folder.
  */
+import { Summary } from '@mtrl/eval'
 import { RunDir } from '@mtrl/experiment'
 import { Pipeline, Recipe } from '@mtrl/recipe'
 import * as E from 'fp-ts/lib/Either.js'
@@ -22,7 +23,7 @@ export const loadRecipe = (path: string | undefined): TE.TaskEither<CliError, Re
 
 const printSummary = (summary: Pipeline.Summary): void => {
   const lines = [`\n=== summary (${summary.seconds.toFixed(0)} s on ${summary.backend.name}) ===`]
-  for (const phase of summary.evals) lines.push(`${phase.phase}:`, Pipeline.formatEval(phase.results))
+  for (const phase of summary.evals) lines.push(`${phase.phase}:`, Summary.format(phase.results))
   lines.push(`run folder: ${summary.run}`)
   process.stdout.write(`${lines.join('\n')}\n`)
 }
