@@ -5,20 +5,21 @@
  *
  * @since 0.1.0
  */
-import { EnvError, type Env, type Trajectory } from '@mtrl/core'
-import { Evaluate, Summary } from '@mtrl/eval'
+import type { Env } from '@mtrl/core'
+import { Summary } from '@mtrl/eval'
 import { Progress, Report, type RunDir } from '@mtrl/experiment'
-import { Agent, Sampler } from '@mtrl/policy'
+import { Agent } from '@mtrl/policy'
 import type { Runner } from '@mtrl/rollout-queue'
 import type { Replicas } from '@mtrl/trainer-sft'
 import * as E from 'fp-ts/lib/Either.js'
 import { pipe } from 'fp-ts/lib/function.js'
 import * as TE from 'fp-ts/lib/TaskEither.js'
 import { label, source } from './EnvConfig.js'
+import * as Evaluation from './Evaluation.js'
 import * as Model from './Model.js'
 import type { Resolved, Stage } from './Recipe.js'
-import { failed, stopped, type Failed, type RunError } from './RunError.js'
-import { generatorFor, never, rolloutOptions, type Context, type Reporter, type StopSignal } from './internal/context.js'
+import { stopped, type RunError } from './RunError.js'
+import { never, type Context, type Reporter, type StopSignal } from './internal/context.js'
 import * as RlStage from './internal/rlStage.js'
 import * as SftStage from './internal/sftStage.js'
 
@@ -58,24 +59,6 @@ export interface Options {
 /** `stage 2 (rl on textworld/w2-o3-q4)`. */
 export const stageName = (stage: Stage, i: number): string => `stage ${i + 1} (${stage.kind} on ${label(stage.env)})`
 
-/** Evaluates the agent on every evaluation environment (seeds and settings of the recipe). @category evaluation */
-export const evaluateAll = async (
-  agent: Agent.Agent,
-  recipe: Resolved,
-  sources: ReadonlyArray<Env.EnvSource>,
-  onEpisode?: (episode: Trajectory.Trajectory) => void
-): Promise<E.Either<Failed, ReadonlyArray<Summary.Summary>>> => {
-  const session = Sampler.make(agent.policy, { slots: recipe.eval.batch, maxLen: agent.contextLength })
-  try {
-    const { envs: _envs, ...settings } = recipe.eval
-    const options = { ...settings, rollout: (s: Env.EnvSource) => rolloutOptions(s, recipe.rollout, undefined), seed: recipe.seed + 1000, ...(onEpisode === undefined ? {} : { onEpisode }) }
-    const results = await Evaluate.runEach(options)(generatorFor(agent, session))(sources)()
-    return E.mapLeft((e: { env: string; error: EnvError.EnvError }) => failed(`evaluation on ${e.env}: ${EnvError.message(e.error)}`))(results)
-  } finally {
-    session.dispose()
-  }
-}
-
 /** The agent a run starts with: the last finished stage's (resuming), or a new one. */
 const startAgent = (recipe: Resolved, run: RunDir.RunDir, progress: Progress.Progress, sources: ReadonlyArray<Env.EnvSource>, reporter: Reporter): TE.TaskEither<RunError, Agent.Agent> => {
   if (progress.nextStage > 0) {
@@ -91,7 +74,7 @@ const startAgent = (recipe: Resolved, run: RunDir.RunDir, progress: Progress.Pro
 const evalPhase = async (ctx: Context, phase: string): Promise<E.Either<RunError, void>> => {
   if (ctx.progress.evals.some((e) => e.phase === phase)) return E.right(undefined)
   const t0 = performance.now()
-  const results = await evaluateAll(ctx.agent, ctx.recipe, ctx.evalSources)
+  const results = await Evaluation.all(ctx.agent, ctx.recipe, ctx.evalSources)()
   if (E.isLeft(results)) return results
   const seconds = (performance.now() - t0) / 1000
   ctx.progress = { ...ctx.progress, evals: [...ctx.progress.evals, { phase, results: results.right }] }

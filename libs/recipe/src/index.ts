@@ -9,6 +9,7 @@
  */
 export * as Ablate from './Ablate.js'
 export * as EnvConfig from './EnvConfig.js'
+export * as Evaluation from './Evaluation.js'
 export * as Model from './Model.js'
 export * as Pipeline from './Pipeline.js'
 export * as Recipe from './Recipe.js'

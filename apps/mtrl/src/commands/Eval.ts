@@ -2,10 +2,10 @@
  * `mtrl eval`: success rate (with a 95% confidence interval), mean turns, per task type, of a
  * run's final policy or of any checkpoint, on held-out seeds; or of a remote model.
  */
-import { Evaluate, Summary, Transcript } from '@mtrl/eval'
+import { Evaluate, Summary } from '@mtrl/eval'
 import { ChatPolicy, Episode } from '@mtrl/env-http'
-import { Progress, RunDir } from '@mtrl/experiment'
-import { Model, Pipeline, Recipe } from '@mtrl/recipe'
+import { RunDir } from '@mtrl/experiment'
+import { EnvConfig, Evaluation, Recipe } from '@mtrl/recipe'
 import * as E from 'fp-ts/lib/Either.js'
 import { pipe } from 'fp-ts/lib/function.js'
 import { writeFile } from 'node:fs/promises'
@@ -40,23 +40,16 @@ const evalRemote = async (values: Values, positionals: ReadonlyArray<string>): P
 }
 
 /** What to evaluate: a run's final policy on its own evaluation, or a checkpoint on the environment of the flags. */
-const target = async (values: Values, positionals: ReadonlyArray<string>): Promise<E.Either<CliError, { recipe: Recipe.Resolved; model: Recipe.PretrainedModel }>> => {
+const target = async (values: Values, positionals: ReadonlyArray<string>): Promise<E.Either<CliError, Evaluation.Target>> => {
   const runDir = str(values, 'run')
   const checkpoint = str(values, 'checkpoint')
   if (runDir !== undefined) {
     const run = RunDir.open(runDir)
     const json = await readJson(run.file('recipe.json'))()
-    if (E.isLeft(json)) return json
-    const decoded = Recipe.decode(json.right)
-    if (E.isLeft(decoded)) return E.left(usage(`${run.file('recipe.json')}: ${decoded.left}`))
-    const path = Progress.finalCheckpoint(run)
-    return path === undefined ? E.left(usage(`${run.path} has no finished stage to evaluate`)) : E.right({ recipe: decoded.right, model: { kind: 'checkpoint', path } })
+    return E.chain((recipe: unknown) => E.mapLeft(usage)(Evaluation.ofRun(run)(recipe)))(json)
   }
   if (checkpoint === undefined) return E.left(usage('give --run DIR or --checkpoint DIR'))
-  return E.map((env: Recipe.Resolved['eval']['envs'][number]) => ({
-    recipe: Recipe.resolve({ name: 'eval', stages: [], eval: { envs: [env] } }),
-    model: values['hf'] === true ? { kind: 'hf' as const, path: checkpoint } : { kind: 'checkpoint' as const, path: checkpoint }
-  }))(envFromFlags(positionals[0], values))
+  return E.map((env: EnvConfig.EnvConfig) => Evaluation.ofFolder(checkpoint, values['hf'] === true ? 'hf' : 'checkpoint', env))(envFromFlags(positionals[0], values))
 }
 
 /** `--seed-base N` (any first seed) or `--split validation|test`; neither: the recipe's own. */
@@ -80,28 +73,20 @@ const withFlags = (recipe: Recipe.Resolved, values: Values): E.Either<CliError, 
 /** Evaluation of a local model (a run's, a checkpoint, a Hugging Face folder). */
 const evalLocal = async (values: Values, positionals: ReadonlyArray<string>): Promise<E.Either<CliError, number>> => {
   const chosen = await target(values, positionals)
-  const planned = E.chain((t: { recipe: Recipe.Resolved; model: Recipe.PretrainedModel }) => E.map((recipe: Recipe.Resolved) => ({ ...t, recipe }))(withFlags(t.recipe, values)))(chosen)
+  const planned = E.chain((t: Evaluation.Target) => E.map((recipe: Recipe.Resolved) => ({ ...t, recipe }))(withFlags(t.recipe, values)))(chosen)
   if (E.isLeft(planned)) return planned
-  const { recipe, model } = planned.right
   const backend = await startBackend(str(values, 'backend'))()
   if (E.isLeft(backend)) return backend
-  const agent = await Model.pretrained(model)()
-  if (E.isLeft(agent)) return E.left(failed(agent.left.message))
-  const sources = recipe.eval.envs.map(envSource)
   const transcripts = str(values, 'transcripts')
-  try {
-    const lines: string[] = []
-    const toText = Transcript.make(agent.right.tokenizer.decode)
-    const results = await Pipeline.evaluateAll(agent.right, recipe, sources, transcripts === undefined ? undefined : (episode) => lines.push(JSON.stringify(toText(episode))))
-    if (E.isLeft(results)) return E.left(failed(results.left.message))
-    if (transcripts !== undefined) await writeFile(transcripts, lines.length === 0 ? '' : `${lines.join('\n')}\n`)
-    if (values['json'] === true) process.stdout.write(`${JSON.stringify({ model: model.path, results: results.right }, null, 2)}\n`)
-    else process.stdout.write(`${model.path}:\n${Summary.format(results.right)}\n${Summary.formatTaskTypes(results.right)}\n`)
-    return E.right(0)
-  } finally {
-    agent.right.dispose()
-    sources.forEach((s) => s.dispose())
-  }
+  const lines: string[] = []
+  const note = (text: string) => void process.stderr.write(`${text}\n`)
+  const results = await Evaluation.run({ note, ...(transcripts === undefined ? {} : { onTranscript: (t) => lines.push(JSON.stringify(t)) }) })(planned.right)()
+  if (E.isLeft(results)) return E.left(failed(results.left.message))
+  if (transcripts !== undefined) await writeFile(transcripts, lines.length === 0 ? '' : `${lines.join('\n')}\n`)
+  const { path } = planned.right.model
+  if (values['json'] === true) process.stdout.write(`${JSON.stringify({ model: path, results: results.right }, null, 2)}\n`)
+  else process.stdout.write(`${path}:\n${Summary.format(results.right)}\n${Summary.formatTaskTypes(results.right)}\n`)
+  return E.right(0)
 }
 
 export const evalCommand: Command = {
