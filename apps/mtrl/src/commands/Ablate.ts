@@ -6,12 +6,12 @@ import { Ablation, Grid } from '@mtrl/experiment'
 import { Ablate, Recipe } from '@mtrl/recipe'
 import * as E from 'fp-ts/lib/Either.js'
 import { join } from 'node:path'
-import { backendFlag, fromRun, parseFlags, usage, type Command } from '../Command.js'
+import { backendFlag, fromRun, list, make, text, usage } from '../Command.js'
 import { readJson } from '../Input.js'
 import * as ReplicaBackend from '../ReplicaBackend.js'
 import { startBackend } from '../Runtime.js'
 
-export const ablate: Command = {
+export const ablate = make({
   name: 'ablate',
   summary: 'run a grid of recipe variations with repeated seeds; one row per cell',
   help: `mtrl ablate RECIPE.json [--grid path=v1,v2 ...] [--seeds 1,2,3] [--backend B] [--out DIR]
@@ -24,10 +24,9 @@ table and each cell's learning curves, mean over seeds), and a table.
 Examples:
   mtrl ablate recipes/paper/algorithms.json
   mtrl ablate recipes/default.json --grid stages.1.algorithm=ppo,grpo,rloo,reinforce++ --seeds 1,2`,
-  run: (argv) => async () => {
-    const flags = parseFlags(argv, { ...backendFlag, grid: { type: 'string', multiple: true }, seeds: { type: 'string' }, out: { type: 'string' } }, true)
-    if (E.isLeft(flags)) return flags
-    const { values, positionals } = flags.right
+  flags: { ...backendFlag, grid: list, seeds: text, out: text },
+  positionals: true,
+  run: ({ values, positionals }) => async () => {
     const path = positionals[0]
     if (path === undefined) return E.left(usage('which recipe?'))
     const json = await readJson(path)()
@@ -51,4 +50,4 @@ Examples:
     process.stdout.write(`\n${Ablation.table(rows.right)}\n\n${join(out, 'ablation.json')}\n${join(out, 'report.html')}\n`)
     return E.right(0)
   }
-}
+})
