@@ -2,17 +2,11 @@
  * Progress for people: a bar with ETA on a terminal (cli-progress), plain lines otherwise
  * (logs, CI), at most one every 10% or 30 seconds.
  */
+import type { Pipeline } from '@mtrl/recipe'
 import cliProgress from 'cli-progress'
 
-export interface Bar {
-  readonly update: (done: number, status: string) => void
-  readonly stop: () => void
-}
-
-export type MakeBar = (label: string, total: number) => Bar
-
 export const make =
-  (stream: NodeJS.WriteStream = process.stdout): MakeBar =>
+  (stream: NodeJS.WriteStream = process.stdout): Pipeline.MakeBar =>
   (label, total) => {
     if (stream.isTTY === true) {
       const bar = new cliProgress.SingleBar(

@@ -8,7 +8,7 @@ import { pipe } from 'fp-ts/lib/function.js'
 import * as TE from 'fp-ts/lib/TaskEither.js'
 import { fileURLToPath } from 'node:url'
 import { failed, type CliError } from './Command.js'
-import type { ScaleOut } from './recipe/Recipe.js'
+import type { Recipe } from '@mtrl/recipe'
 
 const bin = fileURLToPath(new URL('../bin/mtrl.mjs', import.meta.url))
 
@@ -24,7 +24,7 @@ const message = (error: LocalWorkers.StartError): string => {
 }
 
 /** Starts what `settings` asks for (none when it asks for nothing); a failure stops what was started and says why. */
-export const start = (settings: ScaleOut, backend: string, line: (text: string) => void): TE.TaskEither<CliError, LocalWorkers.Started | undefined> => {
+export const start = (settings: Recipe.ScaleOut, backend: string, line: (text: string) => void): TE.TaskEither<CliError, LocalWorkers.Started | undefined> => {
   const { workers = 0, queue } = settings
   if (settings.redis === undefined && workers === 0) return TE.right(undefined)
   const onEvent = (e: LocalWorkers.Event): void =>

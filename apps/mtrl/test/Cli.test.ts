@@ -66,4 +66,11 @@ describe('mtrl CLI', () => {
     expect(code).toBe(0)
     expect(stdout).toMatch(/on wasm/)
   })
+
+  it('eval honours --episodes with --split (a Hugging Face folder on held-out validation seeds)', () => {
+    const model = join(__dirname, '..', '..', '..', 'fixtures', 'hf', 'tiny-qwen2')
+    const { code, stdout } = mtrl(['eval', '--checkpoint', model, '--hf', 'textworld', '--config', 'w1-o1-q1', '--episodes', '2', '--split', 'validation', '--json', '--backend', 'cpu'])
+    expect(code).toBe(0)
+    expect(JSON.parse(stdout).results.map((r: { episodes: number; seeds: unknown }) => [r.episodes, r.seeds])).toEqual([[2, { split: 'validation', first: 3_500_000_000, count: 2 }]])
+  })
 })

@@ -135,3 +135,35 @@ export const summarise = (env: string, episodes: ReadonlyArray<Outcome>): Summar
     perTaskType
   }
 }
+
+const pct = (x: number): string => `${(100 * x).toFixed(1)}%`
+
+/**
+ * The summaries as text for people, one line per environment: success rate with its interval,
+ * mean turns, invalid actions, and which held-out seeds were played.
+ *
+ * @example
+ * import { Summary } from '@mtrl/eval'
+ * Summary.format([Summary.summarise('bandit', [{ won: true, turns: [{ valid: true }], turnRewards: [1] }])])
+ * // '  bandit                             success 100.0% [20.7%, 100.0%]  turns 1.0  invalid 0.0%'
+ *
+ * @category destructors
+ * @since 0.1.0
+ */
+export const format = (summaries: ReadonlyArray<Summary>): string =>
+  summaries
+    .map((r) => `  ${r.env.padEnd(34)} success ${pct(r.successRate).padStart(6)} [${pct(r.ci95.low)}, ${pct(r.ci95.high)}]  turns ${r.turnsMean.toFixed(1)}  invalid ${pct(r.invalidRate)}${r.seeds === undefined ? '' : `  (${r.seeds.split} seeds)`}`)
+    .join('\n')
+
+/**
+ * The success rate per task type of the summaries as text for people, one indented line per type
+ * (empty when no environment has task types).
+ *
+ * @category destructors
+ * @since 0.1.0
+ */
+export const formatTaskTypes = (summaries: ReadonlyArray<Summary>): string =>
+  summaries
+    .map((r) => Object.entries(r.perTaskType).map(([t, v]) => `    ${t}: ${(100 * v.successRate).toFixed(1)}% of ${v.episodes}`).join('\n'))
+    .filter((s) => s !== '')
+    .join('\n')

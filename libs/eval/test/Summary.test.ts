@@ -74,3 +74,20 @@ describe('summarise', () => {
     )
   })
 })
+
+describe('format', () => {
+  it('one line per environment: success with its interval, turns, invalid actions, the seeds played', () => {
+    const s = _.summarise('bandit', [{ won: true, turns: [{ valid: true }, { valid: false }], turnRewards: [1] }, { won: false, turns: [{ valid: true }], turnRewards: [0] }])
+    expect(_.format([s, { ...s, env: 'other', seeds: { split: 'test', first: 0, count: 2 } }])).toBe(
+      `  bandit                             success  50.0% [${(100 * s.ci95.low).toFixed(1)}%, ${(100 * s.ci95.high).toFixed(1)}%]  turns 1.5  invalid 33.3%\n` +
+        `  other                              success  50.0% [${(100 * s.ci95.low).toFixed(1)}%, ${(100 * s.ci95.high).toFixed(1)}%]  turns 1.5  invalid 33.3%  (test seeds)`
+    )
+  })
+
+  it('task types: one line per type, none without types', () => {
+    const typed = _.summarise('alf', [{ won: true, turns: [], turnRewards: [], taskType: 'heat' }, { won: false, turns: [], turnRewards: [], taskType: 'cool' }])
+    expect(_.formatTaskTypes([typed, _.summarise('tw', [])])).toBe('    heat: 100.0% of 1\n    cool: 0.0% of 1')
+    expect(_.formatTaskTypes([_.summarise('tw', [])])).toBe('')
+  })
+})
+

@@ -36,6 +36,15 @@ export interface Row {
 }
 
 /**
+ * The rows as a text table for people: cell, environment, success mean ± std over seeds (in %).
+ *
+ * @category destructors
+ * @since 0.1.0
+ */
+export const table = (rows: ReadonlyArray<Row>): string =>
+  [`${'cell'.padEnd(44)} ${'env'.padEnd(30)} success (mean ± std over seeds)`, ...rows.map((r) => `${r.cell.padEnd(44)} ${r.env.padEnd(30)} ${(100 * r.mean).toFixed(1)}% ± ${(100 * r.std).toFixed(1)} (n=${r.seeds})`)].join('\n')
+
+/**
  * One run of an ablation: its cell, training seed and metrics (`metrics.jsonl` records).
  *
  * @category models

@@ -28,6 +28,11 @@ describe('Ablation', () => {
     ])
   })
 
+  it('the table has a header and one line per row, success in % with its std and seeds', () => {
+    const text = _.table([{ cell: 'algorithm=ppo', env: 'tw', seeds: 2, mean: 0.5, std: 0.125, values: [0.375, 0.625] }])
+    expect(text.split('\n')).toEqual([`${'cell'.padEnd(44)} ${'env'.padEnd(30)} success (mean ± std over seeds)`, `${'algorithm=ppo'.padEnd(44)} ${'tw'.padEnd(30)} 50.0% ± 12.5 (n=2)`])
+  })
+
   it('a cell\'s curve is the mean over its seeds, per iteration, of the last RL stage, cut to the iterations every seed reached', () => {
     const runs = [
       { cell: 'ppo', seed: 1, metrics: [...rlRun(1, [9, 9]), ...rlRun(2, [0.2, 0.4, 0.6])] },

@@ -2,21 +2,16 @@
  * `mtrl ablate RECIPE --grid key=v1,v2 ...`: run a grid of recipe variations, seeds repeated,
  * and print one row per cell (success rate mean ± std over seeds, per evaluation environment).
  */
-import { Ablation, Grid, RunDir } from '@mtrl/experiment'
+import { Ablation, Grid } from '@mtrl/experiment'
+import { Ablate, Recipe } from '@mtrl/recipe'
 import * as E from 'fp-ts/lib/Either.js'
 import { join } from 'node:path'
-import { backendFlag, parseFlags, usage, type Command } from '../Command.js'
+import { backendFlag, fromRun, list, make, text, usage } from '../Command.js'
 import { readJson } from '../Input.js'
-import { train as runRecipe } from '../pipeline/Train.js'
-import * as Recipe from '../recipe/Recipe.js'
+import * as ReplicaBackend from '../ReplicaBackend.js'
 import { startBackend } from '../Runtime.js'
 
-const printTable = (rows: ReadonlyArray<Ablation.Row>): void => {
-  process.stdout.write(`\n${'cell'.padEnd(44)} ${'env'.padEnd(30)} success (mean ± std over seeds)\n`)
-  for (const r of rows) process.stdout.write(`${r.cell.padEnd(44)} ${r.env.padEnd(30)} ${(100 * r.mean).toFixed(1)}% ± ${(100 * r.std).toFixed(1)} (n=${r.seeds})\n`)
-}
-
-export const ablate: Command = {
+export const ablate = make({
   name: 'ablate',
   summary: 'run a grid of recipe variations with repeated seeds; one row per cell',
   help: `mtrl ablate RECIPE.json [--grid path=v1,v2 ...] [--seeds 1,2,3] [--backend B] [--out DIR]
@@ -29,10 +24,9 @@ table and each cell's learning curves, mean over seeds), and a table.
 Examples:
   mtrl ablate recipes/paper/algorithms.json
   mtrl ablate recipes/default.json --grid stages.1.algorithm=ppo,grpo,rloo,reinforce++ --seeds 1,2`,
-  run: (argv) => async () => {
-    const flags = parseFlags(argv, { ...backendFlag, grid: { type: 'string', multiple: true }, seeds: { type: 'string' }, out: { type: 'string' } }, true)
-    if (E.isLeft(flags)) return flags
-    const { values, positionals } = flags.right
+  flags: { ...backendFlag, grid: list, seeds: text, out: text },
+  positionals: true,
+  run: ({ values, positionals }) => async () => {
     const path = positionals[0]
     if (path === undefined) return E.left(usage('which recipe?'))
     const json = await readJson(path)()
@@ -48,22 +42,12 @@ Examples:
     if (E.isLeft(planned)) return E.left(usage(planned.left))
     const backend = await startBackend(values.backend)()
     if (E.isLeft(backend)) return backend
-    const out = values.out ?? join('runs', `${base.right.name}-ablate-${new Date().toISOString().replace(/[-:.]/g, '').slice(0, 15)}`)
-    const results: Array<Ablation.Result & { readonly run: string }> = []
-    for (const [n, item] of planned.right.entries()) {
-      process.stdout.write(`\n=== cell ${n + 1}/${planned.right.length}: ${item.cell}, seed ${item.seed} ===\n`)
-      const run = RunDir.create(item.cell, join(out, `${item.cell.replace(/[^a-zA-Z0-9=,._-]+/g, '_')}-seed${item.seed}`))
-      run.writeJson('recipe.json', item.recipe)
-      const summary = await runRecipe(item.recipe, run, backend.right, { line: (text) => process.stdout.write(`${text}\n`) })()
-      if (E.isLeft(summary)) return summary
-      results.push({ cell: item.cell, seed: item.seed, final: summary.right.evals[summary.right.evals.length - 1]?.results ?? [], run: run.path })
-      const dir = RunDir.open(out)
-      dir.writeJson('ablation.json', { recipe: path, grid: grid.right, seeds, results, rows: Ablation.rows(results) })
-      const runs = results.map((r) => ({ cell: r.cell, seed: r.seed, metrics: RunDir.open(r.run).readMetrics() }))
-      dir.writeText('report.html', Ablation.render(`${base.right.name}: ablation`, Ablation.rows(results), runs))
-    }
-    printTable(Ablation.rows(results))
-    process.stdout.write(`\n${join(out, 'ablation.json')}\n${join(out, 'report.html')}\n`)
+    const out = values.out ?? Ablate.defaultOut(base.right.name)
+    const reporter = { line: (text: string) => void process.stdout.write(`${text}\n`), note: (text: string) => void process.stderr.write(`${text}\n`) }
+    const options = { out, title: `${base.right.name}: ablation`, recipe: path, grid: grid.right, seeds, backend: backend.right, reporter, replicaInit: ReplicaBackend.init(backend.right.name) }
+    const rows = await Ablate.run(options)(planned.right)()
+    if (E.isLeft(rows)) return E.left(fromRun(rows.left))
+    process.stdout.write(`\n${Ablation.table(rows.right)}\n\n${join(out, 'ablation.json')}\n${join(out, 'report.html')}\n`)
     return E.right(0)
   }
-}
+})

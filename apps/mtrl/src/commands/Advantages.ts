@@ -4,10 +4,10 @@
  */
 import { Estimator, JsonEstimate } from '@mtrl/advantages'
 import * as E from 'fp-ts/lib/Either.js'
-import { parseFlags, usage, type Command } from '../Command.js'
+import { make, text, usage } from '../Command.js'
 import { readJson } from '../Input.js'
 
-export const advantages: Command = {
+export const advantages = make({
   name: 'advantages',
   summary: 'compute advantages and returns from JSON (check against other frameworks)',
   help: `mtrl advantages --estimator NAME [--input FILE.json | -]
@@ -24,10 +24,8 @@ Prints { "advantages": [[...]], "returns": [[...]] }.
 Examples:
   mtrl advantages --estimator gae --input batch.json
   echo '{"tokenRewards":[[0,1]],"actionMask":[[1,1]],"options":{"whiten":false}}' | mtrl advantages --estimator gae`,
-  run: (argv) => async () => {
-    const flags = parseFlags(argv, { estimator: { type: 'string' }, input: { type: 'string' } })
-    if (E.isLeft(flags)) return flags
-    const { estimator, input } = flags.right.values
+  flags: { estimator: text, input: text },
+  run: ({ values: { estimator, input } }) => async () => {
     if (estimator === undefined) return E.left(usage(`--estimator is required (one of ${Estimator.names.join(', ')})`))
     const json = await readJson(input ?? '-')()
     if (E.isLeft(json)) return json
@@ -36,4 +34,4 @@ Examples:
     process.stdout.write(`${JSON.stringify(result.right)}\n`)
     return E.right(0)
   }
-}
+})

@@ -5,7 +5,7 @@ import { Backend } from '@mtrl/backend'
 import * as tf from '@tensorflow/tfjs'
 import { createRequire } from 'node:module'
 import * as E from 'fp-ts/lib/Either.js'
-import { backendFlag, parseFlags, type Command } from '../Command.js'
+import { backendFlag, bool, make } from '../Command.js'
 import { startBackend } from '../Runtime.js'
 
 const require = createRequire(import.meta.url)
@@ -17,7 +17,7 @@ const versionOf = (pkg: string): string => {
   }
 }
 
-export const info: Command = {
+export const info = make({
   name: 'info',
   summary: 'versions, compute backend, installed accelerators',
   help: `mtrl info [--backend auto|tensorflow|wasm|cpu] [--json]
@@ -30,10 +30,8 @@ Examples:
   mtrl info
   mtrl info --backend cpu
   MTRL_BACKEND=wasm mtrl info --json`,
-  run: (argv) => async () => {
-    const flags = parseFlags(argv, { ...backendFlag, json: { type: 'boolean' } })
-    if (E.isLeft(flags)) return flags
-    const { values } = flags.right
+  flags: { ...backendFlag, json: bool },
+  run: ({ values }) => async () => {
     const availability = Backend.availability()
     const started = await startBackend(values.backend, true)()
     if (E.isLeft(started)) return started
@@ -60,4 +58,4 @@ Examples:
       line(pkg, probe.installed ? `available (${probe.version})` : `not available: ${probe.reason}`)
     return E.right(0)
   }
-}
+})

@@ -5,10 +5,10 @@
  */
 import { Logprobs, PolicyError } from '@mtrl/policy'
 import * as E from 'fp-ts/lib/Either.js'
-import { backendFlag, failed, intFlag, parseFlags, usage, type Command } from '../Command.js'
+import { backendFlag, failed, int, make, text, usage } from '../Command.js'
 import { startBackend } from '../Runtime.js'
 
-export const logprobs: Command = {
+export const logprobs = make({
   name: 'logprobs',
   summary: 'ids, next-token log-probs and greedy ids of a text under a model folder',
   help: `mtrl logprobs --model DIR --text "..." [--greedy 12] [--backend B]
@@ -19,18 +19,15 @@ model.safetensors, tokenizer.json; LlamaForCausalLM or Qwen2ForCausalLM) or an m
 
 Example:
   mtrl logprobs --model fixtures/hf/tiny-qwen2 --text "Hello world"`,
-  run: (argv) => async () => {
-    const flags = parseFlags(argv, { ...backendFlag, model: { type: 'string' }, text: { type: 'string' }, greedy: { type: 'string' } })
-    if (E.isLeft(flags)) return flags
-    const { model, text, greedy, backend } = flags.right.values
+  flags: { ...backendFlag, model: text, text, greedy: int(12) },
+  run: ({ values }) => async () => {
+    const { model, text, greedy, backend } = values
     if (model === undefined || text === undefined) return E.left(usage('--model DIR and --text "..." are required'))
-    const greedyTokens = intFlag('greedy', greedy, 12)
-    if (E.isLeft(greedyTokens)) return greedyTokens
     const started = await startBackend(backend ?? 'cpu', true)()
     if (E.isLeft(started)) return started
-    const result = await Logprobs.run({ model, text, greedyTokens: greedyTokens.right })()
+    const result = await Logprobs.run({ model, text, greedyTokens: greedy })()
     if (E.isLeft(result)) return E.left(failed(PolicyError.message(result.left)))
     process.stdout.write(`${JSON.stringify(result.right)}\n`)
     return E.right(0)
   }
-}
+})

@@ -5,10 +5,8 @@
 import { EnvError, type Env } from '@mtrl/core'
 import * as E from 'fp-ts/lib/Either.js'
 import { createInterface } from 'node:readline'
-import { pipe } from 'fp-ts/lib/function.js'
-import { failed, intFlag, parseFlags, type CliError, type Command } from '../Command.js'
-import { envFlags, envFromFlags } from '../EnvFlags.js'
-import { source } from '../recipe/EnvConfig.js'
+import { bool, failed, int, make, type CliError } from '../Command.js'
+import { envFlags, envFlagsHelp, envFromFlags, envSource } from '../EnvFlags.js'
 
 const statusLine = (info: Env.StepInfo, turn: number, admissible: boolean): string => {
   const line = `[score ${info.score}/${info.maxScore}, turn ${turn}${info.valid ? '' : ', invalid'}]`
@@ -59,7 +57,7 @@ const play = async (h: Env.EnvSource, seed: number, admissible: boolean, expert:
   }
 }
 
-export const playCommand: Command = {
+export const playCommand = make({
   name: 'play',
   summary: 'play an environment in the terminal, or watch its expert',
   help: `mtrl play ENV [flags]
@@ -67,10 +65,7 @@ export const playCommand: Command = {
 ENV is textworld, cooking, alfworld or swe. Type commands (or pipe them, one per line);
 "quit" ends.
 
-  textworld   --rooms 2 --objects 3 --quest 4 [--objective steps|brief|none] | --config w2-o3-q4
-  cooking     --rewards sparse|balanced|dense --goal detailed|brief|none [--test]
-  alfworld    --task pick_heat_then_place_in_recep --split train|valid-seen|valid-unseen
-  swe         --tier easy|medium|hard
+${envFlagsHelp}
   all         --seed N  --admissible (list valid commands)  --expert (play the expert's plan)
 
 Examples:
@@ -78,15 +73,11 @@ Examples:
   mtrl play textworld --config w2-o3-q4 --seed 7 --expert
   mtrl play alfworld --task pick_heat_then_place_in_recep --split valid-unseen --seed 3
   mtrl play swe --tier easy --seed 4 --expert`,
-  run: (argv) => async () => {
-    const parsed = pipe(
-      parseFlags(argv, { seed: { type: 'string' }, admissible: { type: 'boolean' }, expert: { type: 'boolean' }, ...envFlags }, true),
-      E.bindTo('flags'),
-      E.bind('env', ({ flags }) => envFromFlags(flags.positionals[0], flags.values)),
-      E.bind('seed', ({ flags }) => intFlag('seed', flags.values.seed, 0))
-    )
-    if (E.isLeft(parsed)) return parsed
-    const { flags, env, seed } = parsed.right
-    return play(source(env), seed, flags.values.admissible === true, flags.values.expert === true, (s) => process.stdout.write(`${s}\n`))
+  flags: { seed: int(0), admissible: bool, expert: bool, ...envFlags },
+  positionals: true,
+  run: ({ values, positionals }) => async () => {
+    const env = envFromFlags(positionals[0], values)
+    if (E.isLeft(env)) return env
+    return play(envSource(env.right), values.seed, values.admissible === true, values.expert === true, (s) => process.stdout.write(`${s}\n`))
   }
-}
+})

@@ -3,11 +3,10 @@
  */
 import { Report, RunDir } from '@mtrl/experiment'
 import * as E from 'fp-ts/lib/Either.js'
-import { pipe } from 'fp-ts/lib/function.js'
 import * as TE from 'fp-ts/lib/TaskEither.js'
-import { parseFlags, required, type Command } from '../Command.js'
+import { make, required } from '../Command.js'
 
-export const report: Command = {
+export const report = make({
   name: 'report',
   summary: 'write report.html (learning curves, evaluation table) for a run',
   help: `mtrl report RUN_DIR
@@ -17,16 +16,14 @@ KL, entropy, losses, tokens/s, SFT loss), drawn with Chart.js, inlined so it ope
 
 Example:
   mtrl report runs/default-20261130-101500Z`,
-  run: (argv) =>
+  flags: {},
+  positionals: true,
+  run: ({ positionals }) =>
     TE.fromEither(
-      pipe(
-        parseFlags(argv, {}, true),
-        E.chain(({ positionals }) => required(positionals[0], 'which run folder?')),
-        E.map((dir) => {
-          const run = RunDir.open(dir)
-          process.stdout.write(`${Report.write(run, `mtrl run ${run.path.split('/').pop() ?? ''}`)}\n`)
-          return 0
-        })
-      )
+      E.map((dir: string) => {
+        const run = RunDir.open(dir)
+        process.stdout.write(`${Report.write(run, `mtrl run ${run.path.split('/').pop() ?? ''}`)}\n`)
+        return 0
+      })(required(positionals[0], 'which run folder?'))
     )
-}
+})

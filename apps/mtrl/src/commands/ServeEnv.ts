@@ -4,12 +4,10 @@
  */
 import { EnvServer } from '@mtrl/env-http'
 import * as E from 'fp-ts/lib/Either.js'
-import { pipe } from 'fp-ts/lib/function.js'
-import { failed, intFlag, parseFlags, type Command } from '../Command.js'
-import { envFlags, envFlagsHelp, envFromFlags } from '../EnvFlags.js'
-import { source } from '../recipe/EnvConfig.js'
+import { failed, int, make, text } from '../Command.js'
+import { envFlags, envFlagsHelp, envFromFlags, envSource } from '../EnvFlags.js'
 
-export const serveEnv: Command = {
+export const serveEnv = make({
   name: 'serve-env',
   summary: 'serve an environment over HTTP (AgentGym protocol)',
   help: `mtrl serve-env ENV [settings] [--port 8000] [--host 127.0.0.1] [--token T] [--max-envs 256] [--idle-seconds 600]
@@ -25,20 +23,15 @@ ${envFlagsHelp}
 Examples:
   mtrl serve-env textworld --config w2-o3-q4 --port 8000
   mtrl serve-env alfworld --split valid-unseen --port 8001 --token secret`,
-  run: (argv) => async () => {
-    const parsed = pipe(
-      parseFlags(argv, { ...envFlags, port: { type: 'string' }, host: { type: 'string' }, token: { type: 'string' }, 'max-envs': { type: 'string' }, 'idle-seconds': { type: 'string' } }, true),
-      E.bindTo('flags'),
-      E.bind('env', ({ flags }) => envFromFlags(flags.positionals[0], flags.values)),
-      E.bind('port', ({ flags }) => intFlag('port', flags.values.port, 8000)),
-      E.bind('maxEnvs', ({ flags }) => intFlag('max-envs', flags.values['max-envs'], 256)),
-      E.bind('idle', ({ flags }) => intFlag('idle-seconds', flags.values['idle-seconds'], 600))
-    )
-    if (E.isLeft(parsed)) return parsed
-    const { flags, env, port, maxEnvs, idle } = parsed.right
-    const h = source(env)
-    const token = flags.values.token ?? process.env['MTRL_SERVE_TOKEN']
-    const started = await EnvServer.start({ factory: h.make, host: flags.values.host ?? '127.0.0.1', port, maxEnvs, idleMs: 1000 * idle, ...(token === undefined ? {} : { token }) })()
+  flags: { ...envFlags, port: int(8000), host: text, token: text, 'max-envs': int(256), 'idle-seconds': int(600) },
+  positionals: true,
+  run: ({ values, positionals }) => async () => {
+    const env = envFromFlags(positionals[0], values)
+    if (E.isLeft(env)) return env
+    const h = envSource(env.right)
+    const token = values.token ?? process.env['MTRL_SERVE_TOKEN']
+    const options = { factory: h.make, host: values.host ?? '127.0.0.1', port: values.port, maxEnvs: values['max-envs'], idleMs: 1000 * values['idle-seconds'] }
+    const started = await EnvServer.start({ ...options, ...(token === undefined ? {} : { token }) })()
     if (E.isLeft(started)) return E.left(failed(JSON.stringify(started.left)))
     const server = started.right
     process.stdout.write(`serving ${h.name} at ${server.url}\n`)
@@ -53,4 +46,4 @@ Examples:
     process.stdout.write('stopped\n')
     return E.right(0)
   }
-}
+})

@@ -4,10 +4,10 @@
  */
 import { SelfTest } from '@mtrl/backend'
 import * as E from 'fp-ts/lib/Either.js'
-import { backendFlag, intFlag, parseFlags, type Command } from '../Command.js'
+import { backendFlag, int, make } from '../Command.js'
 import { startBackend } from '../Runtime.js'
 
-export const smoke: Command = {
+export const smoke = make({
   name: 'smoke',
   summary: 'one training step of a tiny model on the chosen backend',
   help: `mtrl smoke [--backend wasm] [--steps 1]
@@ -18,16 +18,12 @@ steps and prints the loss before and after.
 Examples:
   mtrl smoke
   mtrl smoke --backend cpu --steps 20`,
-  run: (argv) => async () => {
-    const flags = parseFlags(argv, { ...backendFlag, steps: { type: 'string' } })
-    if (E.isLeft(flags)) return flags
-    const parsed = intFlag('steps', flags.right.values.steps, 1)
-    if (E.isLeft(parsed)) return parsed
-    const steps = parsed.right
-    const ready = await startBackend(flags.right.values.backend ?? 'wasm')()
+  flags: { ...backendFlag, steps: int(1) },
+  run: ({ values }) => async () => {
+    const ready = await startBackend(values.backend ?? 'wasm')()
     if (E.isLeft(ready)) return ready
-    const { backend, steps: taken, ms, before, after } = SelfTest.run(steps)
+    const { backend, steps: taken, ms, before, after } = SelfTest.run(values.steps)
     process.stdout.write(`smoke: ${taken} training step(s) on ${backend} in ${ms.toFixed(1)} ms, loss ${before.toFixed(4)} -> ${after.toFixed(4)}\n`)
     return E.right(after < before ? 0 : 1)
   }
-}
+})

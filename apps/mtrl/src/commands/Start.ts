@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url'
 import * as E from 'fp-ts/lib/Either.js'
 import { pipe } from 'fp-ts/lib/function.js'
 import * as TE from 'fp-ts/lib/TaskEither.js'
-import { backendFlag, parseFlags, usage, type CliError, type Command } from '../Command.js'
+import { backendFlag, make, text, usage, type CliError } from '../Command.js'
 import { info } from './Info.js'
 import { loadRecipe, runTrain } from './Train.js'
 
@@ -20,7 +20,7 @@ const defaultRecipe = (): E.Either<CliError, string> => {
   return found === undefined ? E.left(usage(`recipes/default.json not found (looked in ${candidates.join(', ')})`)) : E.right(found)
 }
 
-export const start: Command = {
+export const start = make({
   name: 'start',
   summary: 'the main job (what npm start runs): info, then the default recipe',
   help: `mtrl start [--backend B] [--recipe FILE]
@@ -28,17 +28,13 @@ export const start: Command = {
 Prints mtrl info, then runs the default recipe (recipes/default.json): a small transformer
 trained from scratch on TextWorld w2-o3-q4, SFT on expert trajectories then PPO, evaluated on
 100 held-out seeds of w2-o3-q4 and w4-o6-q8 before SFT, after SFT and after RL.`,
-  run: (argv) =>
+  flags: { ...backendFlag, recipe: text },
+  run: ({ values }) =>
     pipe(
-      TE.fromEither(parseFlags(argv, { ...backendFlag, recipe: { type: 'string' } })),
-      TE.chainFirst(({ values }) => info.run(values.backend === undefined ? [] : ['--backend', values.backend])),
+      info.run(values.backend === undefined ? [] : ['--backend', values.backend]),
       TE.chainFirstIOK(() => () => process.stdout.write('\n')),
-      TE.chain(({ values }) =>
-        pipe(
-          values.recipe === undefined ? TE.fromEither(defaultRecipe()) : TE.right(values.recipe),
-          TE.chain(loadRecipe),
-          TE.chain((recipe) => runTrain(recipe, { backend: values.backend }))
-        )
-      )
+      TE.chain(() => (values.recipe === undefined ? TE.fromEither(defaultRecipe()) : TE.right(values.recipe))),
+      TE.chain(loadRecipe),
+      TE.chain((recipe) => runTrain(recipe, { backend: values.backend }))
     )
-}
+})

@@ -1,15 +1,16 @@
 /**
  * `mtrl train RECIPE`, `mtrl sft RECIPE` and `mtrl resume RUN_DIR`: run a recipe into a run folder.
  */
+import { Summary } from '@mtrl/eval'
 import { RunDir } from '@mtrl/experiment'
+import { Pipeline, Recipe } from '@mtrl/recipe'
 import * as E from 'fp-ts/lib/Either.js'
 import { pipe } from 'fp-ts/lib/function.js'
 import * as TE from 'fp-ts/lib/TaskEither.js'
-import { backendFlag, intFlag, parseFlags, required, usage, type CliError, type Command } from '../Command.js'
+import { backendFlag, fromRun, int, make, required, text, usage, type CliError, type Parsed, type Values } from '../Command.js'
 import { readJson } from '../Input.js'
 import * as ProgressBar from '../ProgressBar.js'
-import * as Recipe from '../recipe/Recipe.js'
-import { formatEval, train as runRecipe, type StopSignal, type Summary } from '../pipeline/Train.js'
+import * as ReplicaBackend from '../ReplicaBackend.js'
 import { startBackend } from '../Runtime.js'
 import * as ScaleOut from '../ScaleOut.js'
 
@@ -20,29 +21,26 @@ export const loadRecipe = (path: string | undefined): TE.TaskEither<CliError, Re
     TE.chain((p) => pipe(readJson(p), TE.chainEitherK((json) => E.mapLeft((e: string) => usage(`${p}: ${e}`))(Recipe.decode(json)))))
   )
 
-const printSummary = (summary: Summary): void => {
+const printSummary = (summary: Pipeline.Summary): void => {
   const lines = [`\n=== summary (${summary.seconds.toFixed(0)} s on ${summary.backend.name}) ===`]
-  for (const phase of summary.evals) lines.push(`${phase.phase}:`, formatEval(phase.results))
+  for (const phase of summary.evals) lines.push(`${phase.phase}:`, Summary.format(phase.results))
   lines.push(`run folder: ${summary.run}`)
   process.stdout.write(`${lines.join('\n')}\n`)
 }
 
-const flags = { ...backendFlag, 'run-dir': { type: 'string' }, redis: { type: 'string' }, workers: { type: 'string' }, queue: { type: 'string' } } as const
-
-type ScaleOutFlags = { readonly redis?: string | undefined; readonly workers?: string | undefined; readonly queue?: string | undefined }
+const sftFlags = { ...backendFlag, 'run-dir': text }
+const trainFlags = { ...sftFlags, redis: text, workers: int(), queue: text }
 
 /** The recipe's scaleOut with `--redis`, `--workers` and `--queue` over it. */
-const withScaleOut = (recipe: Recipe.Resolved, values: ScaleOutFlags): E.Either<CliError, Recipe.Resolved> => {
-  if (values.redis === undefined && values.workers === undefined && values.queue === undefined) return E.right(recipe)
+const withScaleOut = (recipe: Recipe.Resolved, values: Values<typeof trainFlags>): Recipe.Resolved => {
+  const { redis, workers, queue } = values
+  if (redis === undefined && workers === undefined && queue === undefined) return recipe
   const optional = <A>(key: string, value: A | undefined) => (value === undefined ? {} : { [key]: value })
-  return E.map((workers: number | undefined) => ({
-    ...recipe,
-    scaleOut: { ...recipe.scaleOut, ...optional('redis', values.redis), ...optional('workers', workers), ...optional('queue', values.queue) }
-  }))(values.workers === undefined ? E.right(undefined) : intFlag('workers', values.workers, 0))
+  return { ...recipe, scaleOut: { ...recipe.scaleOut, ...optional('redis', redis), ...optional('workers', workers), ...optional('queue', queue) } }
 }
 
 /** Ctrl-C once: finish the current iteration, write a checkpoint, stop. Twice: stop now. */
-const stopOnInterrupt = (): StopSignal & { readonly release: () => void } => {
+const stopOnInterrupt = (): Pipeline.StopSignal & { readonly release: () => void } => {
   let requested = false
   const onSignal = (): void => {
     if (requested) process.exit(130)
@@ -65,12 +63,14 @@ export const runIn =
     const scaleOut = recipe.stages.some((s) => s.kind === 'rl') ? await ScaleOut.start(recipe.scaleOut ?? {}, backend.right.name, line)() : E.right(undefined)
     if (E.isLeft(scaleOut)) return scaleOut
     const stop = stopOnInterrupt()
-    const reporter = { line, bar: ProgressBar.make(), interactive: process.stdout.isTTY === true }
-    const summary = await runRecipe(recipe, run, backend.right, reporter, resume, stop, scaleOut.right?.runner)().finally(async () => {
+    const reporter = { line, bar: ProgressBar.make(), interactive: process.stdout.isTTY === true, note: (text: string) => void process.stderr.write(`${text}\n`) }
+    const queue = scaleOut.right?.runner
+    const options = { run, backend: backend.right, reporter, resume, stop, replicaInit: ReplicaBackend.init(backend.right.name), ...(queue === undefined ? {} : { queue }) }
+    const summary = await pipe(Pipeline.run(options)(recipe), TE.mapLeft(fromRun))().finally(async () => {
       stop.release()
       await scaleOut.right?.stop()
     })
-    return E.map((s: Summary) => (printSummary(s), 0))(summary)
+    return E.map((s: Pipeline.Summary) => (printSummary(s), 0))(summary)
   }
 
 export const runTrain = (recipe: Recipe.Resolved, argv: { readonly backend?: string | undefined; readonly runDir?: string | undefined }): TE.TaskEither<CliError, number> => {
@@ -79,24 +79,17 @@ export const runTrain = (recipe: Recipe.Resolved, argv: { readonly backend?: str
   return runIn(recipe, run, argv.backend, false)
 }
 
-type TrainFlags = ScaleOutFlags & { readonly backend?: string | undefined; readonly 'run-dir'?: string | undefined }
-
 /** `mtrl <command> RECIPE [flags]`: the recipe, adjusted by `adjust` (which may refuse it), run into a new run folder. */
 const recipeCommand =
-  (adjust: (recipe: Recipe.Resolved, values: TrainFlags, path: string | undefined) => E.Either<CliError, Recipe.Resolved>): Command['run'] =>
-  (argv) =>
+  <F extends typeof sftFlags>(adjust: (recipe: Recipe.Resolved, values: Values<F>, path: string | undefined) => E.Either<CliError, Recipe.Resolved>) =>
+  ({ values, positionals }: Parsed<F>): TE.TaskEither<CliError, number> =>
     pipe(
-      TE.fromEither(parseFlags(argv, flags, true)),
-      TE.chain(({ values, positionals }) =>
-        pipe(
-          loadRecipe(positionals[0]),
-          TE.chainEitherK((recipe) => adjust(recipe, values, positionals[0])),
-          TE.chain((recipe) => runTrain(recipe, { backend: values.backend, runDir: values['run-dir'] }))
-        )
-      )
+      loadRecipe(positionals[0]),
+      TE.chainEitherK((recipe) => adjust(recipe, values, positionals[0])),
+      TE.chain((recipe) => runTrain(recipe, { backend: values.backend, runDir: values['run-dir'] }))
     )
 
-export const train: Command = {
+export const train = make({
   name: 'train',
   summary: 'run a recipe: SFT stages, RL stages, evaluation',
   help: `mtrl train RECIPE.json [--backend B] [--run-dir DIR] [--workers N] [--redis URL] [--queue NAME]
@@ -117,10 +110,12 @@ Examples:
   mtrl train recipes/default.json --workers 2
   mtrl train recipes/default.json --redis redis://10.0.0.1:6379
   mtrl train recipes/paper/algorithms.json --backend tensorflow`,
-  run: recipeCommand((recipe, values) => withScaleOut(recipe, values))
-}
+  flags: trainFlags,
+  positionals: true,
+  run: recipeCommand((recipe, values: Values<typeof trainFlags>) => E.right(withScaleOut(recipe, values)))
+})
 
-export const sft: Command = {
+export const sft = make({
   name: 'sft',
   summary: 'run only the SFT stages of a recipe',
   help: `mtrl sft RECIPE.json [--backend B] [--run-dir DIR]
@@ -129,13 +124,15 @@ Like mtrl train, keeping only the recipe's sft stages.
 
 Example:
   mtrl sft recipes/default.json`,
+  flags: sftFlags,
+  positionals: true,
   run: recipeCommand((recipe, _values, path) => {
     const stages = recipe.stages.filter((s) => s.kind === 'sft')
     return stages.length === 0 ? E.left(usage(`${path}: the recipe has no sft stage`)) : E.right({ ...recipe, stages })
   })
-}
+})
 
-export const resume: Command = {
+export const resume = make({
   name: 'resume',
   summary: 'continue a stopped or killed run from its last checkpoint',
   help: `mtrl resume RUN_DIR [--backend B]
@@ -147,11 +144,11 @@ same data order. Metrics of work after the checkpoint are dropped and redone.
 
 Example:
   mtrl resume runs/default-20261130-101500Z`,
-  run: (argv) =>
+  flags: backendFlag,
+  positionals: true,
+  run: ({ values, positionals }) =>
     pipe(
-      TE.fromEither(parseFlags(argv, backendFlag, true)),
-      TE.bindTo('flags'),
-      TE.bind('run', ({ flags }) => TE.fromEither(E.map(RunDir.open)(required(flags.positionals[0], 'which run folder?')))),
-      TE.chain(({ flags, run }) => pipe(loadRecipe(run.file('recipe.json')), TE.chain((recipe) => runIn(recipe, run, flags.values.backend, true))))
+      TE.fromEither(E.map(RunDir.open)(required(positionals[0], 'which run folder?'))),
+      TE.chain((run) => pipe(loadRecipe(run.file('recipe.json')), TE.chain((recipe) => runIn(recipe, run, values.backend, true))))
     )
-}
+})

@@ -4,15 +4,16 @@
  * recipe's env entry), and stops on SIGTERM or Ctrl-C after the jobs in hand.
  */
 import { Decode } from '@mtrl/core'
+import { EnvConfig } from '@mtrl/recipe'
 import { LocalWorkers, QueueError, Worker } from '@mtrl/rollout-queue'
 import * as E from 'fp-ts/lib/Either.js'
 import { hostname } from 'node:os'
-import { backendFlag, failed, intFlag, parseFlags, usage, type Command } from '../Command.js'
-import { EnvConfig, source } from '../recipe/EnvConfig.js'
+import { backendFlag, failed, int, make, text, usage } from '../Command.js'
+import { envSource } from '../EnvFlags.js'
 import { startBackend } from '../Runtime.js'
 
 /** A job's environments from its spec (a recipe's env entry), one source per distinct spec. */
-const resolver = () => Worker.cachedSources((spec) => E.bimap(Decode.formatError, source)(Decode.decode('the job\'s environment', EnvConfig)(spec)))
+const resolver = () => Worker.cachedSources((spec) => E.bimap(Decode.formatError, envSource)(Decode.decode('the job\'s environment', EnvConfig.EnvConfig)(spec)))
 
 /** Resolves on SIGINT or SIGTERM, or, for a worker started by `mtrl train --workers N`, once that trainer is gone (even if it was killed). */
 const stopRequested = (): Promise<void> => {
@@ -23,7 +24,7 @@ const stopRequested = (): Promise<void> => {
   return Promise.race([signal, LocalWorkers.parentGone()])
 }
 
-export const worker: Command = {
+export const worker = make({
   name: 'worker',
   summary: 'play episode jobs from a Redis queue (scale-out rollouts)',
   help: `mtrl worker --redis URL [--concurrency 1] [--queue mtrl-rollout] [--name NAME] [--backend B]
@@ -38,15 +39,11 @@ another after 30 s. SIGTERM or Ctrl-C: finish the jobs in hand, then exit.
 Examples:
   mtrl worker --redis redis://10.0.0.1:6379
   mtrl worker --redis redis://10.0.0.1:6379 --concurrency 4    # slow remote (http) environments`,
-  run: (argv) => async () => {
-    const flags = parseFlags(argv, { ...backendFlag, redis: { type: 'string' }, concurrency: { type: 'string' }, queue: { type: 'string' }, name: { type: 'string' } })
-    if (E.isLeft(flags)) return flags
-    const { values } = flags.right
+  flags: { ...backendFlag, redis: text, concurrency: int(1), queue: text, name: text },
+  run: ({ values }) => async () => {
     const url = values.redis ?? (process.env['MTRL_REDIS'] || undefined)
     if (url === undefined) return E.left(usage('--redis URL is required (e.g. redis://127.0.0.1:6379), or set MTRL_REDIS'))
-    const parsed = intFlag('concurrency', values.concurrency, 1)
-    if (E.isLeft(parsed)) return parsed
-    const concurrency = parsed.right
+    const { concurrency } = values
     if (concurrency < 1) return E.left(usage('--concurrency: at least 1'))
     const started = await startBackend(values.backend)()
     if (E.isLeft(started)) return started
@@ -82,4 +79,4 @@ Examples:
     process.stdout.write(`stopped (${working.right.finished()} jobs played)\n`)
     return E.right(0)
   }
-}
+})

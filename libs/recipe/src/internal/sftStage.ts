@@ -9,15 +9,13 @@ import { Checkpointing, Demonstrations, Driver, ExpertData, Replicas, Sft } from
 import * as E from 'fp-ts/lib/Either.js'
 import * as O from 'fp-ts/lib/Option.js'
 import { readFile } from 'node:fs/promises'
-import { failed, stopped, type CliError } from '../Command.js'
-import type { MakeBar } from '../ProgressBar.js'
-import * as ReplicaBackend from '../ReplicaBackend.js'
-import type { SftStage } from '../recipe/Recipe.js'
-import { policyError } from './Model.js'
-import { noBar, rolloutOptions, type Context } from './Stages.js'
+import { policyError } from '../Model.js'
+import type { SftStage } from '../Recipe.js'
+import { failed, stopped, type RunError } from '../RunError.js'
+import { noBar, rolloutOptions, type Bar, type Context } from './context.js'
 
 /** The demonstrations of a stage: from a JSONL file in the OpenAI chat format (each must fit the context), or from the expert. */
-const demonstrations = async (ctx: Context, i: number, stage: SftStage, agent: Agent.Agent): Promise<E.Either<CliError, ReadonlyArray<Trajectory.Trajectory>>> => {
+const demonstrations = async (ctx: Context, i: number, stage: SftStage, agent: Agent.Agent): Promise<E.Either<RunError, ReadonlyArray<Trajectory.Trajectory>>> => {
   const renderer = { template: agent.template, tokenizer: agent.tokenizer }
   if (stage.data !== undefined) {
     const path = stage.data
@@ -36,7 +34,7 @@ const demonstrations = async (ctx: Context, i: number, stage: SftStage, agent: A
 }
 
 /** When resuming from a mid-stage checkpoint: its agent replaces the context's; returns the snapshot to continue from. */
-const resumeAgent = async (ctx: Context, i: number, name: string): Promise<E.Either<CliError, Sft.Snapshot | undefined>> => {
+const resumeAgent = async (ctx: Context, i: number, name: string): Promise<E.Either<RunError, Sft.Snapshot | undefined>> => {
   if (!ctx.resume) return E.right(undefined)
   const dir = Progress.sftLatest(ctx.run, i)
   const loaded = await Checkpointing.load(dir)()
@@ -55,9 +53,9 @@ const resumeAgent = async (ctx: Context, i: number, name: string): Promise<E.Eit
 const train = async (ctx: Context, i: number, stage: SftStage, name: string, demos: ReadonlyArray<Trajectory.Trajectory>, from: Sft.Snapshot | undefined): Promise<E.Either<Checkpointing.CheckpointError, Driver.Outcome>> => {
   const { agent, reporter } = ctx
   const { replicas, checkpointEvery } = { ...Sft.defaultRunSettings, ...stage }
-  const pool = await Replicas.start(agent.policy, replicas - 1, ReplicaBackend.init(ctx.backend.name))
+  const pool = await Replicas.start(agent.policy, replicas - 1, ctx.replicaInit)
   if (pool.size > 0) reporter.line(`${name}: ${pool.size + 1} data-parallel replicas (workers on ${pool.backends.join(', ')})`)
-  let bar: ReturnType<MakeBar> | undefined
+  let bar: Bar | undefined
   const onStep = (m: Sft.StepMetrics, steps: number): void => {
     bar ??= (reporter.bar ?? noBar)(`${name}: sft steps`, steps)
     bar.update(m.step + 1, `loss ${m['loss/sft'].toFixed(3)}`)
@@ -75,7 +73,7 @@ const train = async (ctx: Context, i: number, stage: SftStage, name: string, dem
  * Runs SFT stage `i` on the context's agent, in place (a resumed stage continues from its
  * checkpoint's agent, which replaces it). Stopped on request after writing a checkpoint.
  */
-export const run = async (ctx: Context, i: number, stage: SftStage, name: string): Promise<E.Either<CliError, void>> => {
+export const run = async (ctx: Context, i: number, stage: SftStage, name: string): Promise<E.Either<RunError, void>> => {
   const { run: dir, reporter } = ctx
   if (ctx.resume) Progress.truncateMetrics(dir, { ...ctx.progress, nextStage: i }, 0)
   const t0 = performance.now()

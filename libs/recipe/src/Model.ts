@@ -2,6 +2,8 @@
  * The agent a recipe's model names (`Agent` of @mtrl/policy). A model trained from scratch gets a
  * word-level tokenizer built from its environments' own text (expert episodes: goals,
  * observations, actions); a pretrained one is loaded with its options.
+ *
+ * @since 0.1.0
  */
 import { EnvError, Rng, type Env } from '@mtrl/core'
 import { Agent, ChatTemplate, Lora, ModelConfig, Policy, PolicyError, WordTokenizer } from '@mtrl/policy'
@@ -9,14 +11,14 @@ import { Demonstrations } from '@mtrl/trainer-sft'
 import * as A from 'fp-ts/lib/Array.js'
 import { pipe } from 'fp-ts/lib/function.js'
 import * as TE from 'fp-ts/lib/TaskEither.js'
-import { failed, type CliError } from '../Command.js'
-import type { PretrainedModel, ResolvedScratch } from '../recipe/Recipe.js'
+import type { PretrainedModel, ResolvedScratch } from './Recipe.js'
+import { failed, type Failed } from './RunError.js'
 
-/** A policy library's error as the app's. */
-export const policyError = (e: PolicyError.PolicyError): CliError => failed(PolicyError.message(e))
+/** A policy library's error as a run's. @category errors */
+export const policyError = (e: PolicyError.PolicyError): Failed => failed(PolicyError.message(e))
 
-/** Builds a from-scratch agent for the given environments (the tokenizer from their expert episodes). */
-export const scratch = (model: ResolvedScratch, sources: ReadonlyArray<Env.EnvSource>, seed: number): TE.TaskEither<CliError, Agent.Agent> => {
+/** Builds a from-scratch agent for the given environments (the tokenizer from their expert episodes). @category constructors */
+export const scratch = (model: ResolvedScratch, sources: ReadonlyArray<Env.EnvSource>, seed: number): TE.TaskEither<Failed, Agent.Agent> => {
   const rng = Rng.make(seed)
   const { kind: _kind, corpusEpisodes, maxVocab, ...sizes } = model
   const corpora = sources.map((s) => Demonstrations.corpus(corpusEpisodes)(s, rng.split()))
@@ -32,8 +34,8 @@ export const scratch = (model: ResolvedScratch, sources: ReadonlyArray<Env.EnvSo
   )
 }
 
-/** An agent from a local Hugging Face folder (optionally with LoRA adapters and another context) or an mtrl checkpoint (its policy only: stages make or restore critics). */
-export const pretrained = (model: PretrainedModel): TE.TaskEither<CliError, Agent.Agent> => {
+/** An agent from a local Hugging Face folder (optionally with LoRA adapters and another context) or an mtrl checkpoint (its policy only: stages make or restore critics). @category constructors */
+export const pretrained = (model: PretrainedModel): TE.TaskEither<Failed, Agent.Agent> => {
   const options =
     model.kind === 'checkpoint'
       ? {}

@@ -2,7 +2,7 @@ import * as E from 'fp-ts/lib/Either.js'
 import { readFileSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import * as _ from '../src/recipe/Recipe.js'
+import * as _ from '../src/Recipe.js'
 
 const recipes = join(__dirname, '..', '..', '..', 'recipes')
 const good = {

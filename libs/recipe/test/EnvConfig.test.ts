@@ -2,8 +2,8 @@ import { EnvServer } from '@mtrl/env-http'
 import { Settings, TextWorld } from '@mtrl/env-textworld'
 import * as E from 'fp-ts/lib/Either.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import * as Recipe from '../src/recipe/Recipe.js'
-import { source } from '../src/recipe/EnvConfig.js'
+import * as Recipe from '../src/Recipe.js'
+import { source } from '../src/EnvConfig.js'
 
 const servers: EnvServer.EnvServer[] = []
 beforeAll(async () => {

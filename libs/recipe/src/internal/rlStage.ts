@@ -10,9 +10,9 @@ import { RewardSpec } from '@mtrl/rewards'
 import { Runner } from '@mtrl/rollout-queue'
 import { Algorithm, Driver, Trainer, type Metrics } from '@mtrl/trainer-rl'
 import * as E from 'fp-ts/lib/Either.js'
-import { failed, stopped, type CliError } from '../Command.js'
-import { trainerConfig, type RlStage } from '../recipe/Recipe.js'
-import { noBar, pct, rolloutOptions, type Context } from './Stages.js'
+import { trainerConfig, type RlStage } from '../Recipe.js'
+import { failed, stopped, type RunError } from '../RunError.js'
+import { noBar, pct, rolloutOptions, type Context } from './context.js'
 
 /** Makes the RL trainer of a stage (its envs, reward, and the reference policy: the KL anchor when a KL term is on, and the drift diagnostic `kl/prior` always; with a queue, who plays its episodes). */
 const makeTrainer = (ctx: Context, i: number, stage: RlStage, source: Env.EnvSource): Trainer.Trainer => {
@@ -40,7 +40,7 @@ const iterationLine = (name: string, iteration: number, iterations: number, m: M
   `(${(m['time/rollout_s'] ?? 0).toFixed(1)}+${(m['time/update_s'] ?? 0).toFixed(1)} s)`
 
 /** Drives the trainer to the stage's budget (from its last checkpoint when resuming), logging each iteration; stops on request after a checkpoint. */
-const iterate = async (ctx: Context, i: number, stage: RlStage, name: string, trainer: Trainer.Trainer): Promise<E.Either<CliError, void>> => {
+const iterate = async (ctx: Context, i: number, stage: RlStage, name: string, trainer: Trainer.Trainer): Promise<E.Either<RunError, void>> => {
   const { run, reporter } = ctx
   const bar = (reporter.bar ?? noBar)(`${name}: iterations`, stage.iterations)
   const onResume = (at: number): void => {
@@ -60,7 +60,7 @@ const iterate = async (ctx: Context, i: number, stage: RlStage, name: string, tr
 }
 
 /** Runs RL stage `i` on the context's agent, in place (a critic is added first when the algorithm trains one and the agent has none). */
-export const run = async (ctx: Context, i: number, stage: RlStage, name: string): Promise<E.Either<CliError, void>> => {
+export const run = async (ctx: Context, i: number, stage: RlStage, name: string): Promise<E.Either<RunError, void>> => {
   const source = ctx.stageSources[i]!
   const agent = ctx.agent
   if (Algorithm.registry[stage.algorithm ?? 'ppo'].critic && agent.critic === undefined) {

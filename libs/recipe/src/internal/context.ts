@@ -2,15 +2,24 @@
  * What the stages of a run share: the run's context (recipe, folder, environments, progress,
  * the people watching), and the options a stage derives from the recipe.
  */
-import type { Backend } from '@mtrl/backend'
 import type { Env, Sampler } from '@mtrl/core'
-import { Rollout, type Generator } from '@mtrl/rollout'
-import type { Runner } from '@mtrl/rollout-queue'
 import type { Progress, RunDir } from '@mtrl/experiment'
 import type { Agent } from '@mtrl/policy'
-import type { MakeBar } from '../ProgressBar.js'
-import type { Resolved, RolloutSettings } from '../recipe/Recipe.js'
+import { Rollout, type Generator } from '@mtrl/rollout'
+import type { Runner } from '@mtrl/rollout-queue'
+import type { Replicas } from '@mtrl/trainer-sft'
+import type { Resolved, RolloutSettings } from '../Recipe.js'
 
+/** A progress bar: `update(done, status)`, then `stop()`. */
+export interface Bar {
+  readonly update: (done: number, status: string) => void
+  readonly stop: () => void
+}
+
+/** Makes a bar of `total` steps labelled `label`. */
+export type MakeBar = (label: string, total: number) => Bar
+
+/** Where a run's progress goes: lines and bars for people (the library writes nothing itself). */
 export interface Reporter {
   /** A line of progress for people. */
   readonly line: (text: string) => void
@@ -18,6 +27,8 @@ export interface Reporter {
   readonly bar?: MakeBar
   /** On a terminal: bars replace the per-iteration lines. */
   readonly interactive?: boolean
+  /** Notes for people before the work starts (stderr for a CLI): the sandbox an SWE environment uses. */
+  readonly note?: (text: string) => void
 }
 
 export const noBar: MakeBar = () => ({ update: () => undefined, stop: () => undefined })
@@ -33,7 +44,6 @@ export const never: StopSignal = { requested: () => false }
 export interface Context {
   readonly recipe: Resolved
   readonly run: RunDir.RunDir
-  readonly backend: Backend.Selected
   readonly reporter: Reporter
   readonly resume: boolean
   readonly stop: StopSignal
@@ -41,6 +51,8 @@ export interface Context {
   readonly evalSources: ReadonlyArray<Env.EnvSource>
   /** When set, RL episodes are played by the queue's workers (the same trajectories for the same seed). */
   readonly queue: Runner.Runner | undefined
+  /** What each SFT replica thread imports first (the app's backend); none: replicas start without. */
+  readonly replicaInit: Replicas.Init | undefined
   /** The agent being trained (a resumed stage or a new critic replaces it). */
   agent: Agent.Agent
   progress: Progress.Progress

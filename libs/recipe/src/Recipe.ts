@@ -9,6 +9,8 @@
  * unknown fields and bad values are rejected with the path of the field and what was expected,
  * estimator options included. {@link resolve} fills the defaults (the libraries'); the resolved
  * recipe is saved with the run.
+ *
+ * @since 0.1.0
  */
 import { Decode, Numbers } from '@mtrl/core'
 import { Evaluate } from '@mtrl/eval'

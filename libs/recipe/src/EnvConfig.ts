@@ -1,6 +1,8 @@
 /**
  * Which environment a stage plays, as a recipe names it, and its source (`Env.EnvSource`: one
  * environment per episode slot, the expert that writes SFT demonstrations, task types).
+ *
+ * @since 0.1.0
  */
 import type { Env } from '@mtrl/core'
 import { AlfWorld } from '@mtrl/env-alfworld'
@@ -24,8 +26,13 @@ const HttpServersConfig = t.intersection([t.type({ kind: t.literal('http'), serv
 export const EnvConfig = t.union([TextWorldConfig, AlfWorldConfig, SweConfig, HttpConfig, HttpServersConfig])
 export type EnvConfig = t.TypeOf<typeof EnvConfig>
 
-/** The environment source of a configuration (one env per episode slot, the expert, task types). */
-export const source = (config: EnvConfig): Env.EnvSource => {
+/**
+ * The environment source of a configuration (one env per episode slot, the expert, task types).
+ * `note` is handed what people should know before it starts (the sandbox an SWE environment uses).
+ *
+ * @category constructors
+ */
+export const source = (config: EnvConfig, note: (text: string) => void = () => undefined): Env.EnvSource => {
   switch (config.kind) {
     case 'textworld':
       return TextWorld.source(config.settings, config.admissible === undefined ? {} : { admissible: config.admissible })
@@ -33,7 +40,7 @@ export const source = (config: EnvConfig): Env.EnvSource => {
       return AlfWorld.source(config.settings)
     case 'swe': {
       const resources = Swe.resources(config.settings)
-      process.stderr.write(`${Swe.describeSandbox(resources)}\n`)
+      note(Swe.describeSandbox(resources))
       return Swe.source(config.settings, resources)
     }
     case 'http': {

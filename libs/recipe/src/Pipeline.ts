@@ -1,64 +1,66 @@
 /**
  * A recipe, end to end: build the agent, evaluate it, run each stage (SFT or RL) with its own
  * environment, evaluate after each, and write everything into the run folder. Failures are
- * values (`CliError`), a stop on request included.
+ * values (`RunError`), a stop on request included. Progress goes to the caller's `Reporter`.
+ *
+ * @since 0.1.0
  */
-import type { Backend } from '@mtrl/backend'
-import { EnvError, type Env, type Trajectory } from '@mtrl/core'
-import { Evaluate, type Summary } from '@mtrl/eval'
+import type { Env } from '@mtrl/core'
+import { Summary } from '@mtrl/eval'
 import { Progress, Report, type RunDir } from '@mtrl/experiment'
-import { Agent, Sampler } from '@mtrl/policy'
+import { Agent } from '@mtrl/policy'
 import type { Runner } from '@mtrl/rollout-queue'
+import type { Replicas } from '@mtrl/trainer-sft'
 import * as E from 'fp-ts/lib/Either.js'
 import { pipe } from 'fp-ts/lib/function.js'
 import * as TE from 'fp-ts/lib/TaskEither.js'
-import { failed, stopped, type CliError } from '../Command.js'
-import { label, source } from '../recipe/EnvConfig.js'
-import type { Resolved, Stage } from '../recipe/Recipe.js'
+import { label, source } from './EnvConfig.js'
+import * as Evaluation from './Evaluation.js'
 import * as Model from './Model.js'
-import * as RlStage from './RlStage.js'
-import * as SftStage from './SftStage.js'
-import { generatorFor, never, pct, rolloutOptions, type Context, type Reporter, type StopSignal } from './Stages.js'
+import type { Resolved, Stage } from './Recipe.js'
+import { stopped, type RunError } from './RunError.js'
+import { never, type Context, type Reporter, type StopSignal } from './internal/context.js'
+import * as RlStage from './internal/rlStage.js'
+import * as SftStage from './internal/sftStage.js'
 
-export type { Reporter, StopSignal } from './Stages.js'
-export { never } from './Stages.js'
+export type { Bar, MakeBar, Reporter, StopSignal } from './internal/context.js'
+export { never } from './internal/context.js'
 export type PhaseEval = Progress.PhaseEval
 
+/** The backend a run computes on, as the app chose it (recorded whole in eval.json). */
+export interface BackendInfo {
+  readonly name: string
+}
+
+/** What a finished run returns and writes to eval.json. @category model */
 export interface Summary {
   readonly run: string
-  readonly backend: Backend.Selected
+  readonly backend: BackendInfo
   readonly evals: ReadonlyArray<PhaseEval>
   readonly seconds: number
 }
 
-export const stageName = (stage: Stage, i: number): string => `stage ${i + 1} (${stage.kind} on ${label(stage.env)})`
-
-/** Evaluates the agent on every evaluation environment (seeds and settings of the recipe). */
-export const evaluateAll = async (
-  agent: Agent.Agent,
-  recipe: Resolved,
-  sources: ReadonlyArray<Env.EnvSource>,
-  onEpisode?: (episode: Trajectory.Trajectory) => void
-): Promise<E.Either<CliError, ReadonlyArray<Summary.Summary>>> => {
-  const session = Sampler.make(agent.policy, { slots: recipe.eval.batch, maxLen: agent.contextLength })
-  try {
-    const { envs: _envs, ...settings } = recipe.eval
-    const options = { ...settings, rollout: (s: Env.EnvSource) => rolloutOptions(s, recipe.rollout, undefined), seed: recipe.seed + 1000, ...(onEpisode === undefined ? {} : { onEpisode }) }
-    const results = await Evaluate.runEach(options)(generatorFor(agent, session))(sources)()
-    return E.mapLeft((e: { env: string; error: EnvError.EnvError }) => failed(`evaluation on ${e.env}: ${EnvError.message(e.error)}`))(results)
-  } finally {
-    session.dispose()
-  }
+/** @category model */
+export interface Options {
+  /** The run folder (`RunDir` of @mtrl/experiment). */
+  readonly run: RunDir.RunDir
+  readonly backend: BackendInfo
+  readonly reporter: Reporter
+  /** Continue the run in `run` from its last checkpoint. */
+  readonly resume?: boolean
+  /** Asked after every iteration and step: when true, the run checkpoints and stops. */
+  readonly stop?: StopSignal
+  /** When set, RL episodes are played by the queue's workers (same trajectories for the same seed). */
+  readonly queue?: Runner.Runner
+  /** What each SFT data-parallel replica thread imports first (the app activates its backend there). */
+  readonly replicaInit?: Replicas.Init
 }
 
-/** One line per evaluation environment. */
-export const formatEval = (results: ReadonlyArray<Summary.Summary>): string =>
-  results
-    .map((r) => `  ${r.env.padEnd(34)} success ${pct(r.successRate).padStart(6)} [${pct(r.ci95.low)}, ${pct(r.ci95.high)}]  turns ${r.turnsMean.toFixed(1)}  invalid ${pct(r.invalidRate)}${r.seeds === undefined ? '' : `  (${r.seeds.split} seeds)`}`)
-    .join('\n')
+/** `stage 2 (rl on textworld/w2-o3-q4)`. */
+export const stageName = (stage: Stage, i: number): string => `stage ${i + 1} (${stage.kind} on ${label(stage.env)})`
 
 /** The agent a run starts with: the last finished stage's (resuming), or a new one. */
-const startAgent = (recipe: Resolved, run: RunDir.RunDir, progress: Progress.Progress, sources: ReadonlyArray<Env.EnvSource>, reporter: Reporter): TE.TaskEither<CliError, Agent.Agent> => {
+const startAgent = (recipe: Resolved, run: RunDir.RunDir, progress: Progress.Progress, sources: ReadonlyArray<Env.EnvSource>, reporter: Reporter): TE.TaskEither<RunError, Agent.Agent> => {
   if (progress.nextStage > 0) {
     reporter.line(`resuming at stage ${progress.nextStage + 1} of ${recipe.stages.length}`)
     return pipe(Agent.load(Progress.stageEnd(run, progress.nextStage - 1)), TE.mapLeft(Model.policyError))
@@ -69,21 +71,21 @@ const startAgent = (recipe: Resolved, run: RunDir.RunDir, progress: Progress.Pro
 }
 
 /** Evaluates the agent as `phase` (once per run: a resumed run skips phases done). */
-const evalPhase = async (ctx: Context, phase: string): Promise<E.Either<CliError, void>> => {
+const evalPhase = async (ctx: Context, phase: string): Promise<E.Either<RunError, void>> => {
   if (ctx.progress.evals.some((e) => e.phase === phase)) return E.right(undefined)
   const t0 = performance.now()
-  const results = await evaluateAll(ctx.agent, ctx.recipe, ctx.evalSources)
+  const results = await Evaluation.all(ctx.agent, ctx.recipe, ctx.evalSources)()
   if (E.isLeft(results)) return results
   const seconds = (performance.now() - t0) / 1000
   ctx.progress = { ...ctx.progress, evals: [...ctx.progress.evals, { phase, results: results.right }] }
   ctx.run.appendMetrics({ kind: 'eval', phase, results: results.right, seconds })
   Progress.write(ctx.run, ctx.progress)
-  ctx.reporter.line(`eval ${phase} (${seconds.toFixed(1)} s):\n${formatEval(results.right)}`)
+  ctx.reporter.line(`eval ${phase} (${seconds.toFixed(1)} s):\n${Summary.format(results.right)}`)
   return E.right(undefined)
 }
 
 /** Runs stage `i`, saves its end, records it done and evaluates after it. */
-const runStage = async (ctx: Context, i: number): Promise<E.Either<CliError, void>> => {
+const runStage = async (ctx: Context, i: number): Promise<E.Either<RunError, void>> => {
   const { recipe, run } = ctx
   const stage = recipe.stages[i]!
   const name = stageName(stage, i)
@@ -103,7 +105,7 @@ const runStage = async (ctx: Context, i: number): Promise<E.Either<CliError, voi
 }
 
 /** Evaluates before training (when asked) and runs the stages not finished yet. */
-const runStages = async (ctx: Context): Promise<E.Either<CliError, void>> => {
+const runStages = async (ctx: Context): Promise<E.Either<RunError, void>> => {
   if (ctx.resume) Progress.truncateMetrics(ctx.run, ctx.progress, Number.POSITIVE_INFINITY)
   if (ctx.recipe.evalAfterEachStage) {
     const before = await evalPhase(ctx, 'before training')
@@ -122,19 +124,24 @@ const runStages = async (ctx: Context): Promise<E.Either<CliError, void>> => {
  * the same random streams, an SFT stage from its last mid-stage checkpoint (every
  * `checkpointEvery` steps) with the same data order. With `stop` requested (Ctrl-C) it writes a
  * checkpoint after the current iteration or step and ends with `Stopped`. With `queue`, RL
- * episodes are played by the queue's workers (same trajectories for the same seed).
+ * episodes are played by the queue's workers (same trajectories for the same seed). Writes
+ * progress.json, metrics.jsonl, checkpoints/, eval.json and report.html into the run folder.
+ *
+ * @category running
  */
-export const train =
-  (recipe: Resolved, run: RunDir.RunDir, backend: Backend.Selected, reporter: Reporter, resume = false, stop: StopSignal = never, queue?: Runner.Runner): TE.TaskEither<CliError, Summary> =>
+export const run =
+  (options: Options) =>
+  (recipe: Resolved): TE.TaskEither<RunError, Summary> =>
   async () => {
+    const { run, backend, reporter, resume = false, stop = never, queue, replicaInit } = options
     const started = performance.now()
-    const stageSources = recipe.stages.map((s) => source(s.env))
-    const evalSources = recipe.eval.envs.map(source)
+    const stageSources = recipe.stages.map((s) => source(s.env, reporter.note))
+    const evalSources = recipe.eval.envs.map((env) => source(env, reporter.note))
     const progress = resume ? Progress.read(run) : Progress.initial
     try {
       const agent = await startAgent(recipe, run, progress, [...stageSources, ...evalSources], reporter)()
       if (E.isLeft(agent)) return agent
-      const ctx: Context = { recipe, run, backend, reporter, resume, stop, stageSources, evalSources, queue, agent: agent.right, progress }
+      const ctx: Context = { recipe, run, reporter, resume, stop, stageSources, evalSources, queue, replicaInit, agent: agent.right, progress }
       const { config } = ctx.agent.policy
       reporter.line(`model: ${config.layers} layers, d ${config.dModel}, vocab ${ctx.agent.tokenizer.vocabSize}, context ${ctx.agent.contextLength}`)
       try {

@@ -1,0 +1,90 @@
+/**
+ * Evaluating an agent on a recipe's evaluation (its environments, held-out seeds and settings),
+ * as a run does before training and after each stage, and as `mtrl eval` does for a run's final
+ * checkpoint or any model folder.
+ *
+ * @since 0.1.0
+ */
+import { EnvError, type Env, type Trajectory } from '@mtrl/core'
+import { Evaluate, Transcript, type Summary } from '@mtrl/eval'
+import { Progress, type RunDir } from '@mtrl/experiment'
+import { Sampler, type Agent } from '@mtrl/policy'
+import * as E from 'fp-ts/lib/Either.js'
+import { pipe } from 'fp-ts/lib/function.js'
+import type * as TE from 'fp-ts/lib/TaskEither.js'
+import { source, type EnvConfig } from './EnvConfig.js'
+import * as Model from './Model.js'
+import * as Recipe from './Recipe.js'
+import { failed, type Failed } from './RunError.js'
+import { generatorFor, rolloutOptions } from './internal/context.js'
+
+/** What to evaluate: a model folder, and the recipe whose evaluation it plays. @category models */
+export interface Target {
+  readonly recipe: Recipe.Resolved
+  readonly model: Recipe.PretrainedModel
+}
+
+/**
+ * Evaluates the agent on every evaluation environment (seeds and settings of the recipe); the
+ * first environment failure is an error naming the environment. The caller owns the sources.
+ *
+ * @category evaluation
+ */
+export const all =
+  (agent: Agent.Agent, recipe: Recipe.Resolved, sources: ReadonlyArray<Env.EnvSource>, onEpisode?: (episode: Trajectory.Trajectory) => void): TE.TaskEither<Failed, ReadonlyArray<Summary.Summary>> =>
+  async () => {
+    const session = Sampler.make(agent.policy, { slots: recipe.eval.batch, maxLen: agent.contextLength })
+    try {
+      const { envs: _envs, ...settings } = recipe.eval
+      const options = { ...settings, rollout: (s: Env.EnvSource) => rolloutOptions(s, recipe.rollout, undefined), seed: recipe.seed + 1000, ...(onEpisode === undefined ? {} : { onEpisode }) }
+      const results = await Evaluate.runEach(options)(generatorFor(agent, session))(sources)()
+      return E.mapLeft((e: { env: string; error: EnvError.EnvError }) => failed(`evaluation on ${e.env}: ${EnvError.message(e.error)}`))(results)
+    } finally {
+      session.dispose()
+    }
+  }
+
+/** A run's final checkpoint on the run's own evaluation, from its `recipe.json` (so it reproduces the run's last evaluation). @category constructors */
+export const ofRun =
+  (run: RunDir.RunDir) =>
+  (recipeJson: unknown): E.Either<string, Target> =>
+    pipe(
+      Recipe.decode(recipeJson),
+      E.mapLeft((e) => `${run.file('recipe.json')}: ${e}`),
+      E.chain((recipe) => {
+        const path = Progress.finalCheckpoint(run)
+        return path === undefined ? E.left(`${run.path} has no finished stage to evaluate`) : E.right({ recipe, model: { kind: 'checkpoint' as const, path } })
+      })
+    )
+
+/** An mtrl checkpoint (or a Hugging Face folder) on one environment, with the default evaluation. @category constructors */
+export const ofFolder = (path: string, kind: 'checkpoint' | 'hf', env: EnvConfig): Target => ({
+  recipe: Recipe.resolve({ name: 'eval', stages: [], eval: { envs: [env] } }),
+  model: { kind, path }
+})
+
+/** @category models */
+export interface Options {
+  /** Notes for people before the work starts (the sandbox an SWE environment uses). */
+  readonly note?: (text: string) => void
+  /** Each episode played, as a transcript (prompt, actions, observations, rewards as text). */
+  readonly onTranscript?: (transcript: Transcript.Transcript) => void
+}
+
+/** Loads the target's model and evaluates it on the target recipe's evaluation; everything it built is disposed. @category evaluation */
+export const run =
+  (options: Options = {}) =>
+  (target: Target): TE.TaskEither<Failed, ReadonlyArray<Summary.Summary>> =>
+  async () => {
+    const agent = await Model.pretrained(target.model)()
+    if (E.isLeft(agent)) return agent
+    const sources = target.recipe.eval.envs.map((env) => source(env, options.note))
+    try {
+      const { onTranscript } = options
+      const toText = Transcript.make(agent.right.tokenizer.decode)
+      return await all(agent.right, target.recipe, sources, onTranscript && ((episode) => onTranscript(toText(episode))))()
+    } finally {
+      agent.right.dispose()
+      sources.forEach((s) => s.dispose())
+    }
+  }

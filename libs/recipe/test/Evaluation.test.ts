@@ -1,0 +1,60 @@
+import { RunDir } from '@mtrl/experiment'
+import { TestBackend } from '@mtrl/testing'
+import * as E from 'fp-ts/lib/Either.js'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import * as _ from '../src/Evaluation.js'
+import * as Pipeline from '../src/Pipeline.js'
+import * as Recipe from '../src/Recipe.js'
+
+beforeAll(() => TestBackend.use('cpu'))
+const root = mkdtempSync(join(tmpdir(), 'mtrl-evaluation-'))
+afterAll(() => rmSync(root, { recursive: true, force: true }))
+
+const env = { kind: 'textworld', settings: 'w1-o1-q1' }
+const json = {
+  name: 'evaluation-test',
+  seed: 2,
+  model: { kind: 'scratch', dModel: 16, layers: 1, heads: 2, maxLen: 192, corpusEpisodes: 10 },
+  rollout: { maxNewTokens: 6, systemPrompt: '' },
+  stages: [{ kind: 'sft', env, episodes: 8, epochs: 1, batchSize: 4 }],
+  eval: { episodes: 3, batch: 3, temperature: 1 },
+  evalAfterEachStage: false
+}
+
+describe('Evaluation', () => {
+  it('a run\'s final checkpoint on the run\'s evaluation reproduces its last evaluation, with a transcript per episode', async () => {
+    const run = RunDir.create('t', join(root, 'run'))
+    const recipe = Recipe.decode(json)
+    if (E.isLeft(recipe)) throw new Error(recipe.left)
+    const summary = await Pipeline.run({ run, backend: { name: 'cpu' }, reporter: { line: () => undefined } })(recipe.right)()
+    if (E.isLeft(summary)) throw new Error(summary.left.message)
+    const target = _.ofRun(run)(json)
+    if (E.isLeft(target)) throw new Error(target.left)
+    expect(target.right.model).toEqual({ kind: 'checkpoint', path: join(run.path, 'checkpoints', 'stage-0', 'end') })
+    const transcripts: unknown[] = []
+    const results = await _.run({ onTranscript: (t) => transcripts.push(t) })(target.right)()
+    expect(results).toEqual(E.right(summary.right.evals[summary.right.evals.length - 1]!.results))
+    expect(transcripts).toHaveLength(3)
+  })
+
+  it('a run without a finished stage, or with a bad recipe, is an error naming it', () => {
+    const run = RunDir.create('t', join(root, 'empty'))
+    expect(_.ofRun(run)(json)).toEqual(E.left(`${run.path} has no finished stage to evaluate`))
+    const bad = _.ofRun(run)({ ...json, seed: -1 })
+    expect(E.isLeft(bad) && bad.left).toMatch(new RegExp(`^${run.file('recipe.json')}: invalid recipe`))
+  })
+
+  it('a folder on one environment gets the default evaluation', () => {
+    const target = _.ofFolder('/models/m', 'hf', { kind: 'alfworld', settings: {} })
+    expect(target.model).toEqual({ kind: 'hf', path: '/models/m' })
+    expect(target.recipe.eval).toMatchObject({ episodes: 100, envs: [{ kind: 'alfworld', settings: {} }] })
+  })
+
+  it('a model that cannot be loaded fails before any episode', async () => {
+    const result = await _.run()(_.ofFolder(join(root, 'missing'), 'checkpoint', { kind: 'alfworld', settings: {} }))()
+    expect(E.isLeft(result) && result.left._tag).toBe('Failed')
+  })
+})

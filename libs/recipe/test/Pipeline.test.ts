@@ -1,0 +1,69 @@
+import { RunDir } from '@mtrl/experiment'
+import { TestBackend } from '@mtrl/testing'
+import * as E from 'fp-ts/lib/Either.js'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import * as _ from '../src/Pipeline.js'
+import * as Recipe from '../src/Recipe.js'
+
+beforeAll(() => TestBackend.use('cpu'))
+const root = mkdtempSync(join(tmpdir(), 'mtrl-pipeline-'))
+afterAll(() => rmSync(root, { recursive: true, force: true }))
+
+const env = { kind: 'textworld', settings: 'w1-o1-q1' }
+const recipe = (stages: ReadonlyArray<Record<string, unknown>>, extra: Record<string, unknown> = {}): Recipe.Resolved => {
+  const decoded = Recipe.decode({
+    name: 'pipeline-test',
+    seed: 3,
+    model: { kind: 'scratch', dModel: 16, layers: 1, heads: 2, maxLen: 192, corpusEpisodes: 10 },
+    rollout: { maxNewTokens: 6, systemPrompt: '' },
+    stages,
+    eval: { episodes: 2, batch: 2 },
+    ...extra
+  })
+  if (E.isLeft(decoded)) throw new Error(decoded.left)
+  return decoded.right
+}
+const sft = { kind: 'sft', env, episodes: 8, epochs: 1, batchSize: 4 }
+const rl = { kind: 'rl', env, iterations: 2, algorithm: 'grpo', seedsPerIteration: 1, groupSize: 2 }
+const quiet = (lines: string[] = []): _.Reporter => ({ line: (text) => void lines.push(text) })
+const backend = { name: 'cpu' }
+
+describe('Pipeline', () => {
+  it('runs every stage, evaluates before and after each, and writes the run folder', async () => {
+    const run = RunDir.create('t', join(root, 'full'))
+    const lines: string[] = []
+    const result = await _.run({ run, backend, reporter: quiet(lines) })(recipe([sft, rl]))()
+    if (E.isLeft(result)) throw new Error(result.left.message)
+    expect(result.right.evals.map((e) => e.phase)).toEqual(['before training', 'after stage 1 (sft on textworld/w1-o1-q1)', 'after stage 2 (rl on textworld/w1-o1-q1)'])
+    expect(result.right.backend).toBe(backend)
+    const kinds = new Set(run.readMetrics().map((m) => m['kind']))
+    expect([...kinds].sort()).toEqual(['eval', 'rl', 'sft', 'sft-epoch'])
+    expect(run.readMetrics().filter((m) => m['kind'] === 'rl')).toHaveLength(2)
+    for (const file of ['eval.json', 'progress.json', 'report.html', 'checkpoints/stage-0/end', 'checkpoints/stage-1/end']) expect(existsSync(run.file(file))).toBe(true)
+    expect(lines.some((l) => l.startsWith('model: 1 layers, d 16'))).toBe(true)
+    expect(lines.some((l) => l.startsWith('stage 1 (sft on textworld/w1-o1-q1): 8 demonstrations'))).toBe(true)
+  })
+
+  it('stops on request after a checkpoint with how to continue, and a resumed run finishes the rest', async () => {
+    const run = RunDir.create('t', join(root, 'stopped'))
+    const twoStages = recipe([sft, rl], { evalAfterEachStage: false })
+    const stopped = await _.run({ run, backend, reporter: quiet(), stop: { requested: () => true } })(twoStages)()
+    const message = `stopped during stage 1 (sft on textworld/w1-o1-q1) after step 1 (checkpoint written); continue with: mtrl resume ${run.path}`
+    expect(stopped).toEqual(E.left({ _tag: 'Stopped', message }))
+    const lines: string[] = []
+    const resumed = await _.run({ run, backend, reporter: quiet(lines), resume: true })(twoStages)()
+    expect(E.isRight(resumed)).toBe(true)
+    expect(lines).toContain('stage 1 (sft on textworld/w1-o1-q1): resuming after step 1')
+    expect(run.readMetrics().filter((m) => m['kind'] === 'sft-epoch')).toHaveLength(1)
+    expect(run.readMetrics().filter((m) => m['kind'] === 'rl')).toHaveLength(2)
+  })
+
+  it('fails with the stage\'s message when its data cannot be read', async () => {
+    const run = RunDir.create('t', join(root, 'failed'))
+    const result = await _.run({ run, backend, reporter: quiet() })(recipe([{ ...sft, episodes: undefined, data: join(root, 'missing.jsonl') }], { evalAfterEachStage: false }))()
+    expect(E.isLeft(result) && result.left._tag === 'Failed' && result.left.message).toMatch(/^cannot read .*missing\.jsonl/)
+  })
+})
