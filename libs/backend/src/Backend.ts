@@ -217,3 +217,15 @@ export const select =
  */
 export const fromEnvironment = (env: NodeJS.ProcessEnv = process.env): Name | BackendError =>
   parseName(env['MTRL_BACKEND'] ?? 'auto')
+
+/**
+ * Selects and activates the backend the environment asks for (`MTRL_BACKEND`, `auto` when
+ * unset): what a script or a bench without flags runs on. An unknown name is a Left.
+ *
+ * @category constructors
+ * @since 0.2.0
+ */
+export const selectFromEnvironment = (env: NodeJS.ProcessEnv = process.env): TE.TaskEither<BackendError, Selected> => {
+  const name = fromEnvironment(env)
+  return typeof name === 'string' ? select(name) : TE.left(name)
+}

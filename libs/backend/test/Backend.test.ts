@@ -41,4 +41,11 @@ describe('Backend', () => {
     expect(_.parseName('wasm')).toBe('wasm')
     expect(_.fromEnvironment({})).toBe('auto')
   })
+
+  it('selects what MTRL_BACKEND names, and an unknown name is a Left', async () => {
+    const cpu = await _.selectFromEnvironment({ MTRL_BACKEND: 'cpu' })()
+    expect(E.isRight(cpu) && cpu.right.name).toBe('cpu')
+    const bad = await _.selectFromEnvironment({ MTRL_BACKEND: 'gpu' })()
+    expect(E.isLeft(bad) && bad.left).toEqual({ _tag: 'UnknownBackend', name: 'gpu' })
+  })
 })

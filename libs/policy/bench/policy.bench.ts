@@ -15,9 +15,7 @@ import { bestOf, now } from './timing.js'
 
 
 const selectBackend = async (): Promise<Backend.Selected> => {
-  const name = Backend.fromEnvironment()
-  if (typeof name !== 'string') throw new Error(Backend.message(name))
-  const result = await Backend.select(name)()
+  const result = await Backend.selectFromEnvironment()()
   if (result._tag === 'Left') throw new Error(Backend.message(result.left))
   return result.right
 }

@@ -19,9 +19,7 @@ import { bestOf } from './timing.js'
 
 
 const main = async (): Promise<void> => {
-  const name = Backend.fromEnvironment()
-  if (typeof name !== 'string') throw new Error(Backend.message(name))
-  const selected = await Backend.select(name)()
+  const selected = await Backend.selectFromEnvironment()()
   if (selected._tag === 'Left') throw new Error(Backend.message(selected.left))
   const config = ModelConfig.make({ vocab: 584, dModel: 128, layers: Number(process.env['BENCH_LAYERS'] ?? 2), heads: Number(process.env['BENCH_HEADS'] ?? 4), ffn: 512, tiedEmbeddings: true, maxLen: 512, prevTokenEmbedding: true, canonSpan: Number(process.env['BENCH_CANON'] ?? 0) })
   const B = Number(process.env['BENCH_BATCH'] ?? 8)

@@ -26,9 +26,7 @@ import { QueueError, RedisServer, Runner } from '../src/index.js'
 
 const load = (): string => loadavg().map((x) => x.toFixed(2)).join(' ')
 const loadBefore = load()
-const name = Backend.fromEnvironment()
-if (typeof name !== 'string') throw new Error(Backend.message(name))
-const selected = await Backend.select(name)()
+const selected = await Backend.selectFromEnvironment()()
 if (E.isLeft(selected)) throw new Error(Backend.message(selected.left))
 const backend = selected.right.name
 console.log(`backend: ${backend} via ${selected.right.via}; load average ${loadBefore}`)

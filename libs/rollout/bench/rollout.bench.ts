@@ -16,9 +16,7 @@ import type * as Generator from '../src/Generator.js'
 import * as Rollout from '../src/Rollout.js'
 import { Toy } from '@mtrl/testing'
 
-const name = Backend.fromEnvironment()
-if (typeof name !== 'string') throw new Error(Backend.message(name))
-const selected = await Backend.select(name)()
+const selected = await Backend.selectFromEnvironment()()
 if (E.isLeft(selected)) throw new Error(Backend.message(selected.left))
 console.log(`backend: ${selected.right.name} via ${selected.right.via} (${selected.right.threads} thread(s))`)
 

@@ -24,9 +24,7 @@ const EPISODES = Number(process.env['BENCH_EPISODES'] ?? 64)
 const RUNS = Number(process.env['BENCH_RUNS'] ?? 2)
 
 const selectBackend = async (): Promise<Backend.Selected> => {
-  const name = Backend.fromEnvironment()
-  if (typeof name !== 'string') throw new Error(Backend.message(name))
-  const result = await Backend.select(name)()
+  const result = await Backend.selectFromEnvironment()()
   if (result._tag === 'Left') throw new Error(Backend.message(result.left))
   return result.right
 }

@@ -25,9 +25,7 @@ const demos = (n: number, length: number, vocab: number, rng: Rng.Rng): Trajecto
   })
 
 const main = async (): Promise<void> => {
-  const name = Backend.fromEnvironment()
-  if (typeof name !== 'string') throw new Error(Backend.message(name))
-  const selected = await Backend.select(name)()
+  const selected = await Backend.selectFromEnvironment()()
   if (selected._tag === 'Left') throw new Error(Backend.message(selected.left))
   const config = ModelConfig.make({ vocab: 604, dModel: 128, layers: 2, heads: 4, ffn: 512, tiedEmbeddings: true, maxLen: 512 })
   const rows = Number(process.env['BENCH_ROWS'] ?? 4)
