@@ -64,6 +64,9 @@ export const tokenLogprobs =
   (policy: Policy, options: Options = {}) =>
   (ids: tf.Tensor2D, temperature = 1): TokenScores => {
     checkTemperature(temperature)
+    const [B, T] = ids.shape
+    // fewer than 2 tokens predict nothing: no forward pass
+    if (T < 2) return { logprobs: tf.zeros([B, T]), entropy: tf.zeros([B, T]) }
     return tf.tidy(() => scoresOf(policy, hiddenOf(policy, ids), ids, temperature, options) as unknown as tf.TensorContainer) as unknown as TokenScores
   }
 

@@ -68,6 +68,18 @@ describe('Scoring', () => {
     policy.dispose()
   })
 
+  it('one token (or none) predicts nothing: all-zero scores of its shape', () => {
+    const policy = Policy.make(config, 1)
+    for (const T of [0, 1]) {
+      const ids = tf.tensor2d(new Int32Array(2 * T), [2, T], 'int32')
+      const { logprobs, entropy } = _.tokenLogprobs(policy)(ids, 0.7)
+      expect(logprobs.shape).toEqual([2, T])
+      expect(Array.from(entropy.dataSync()).every((x) => x === 0)).toBe(true)
+      tf.dispose([ids, logprobs, entropy])
+    }
+    policy.dispose()
+  })
+
   it('with values: one pass gives tokenLogprobs\' scores and Critic.values\' values; the value gradient reaches the head only', async () => {
     const policy = Policy.make(config, 1)
     const critic = Critic.make(policy, { shareTrunk: true }, 2)
