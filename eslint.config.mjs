@@ -35,14 +35,15 @@ const scopeConstraints = [
   { sourceTag: 'scope:testing', onlyDependOnLibsWithTags: ['scope:core', 'scope:backend'] },
   { sourceTag: 'scope:rollout', onlyDependOnLibsWithTags: ['scope:core', 'scope:policy', 'scope:rewards', 'scope:advantages', 'scope:env', 'scope:testing', 'scope:backend'] },
   { sourceTag: 'scope:optim', onlyDependOnLibsWithTags: ['scope:testing'] },
+  { sourceTag: 'scope:replicas', onlyDependOnLibsWithTags: ['scope:optim', 'scope:testing'] },
   { sourceTag: 'scope:eval', onlyDependOnLibsWithTags: ['scope:core', 'scope:rollout', 'scope:policy', 'scope:env', 'scope:testing', 'scope:backend'] },
   // the two trainers are siblings: both build on optim, neither on the other
-  { sourceTag: 'scope:trainer', onlyDependOnLibsWithTags: ['scope:core', 'scope:policy', 'scope:rewards', 'scope:advantages', 'scope:rollout', 'scope:optim', 'scope:env', 'scope:testing', 'scope:backend'] },
+  { sourceTag: 'scope:trainer', onlyDependOnLibsWithTags: ['scope:core', 'scope:policy', 'scope:rewards', 'scope:advantages', 'scope:rollout', 'scope:optim', 'scope:replicas', 'scope:env', 'scope:testing', 'scope:backend'] },
   { sourceTag: 'scope:rollout-queue', onlyDependOnLibsWithTags: ['scope:core', 'scope:policy', 'scope:rollout', 'scope:env', 'scope:trainer', 'scope:testing', 'scope:backend'] },
   { sourceTag: 'scope:env-http', onlyDependOnLibsWithTags: ['scope:core', 'scope:env', 'scope:testing', 'scope:backend'] },
   { sourceTag: 'scope:experiment', onlyDependOnLibsWithTags: ['scope:eval', 'scope:testing'] },
   // recipes and the pipeline that runs them compose every library below the app
-  { sourceTag: 'scope:recipe', onlyDependOnLibsWithTags: ['scope:core', 'scope:env', 'scope:env-http', 'scope:policy', 'scope:rewards', 'scope:rollout', 'scope:trainer', 'scope:eval', 'scope:rollout-queue', 'scope:experiment', 'scope:testing', 'scope:backend'] },
+  { sourceTag: 'scope:recipe', onlyDependOnLibsWithTags: ['scope:core', 'scope:env', 'scope:env-http', 'scope:policy', 'scope:rewards', 'scope:rollout', 'scope:replicas', 'scope:trainer', 'scope:eval', 'scope:rollout-queue', 'scope:experiment', 'scope:testing', 'scope:backend'] },
   { sourceTag: 'scope:app', onlyDependOnLibsWithTags: ['*'] },
   { sourceTag: 'scope:tools', onlyDependOnLibsWithTags: ['*'] }
 ]

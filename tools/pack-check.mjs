@@ -73,24 +73,27 @@ try {
       record(`${pkg.name}: load`, false, `${e.stdout ?? ''}${e.stderr ?? ''}`.slice(-4000))
     }
   }
-  // SFT's data-parallel replicas start a worker thread from the installed dist/ files.
+  // The data-parallel replicas (SFT's and the RL update's) start worker threads from the installed dist/ files.
   const replicaCheck = (load) => `${load}
 const policy = Policy.make(ModelConfig.make({ vocab: 8, dModel: 8, layers: 1, heads: 2, maxLen: 8 }), 0)
 const pool = await Replicas.start(policy, 1)
 const shard = { rows: 1, time: 4, ids: Int32Array.from([1, 2, 3, 4]), masks: [Float32Array.from([0, 1, 1, 1])] }
-const [answer] = Replicas.dispatch(pool, Replicas.flatWeights(pool), [shard], [1 / 3])()
+const [answer] = Pool.dispatch(pool.workers, 'policy', Task.flatten(pool.variables), [{ shard, coefs: [1 / 3] }])()
 await pool.dispose()
-console.log(answer.grads.length === Replicas.flatWeights(pool).length && answer.grads.some((x) => x !== 0) ? 'ok' : 'no gradient')`
+const rl = await UpdateReplicas.start(policy, Critic.make(policy, { shareTrunk: false }, 1), 1)
+const sizes = rl.workers.sizes
+await rl.dispose()
+console.log(answer.grads.length === Task.flatten(pool.variables).length && answer.grads.some((x) => x !== 0) && sizes.critic > 0 ? 'ok' : 'no gradient')`
   for (const [kind, load] of [
-    ['import', "const { ModelConfig, Policy } = await import('@mtrl/policy'); const { Replicas } = await import('@mtrl/trainer-sft')"],
-    ['require', "const { ModelConfig, Policy } = require('@mtrl/policy'); const { Replicas } = require('@mtrl/trainer-sft')"]
+    ['import', "const { Critic, ModelConfig, Policy } = await import('@mtrl/policy'); const { Replicas } = await import('@mtrl/trainer-sft'); const { UpdateReplicas } = await import('@mtrl/trainer-rl'); const { Pool, Task } = await import('@mtrl/replicas')"],
+    ['require', "const { Critic, ModelConfig, Policy } = require('@mtrl/policy'); const { Replicas } = require('@mtrl/trainer-sft'); const { UpdateReplicas } = require('@mtrl/trainer-rl'); const { Pool, Task } = require('@mtrl/replicas')"]
   ]) {
     try {
       const args = kind === 'import' ? ['--input-type=module', '-e', replicaCheck(load)] : ['-e', `(async () => { ${replicaCheck(load)} })()`]
       const out = run(process.execPath, args, { cwd: project }).trim()
-      record(`@mtrl/trainer-sft: a replica worker starts from dist (${kind})`, out === 'ok', out)
+      record(`@mtrl/trainer-sft, @mtrl/trainer-rl: replica workers start from dist (${kind})`, out === 'ok', out)
     } catch (e) {
-      record(`@mtrl/trainer-sft: a replica worker starts from dist (${kind})`, false, `${e.stdout ?? ''}${e.stderr ?? ''}`.slice(-4000))
+      record(`@mtrl/trainer-sft, @mtrl/trainer-rl: replica workers start from dist (${kind})`, false, `${e.stdout ?? ''}${e.stderr ?? ''}`.slice(-4000))
     }
   }
 } catch (e) {

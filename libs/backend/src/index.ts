@@ -5,3 +5,4 @@
  */
 export * as Backend from './Backend.js'
 export * as SelfTest from './SelfTest.js'
+export * as ThreadInit from './ThreadInit.js'

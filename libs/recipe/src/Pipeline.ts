@@ -52,7 +52,7 @@ export interface Options {
   readonly stop?: StopSignal
   /** When set, RL episodes are played by the queue's workers (same trajectories for the same seed). */
   readonly queue?: Runner.Runner
-  /** What each SFT data-parallel replica thread imports first (the app activates its backend there). */
+  /** What each data-parallel replica thread (SFT, and RL updates) imports first (the app activates its backend there: `@mtrl/backend`'s `ThreadInit`). */
   readonly replicaInit?: Replicas.Init
 }
 

@@ -19,7 +19,7 @@ import { ModelConfig, WordTokenizer } from '@mtrl/policy'
 import { RewardSpec } from '@mtrl/rewards'
 import { Rollout } from '@mtrl/rollout'
 import { LocalWorkers } from '@mtrl/rollout-queue'
-import { Config as TrainerConfig } from '@mtrl/trainer-rl'
+import { Algorithm as TrainerAlgorithm, Config as TrainerConfig } from '@mtrl/trainer-rl'
 import { Demonstrations, Sft } from '@mtrl/trainer-sft'
 import * as E from 'fp-ts/lib/Either.js'
 import { pipe } from 'fp-ts/lib/function.js'
@@ -65,10 +65,14 @@ const { rollout: _rollout, seed: _seed, checkpointEvery: _every, ...trainerProps
 export const RolloutSettings = t.partial({ ...Rollout.Options.types[0].props, ...Rollout.Options.types[1].props })
 export type RolloutSettings = t.TypeOf<typeof RolloutSettings>
 
-/** RL on the policy's own episodes: `iterations` of (rollout, rewards, advantages, updates). */
+/**
+ * RL on the policy's own episodes: `iterations` of (rollout, rewards, advantages, updates).
+ * `replicas`: threads that share each minibatch's gradients (this one and `replicas - 1` workers,
+ * `@mtrl/trainer-rl`'s `UpdateReplicas`; default 1), for backends that use one core (wasm).
+ */
 export const RlStage = t.intersection([
   t.type({ kind: t.literal('rl'), env: EnvConfig, iterations: Numbers.PositiveInt }),
-  t.partial({ reward: RewardSpec.RewardSpec, rollout: RolloutSettings, ...trainerProps })
+  t.partial({ reward: RewardSpec.RewardSpec, rollout: RolloutSettings, replicas: Numbers.PositiveInt, ...trainerProps })
 ])
 export type RlStage = t.TypeOf<typeof RlStage>
 
@@ -123,13 +127,15 @@ export type Resolved = Omit<Recipe, 'eval'> & {
 
 const invalid = (path: string, what: string): E.Either<string, never> => E.left(`invalid recipe:\n  ${path}: ${what}`)
 
-/** Checks one stage: an SFT stage has demonstrations; an RL stage's trainer configuration holds together (estimator options included). */
-const checkStage = (stage: Stage, i: number): E.Either<string, Stage> => {
+/** Checks one stage: an SFT stage has demonstrations; an RL stage's trainer configuration holds together (estimator options included), and its replicas have a separate critic to copy. */
+const checkStage = (stage: Stage, i: number, shareTrunk: boolean): E.Either<string, Stage> => {
   if (stage.kind === 'sft') {
     if (stage.episodes === undefined && stage.data === undefined) return invalid(`stages.${i}`, 'an sft stage needs "episodes" (expert demonstrations) or "data" (a JSONL file)')
     if (stage.data === undefined && !hasExpert(stage.env)) return invalid(`stages.${i}.env`, `${stage.env.kind} environments have no expert: give "data" (a JSONL file)`)
     return E.right(stage)
   }
+  if ((stage.replicas ?? 1) > 1 && shareTrunk && TrainerAlgorithm.registry[stage.algorithm ?? 'ppo'].critic)
+    return invalid(`stages.${i}.replicas`, `expected 1 with a critic that shares the policy trunk (critic.shareTrunk: its update is one pass in one thread), got ${stage.replicas}`)
   return pipe(
     TrainerConfig.check(trainerConfig(stage, Rollout.defaultOptions, 0)),
     E.bimap((e) => `invalid recipe:\n${e.issues.map((issue) => `  stages.${i}.${issue.path}: expected ${issue.expected}, got ${issue.actual}`).join('\n')}`, () => stage)
@@ -140,7 +146,7 @@ const checkStage = (stage: Stage, i: number): E.Either<string, Stage> => {
 const checkSemantics = (recipe: Recipe): E.Either<string, Recipe> => {
   if (recipe.stages.length === 0) return invalid('stages', 'expected at least one stage, got []')
   for (const [i, stage] of recipe.stages.entries()) {
-    const checked = checkStage(stage, i)
+    const checked = checkStage(stage, i, recipe.critic?.shareTrunk === true)
     if (E.isLeft(checked)) return checked
   }
   if (recipe.model?.kind === 'scratch' && recipe.model.dModel !== undefined && recipe.model.heads !== undefined && recipe.model.dModel % recipe.model.heads !== 0)
@@ -154,7 +160,7 @@ export const decode = (json: unknown): E.Either<string, Resolved> =>
 
 /** The trainer configuration of an RL stage: the library's defaults under the stage's fields; a checkpoint every `checkpointEvery` iterations (0: only on a stop). */
 export const trainerConfig = (stage: RlStage, rollout: Rollout.Options, seed: number, checkpointEvery = 0): TrainerConfig.Config => {
-  const { kind: _kind, env: _env, iterations: _iterations, reward: _reward, rollout: _stageRollout, ...overrides } = stage
+  const { kind: _kind, env: _env, iterations: _iterations, reward: _reward, rollout: _stageRollout, replicas: _replicas, ...overrides } = stage
   return { ...TrainerConfig.defaultConfig, ...overrides, rollout, seed, checkpointEvery }
 }
 

@@ -47,6 +47,20 @@ describe('Pipeline', () => {
     expect(lines.some((l) => l.startsWith('stage 1 (sft on textworld/w1-o1-q1): 8 demonstrations'))).toBe(true)
   })
 
+  it('an RL stage with replicas shares its updates with worker threads and trains as many iterations', async () => {
+    const run = RunDir.create('t', join(root, 'replicas'))
+    const lines: string[] = []
+    const ppo = { kind: 'rl', env, iterations: 2, algorithm: 'ppo', seedsPerIteration: 3, replicas: 2 }
+    const result = await _.run({ run, backend, reporter: quiet(lines) })(recipe([ppo]))()
+    if (E.isLeft(result)) throw new Error(result.left.message)
+    expect(lines.filter((l) => l.includes('2 data-parallel update replicas (workers on cpu)'))).toHaveLength(1)
+    const iterations = run.readMetrics().filter((m) => m['kind'] === 'rl')
+    expect(iterations).toHaveLength(2)
+    // both steps of each minibatch ran: a policy and a critic gradient
+    for (const m of iterations) expect(m['grad/policy_norm']).toBeGreaterThan(0)
+    expect(iterations[1]!['grad/critic_norm']).toBeGreaterThan(0)
+  })
+
   it('stops on request after a checkpoint with how to continue, and a resumed run finishes the rest', async () => {
     const run = RunDir.create('t', join(root, 'stopped'))
     const twoStages = recipe([sft, rl], { evalAfterEachStage: false })

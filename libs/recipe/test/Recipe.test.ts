@@ -71,6 +71,16 @@ describe('Recipe', () => {
     expect(withRl({ estimatorOptions: { normalizeByStd: 'yes' } })).toMatch(/stages\.1\.estimatorOptions\.normalizeByStd/)
     expect(withRl({ algorithm: 'rloo', groupSize: 1 })).toMatch(/stages\.1\.groupSize: expected at least 2 for rloo/)
     expect(error({ ...good, rollout: { topP: 1.5 } })).toMatch(/rollout\.topP: expected a number in \(0, 1\], got 1\.5/)
+    expect(withRl({ replicas: 0 })).toMatch(/stages\.1\.replicas: expected a positive integer, got 0/)
+  })
+
+  it('RL update replicas need a separate critic when the algorithm trains one', () => {
+    const rl = { ...good.stages[1]!, algorithm: 'ppo', groupSize: 1, replicas: 2 }
+    const shared = { ...good, critic: { shareTrunk: true } }
+    expect(error({ ...shared, stages: [good.stages[0], rl] })).toMatch(/stages\.1\.replicas: expected 1 with a critic that shares the policy trunk .*got 2/)
+    expect(error({ ...good, stages: [good.stages[0], rl] })).toBe('decoded')
+    // a critic-free algorithm has no critic to share
+    expect(error({ ...shared, stages: [good.stages[0], { ...rl, algorithm: 'grpo', groupSize: 4 }] })).toBe('decoded')
   })
 
   it('the default evaluation environment is the last stage\'s (the target of a curriculum)', () => {

@@ -5,11 +5,13 @@
  * embedding, canon span 3), two passes over 4 minibatches. Times the critic's values over the
  * batch plus the update, for PPO with a separate critic, PPO with a critic sharing the policy's
  * trunk (one forward and backward per minibatch), and a critic-free loss (REINFORCE++, GRPO,
- * RLOO), best of BENCH_RUNS (default 2) after one warm-up, and prints the ratios.
+ * RLOO), each alone and (separate critic, critic-free) with BENCH_REPLICAS - 1 data-parallel
+ * worker replicas (`UpdateReplicas`, default BENCH_REPLICAS 2), best of BENCH_RUNS (default 2)
+ * after one warm-up, and prints the ratios.
  *
  * Run: npm run bench -w @mtrl/trainer-rl
  */
-import { Backend } from '@mtrl/backend'
+import { Backend, ThreadInit } from '@mtrl/backend'
 import { Rng, type Trajectory } from '@mtrl/core'
 import { Optimizer } from '@mtrl/optim'
 import { Critic, ModelConfig, Policy } from '@mtrl/policy'
@@ -18,10 +20,12 @@ import { cpus, loadavg } from 'node:os'
 import { defaultConfig, type Config } from '../src/Config.js'
 import * as score from '../src/internal/score.js'
 import { update } from '../src/internal/update.js'
+import * as UpdateReplicas from '../src/UpdateReplicas.js'
 
 const VOCAB = 1000
 const EPISODES = Number(process.env['BENCH_EPISODES'] ?? 64)
 const RUNS = Number(process.env['BENCH_RUNS'] ?? 2)
+const REPLICAS = Number(process.env['BENCH_REPLICAS'] ?? 2)
 
 const selectBackend = async (): Promise<Backend.Selected> => {
   const result = await Backend.selectFromEnvironment()()
@@ -61,22 +65,24 @@ const main = async (): Promise<void> => {
   const advantages = Float32Array.from({ length: batch.batch * batch.time }, () => rng.next() * 2 - 1)
   const returns = Float32Array.from({ length: batch.batch * batch.time }, () => rng.next() * 2 - 1)
 
-  const time = (mode: 'separate' | 'shared' | 'none'): number => {
+  const time = async (mode: 'separate' | 'shared' | 'none', workers = 0): Promise<number> => {
     const policy = Policy.make(config, 0)
     const critic = mode === 'none' ? undefined : Critic.make(policy, { shareTrunk: mode === 'shared' }, 1)
+    const replicas = workers === 0 ? undefined : await UpdateReplicas.start(policy, critic, workers, ThreadInit.init(backend.name))
     const policyOptimizer = Optimizer.make(Policy.trainableVariables(policy))
     const criticOptimizer = critic === undefined ? undefined : Optimizer.make(Critic.trainableVariables(critic))
     const oldLogprobs = score.logprobs(policy, batch, 0.7)
     const iteration = (): void => {
       const oldValues = critic === undefined ? undefined : score.valuesBefore(score.valuesAfter(critic, batch), batch)
       update(
-        { config: rlConfig, lossKind: mode === 'none' ? 'policyGradient' : 'ppo', policy, critic, policyOptimizer, criticOptimizer, policyLr: 1e-5, updatePolicy: true, klCoef: 0, shuffle: Rng.make(2) },
+        { config: rlConfig, lossKind: mode === 'none' ? 'policyGradient' : 'ppo', policy, critic, policyOptimizer, criticOptimizer, policyLr: 1e-5, updatePolicy: true, klCoef: 0, shuffle: Rng.make(2), ...(replicas === undefined ? {} : { replicas }) },
         { batch, oldLogprobs, advantages, returns, ...(oldValues === undefined ? {} : { oldValues }) }
       )
     }
     iteration()
     let best = Infinity
     for (let r = 0; r < RUNS; r++) best = Math.min(best, secondsOf(iteration))
+    await replicas?.dispose()
     policyOptimizer.dispose()
     criticOptimizer?.dispose()
     critic?.dispose()
@@ -85,12 +91,17 @@ const main = async (): Promise<void> => {
   }
 
   console.log(`backend ${backend.name}, ${cpus().length} cores, load ${loadavg()[0]!.toFixed(2)}; ${EPISODES} episodes, ${real} real tokens in a ${batch.batch} x ${batch.time} batch; 2 passes x 4 minibatches; best of ${RUNS}`)
-  const separate = time('separate')
-  console.log(`PPO, separate critic:            ${separate.toFixed(2)} s  (${Math.round((2 * real) / separate)} tokens/s per pass)`)
-  const shared = time('shared')
-  console.log(`PPO, critic sharing the trunk:   ${shared.toFixed(2)} s  (${Math.round((2 * real) / shared)} tokens/s per pass)  ${(separate / shared).toFixed(2)}x as fast`)
-  const none = time('none')
-  console.log(`critic-free (REINFORCE++ etc.):  ${none.toFixed(2)} s  (${Math.round((2 * real) / none)} tokens/s per pass)  ${(separate / none).toFixed(2)}x as fast`)
+  const line = (label: string, seconds: number, against?: number): void =>
+    console.log(`${label.padEnd(40)} ${seconds.toFixed(2)} s  (${Math.round((2 * real) / seconds)} tokens/s per pass)${against === undefined ? '' : `  ${(against / seconds).toFixed(2)}x as fast`}`)
+  const separate = await time('separate')
+  line('PPO, separate critic:', separate)
+  line('PPO, critic sharing the trunk:', await time('shared'), separate)
+  const none = await time('none')
+  line('critic-free (REINFORCE++ etc.):', none, separate)
+  if (REPLICAS > 1) {
+    line(`PPO, separate critic, ${REPLICAS} replicas:`, await time('separate', REPLICAS - 1), separate)
+    line(`critic-free, ${REPLICAS} replicas:`, await time('none', REPLICAS - 1), none)
+  }
 }
 
 void main()

@@ -75,3 +75,36 @@ export const aggregate =
  */
 export const maskedMean = (x: tf.Tensor, mask: tf.Tensor): tf.Scalar =>
   tf.tidy(() => tf.div(tf.sum(tf.mul(x, mask)), tf.maximum(tf.sum(mask), 1)) as tf.Scalar)
+
+/**
+ * The same aggregation as per-token weights, on the host: `aggregate(mode, scale)(L, m)` equals
+ * `sum_{i,t} w[i,t] L[i,t]`. A batch cut into shards keeps the whole batch's weights, so the
+ * shards' weighted sums add up to the batch's loss (data-parallel updates, `@mtrl/replicas`).
+ *
+ * @param mode see the table above
+ * @param scale `seq-mean-token-sum-norm` divisor (default: `time`)
+ * @returns `(mask [batch * time], row-major, batch, time) => weights [batch * time]`
+ * @example
+ * import { Aggregation } from '@mtrl/trainer-rl'
+ * Aggregation.weights('seq-mean-token-mean')(Float32Array.of(1, 1, 1, 0), 2, 2) // [0.25, 0.25, 0.5, 0]
+ * @category combinators
+ * @since 0.2.0
+ */
+export const weights =
+  (mode: Mode, scale?: number) =>
+  (mask: Float32Array, batch: number, time: number): Float32Array => {
+    if (mask.length !== batch * time) throw new Error(`Aggregation.weights: a mask of ${mask.length} for ${batch} x ${time}`)
+    const counts = Array.from({ length: batch }, (_, b) => mask.subarray(b * time, (b + 1) * time).reduce((a, x) => a + x, 0))
+    const rows = Math.max(1, counts.filter((c) => c > 0).length)
+    const total = Math.max(1, counts.reduce((a, c) => a + c, 0))
+    const out = new Float32Array(batch * time)
+    for (let b = 0; b < batch; b++) {
+      const per =
+        mode === 'token-mean' ? 1 / total
+        : mode === 'seq-mean-token-sum' ? 1 / rows
+        : mode === 'seq-mean-token-mean' ? 1 / (Math.max(1, counts[b]!) * rows)
+        : 1 / (scale ?? time)
+      for (let t = 0; t < time; t++) out[b * time + t] = mask[b * time + t]! * per
+    }
+    return out
+  }

@@ -25,6 +25,7 @@ import * as score from './internal/score.js'
 import { update } from './internal/update.js'
 import { assemble } from './internal/assemble.js'
 import { explainedVariance, type Metrics } from './Metrics.js'
+import type * as UpdateReplicas from './UpdateReplicas.js'
 
 /**
  * What a run trains and where it plays.
@@ -56,6 +57,12 @@ export interface Setup {
    * (e.g. `Runner.asRollout` of `@mtrl/rollout-queue`, on worker processes); default `Rollout.run`.
    */
   readonly play?: (input: Rollout.Input) => TE.TaskEither<EnvError.EnvError, Rollout.Result>
+  /**
+   * Data-parallel replicas of the update (`UpdateReplicas.start` of this policy and critic):
+   * each minibatch's gradients are shared between this thread and the workers. The caller
+   * starts and disposes them.
+   */
+  readonly replicas?: UpdateReplicas.Pool
 }
 
 /**
@@ -115,6 +122,11 @@ export const make = (setup: Setup): Trainer => {
   if (algorithm.grouped && config.groupSize < 2) throw new Error(`Trainer.make: ${algorithm.name} needs groupSize >= 2`)
   if (!(config.rollout.temperature > 0)) throw new Error('Trainer.make: the rollout temperature must be > 0 (log-prob ratios are taken at it)')
   const policyOptimizer = Optimizer.make(Policy.trainableVariables(setup.policy))
+  if (setup.replicas !== undefined) {
+    const same = (a: ReadonlyArray<unknown>, b: ReadonlyArray<unknown>): boolean => a.length === b.length && a.every((x, i) => x === b[i])
+    if (!same(setup.replicas.policyVariables, policyOptimizer.variables)) throw new Error("Trainer.make: the replicas were started from another policy than the trainer's")
+    if (algorithm.critic && !same(setup.replicas.criticVariables, Critic.trainableVariables(setup.critic!))) throw new Error("Trainer.make: the replicas were started from another critic than the trainer's")
+  }
   const criticOptimizer = algorithm.critic && setup.critic !== undefined ? Optimizer.make(Critic.trainableVariables(setup.critic)) : undefined
   const session = Sampler.make(setup.policy, { slots, maxLen: setup.contextLength })
   return {
@@ -258,7 +270,8 @@ export const iterate =
           policyLr: config.policyLr * warm,
           updatePolicy: state.iteration >= config.criticWarmup || !algorithm.critic,
           klCoef: state.kl.coef,
-          shuffle: state.shuffle
+          shuffle: state.shuffle,
+          ...(setup.replicas === undefined ? {} : { replicas: setup.replicas })
         },
         { batch, oldLogprobs, advantages, returns, ...(values ? { oldValues: values } : {}), ...(klOn && config.kl.placement === 'loss' ? { refLogprobs } : {}) }
       )

@@ -48,6 +48,28 @@ export interface Output {
 }
 
 /**
+ * The clipped value loss per token, `0.5 max((V - R)^2, (V_old + clip(V - V_old, -c, c) - R)^2)`
+ * (no mask, no aggregation), and whether the clipped term was the larger (0/1). The caller owns
+ * the tensors.
+ *
+ * @category combinators
+ * @since 0.2.0
+ */
+export const perToken =
+  (options: Pick<Options, 'clip'>) =>
+  (input: Omit<Input, 'mask'>): { readonly loss: tf.Tensor; readonly clipped: tf.Tensor } => {
+    const [loss, clipped] = tf.tidy(() => {
+      const { values, oldValues, returns } = input
+      const unclipped = tf.square(tf.sub(values, returns))
+      if (options.clip === null) return [tf.mul(0.5, unclipped), tf.zerosLike(unclipped)]
+      const clippedValues = tf.add(oldValues, tf.clipByValue(tf.sub(values, oldValues), -options.clip, options.clip))
+      const clippedLoss = tf.square(tf.sub(clippedValues, returns))
+      return [tf.mul(0.5, tf.maximum(unclipped, clippedLoss)), tf.cast(tf.greater(clippedLoss, unclipped), 'float32')]
+    })
+    return { loss: loss!, clipped: clipped! }
+  }
+
+/**
  * The value loss. Runs in `tf.tidy`; never disposes its inputs; the caller owns the scalars.
  *
  * @category losses
@@ -57,15 +79,9 @@ export const loss =
   (options: Options) =>
   (input: Input): Output =>
     tf.tidy(() => {
-      const { values, oldValues, returns, mask } = input
-      const unclipped = tf.square(tf.sub(values, returns))
-      if (options.clip === null)
-        return { loss: tf.mul(0.5, Aggregation.aggregate(options.aggregation)(unclipped, mask)) as tf.Scalar, clipFraction: tf.scalar(0) }
-      const clipped = tf.add(oldValues, tf.clipByValue(tf.sub(values, oldValues), -options.clip, options.clip))
-      const clippedLoss = tf.square(tf.sub(clipped, returns))
-      const perToken = tf.maximum(unclipped, clippedLoss)
+      const tokens = perToken(options)(input)
       return {
-        loss: tf.mul(0.5, Aggregation.aggregate(options.aggregation)(perToken, mask)) as tf.Scalar,
-        clipFraction: Aggregation.maskedMean(tf.cast(tf.greater(clippedLoss, unclipped), 'float32'), mask)
+        loss: Aggregation.aggregate(options.aggregation)(tokens.loss, input.mask),
+        clipFraction: options.clip === null ? tf.scalar(0) : Aggregation.maskedMean(tokens.clipped, input.mask)
       }
     })

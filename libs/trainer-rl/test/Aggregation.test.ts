@@ -1,5 +1,6 @@
 import { expectNoLeak, TestBackend } from '@mtrl/testing'
 import * as tf from '@tensorflow/tfjs'
+import fc from 'fast-check'
 import { beforeAll, describe, expect, it } from 'vitest'
 import * as _ from '../src/Aggregation.js'
 
@@ -51,5 +52,28 @@ describe('Aggregation', () => {
         tf.dispose([l, m, out])
       }
     })
+  })
+
+  it('weights: the weighted sum of the losses is the aggregate, in every mode, for any mask (rows without a token included)', () => {
+    const modes = ['token-mean', 'seq-mean-token-sum', 'seq-mean-token-mean', 'seq-mean-token-sum-norm'] as const
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 4 }),
+        fc.integer({ min: 1, max: 5 }),
+        fc.constantFrom(...modes),
+        fc.option(fc.integer({ min: 1, max: 20 }), { nil: undefined }),
+        fc.infiniteStream(fc.tuple(fc.boolean(), fc.double({ min: -5, max: 5, noNaN: true }))),
+        (batch, time, mode, scale, stream) => {
+          const cells = [...stream.take(batch * time)]
+          const m = Float32Array.from(cells.map(([on]) => (on ? 1 : 0)))
+          const l = Float32Array.from(cells.map(([, x]) => x))
+          const expected = tf.tidy(() => _.aggregate(mode, scale)(tf.tensor2d(l, [batch, time]), tf.tensor2d(m, [batch, time])).arraySync() as number)
+          const w = _.weights(mode, scale)(m, batch, time)
+          expect(w.reduce((a, x, i) => a + x * l[i]!, 0)).toBeCloseTo(expected, 4)
+        }
+      ),
+      { numRuns: 200 }
+    )
+    expect(() => _.weights('token-mean')(new Float32Array(3), 2, 2)).toThrow(/a mask of 3 for 2 x 2/)
   })
 })

@@ -7,13 +7,11 @@
  *
  * Run: MTRL_BACKEND=wasm npm run bench -w @mtrl/trainer-sft
  */
-import { Backend } from '@mtrl/backend'
+import { Backend, ThreadInit } from '@mtrl/backend'
 import { Rng, type Trajectory } from '@mtrl/core'
 import { ModelConfig, Policy } from '@mtrl/policy'
 import * as Replicas from '../src/Replicas.js'
 import * as Sft from '../src/Sft.js'
-
-const backendInit = new URL('./backendInit.ts', import.meta.url).href
 
 /** `n` synthetic demonstrations of `length` tokens: a prompt, then action/observation turns. */
 const demos = (n: number, length: number, vocab: number, rng: Rng.Rng): Trajectory.Trajectory[] =>
@@ -35,7 +33,7 @@ const main = async (): Promise<void> => {
   const options: Sft.Options = { ...Sft.defaultOptions, epochs: 1, batchSize: rows, learningRate: 1e-3, heldOutFraction: 0, contextWeight: 0.3, emaDecay: 0.995 }
   const time = async (workers: number): Promise<number> => {
     const policy = Policy.make(config, 0)
-    const pool = await Replicas.start(policy, workers, { url: backendInit, data: selected.right.name })
+    const pool = await Replicas.start(policy, workers, ThreadInit.init(selected.right.name))
     try {
       Sft.train({ ...options, epochs: 1 })(policy)(data.slice(0, rows * 3), {}, pool) // warm-up
       const t0 = performance.now()

@@ -2,7 +2,7 @@ import { Trajectory } from '@mtrl/core'
 import { ChatTemplate, ModelConfig, Policy } from '@mtrl/policy'
 import { TestBackend, Toy } from '@mtrl/testing'
 import * as E from 'fp-ts/lib/Either.js'
-import fc from 'fast-check'
+import { Pool as Workers, Task } from '@mtrl/replicas'
 import { beforeAll, describe, expect, it } from 'vitest'
 import * as ExpertData from '../src/ExpertData.js'
 import * as _ from '../src/Replicas.js'
@@ -32,20 +32,6 @@ const config = ModelConfig.make({ vocab: tokenizer.vocabSize, dModel: 16, layers
 const options: Sft.Options = { ...Sft.defaultOptions, epochs: 3, batchSize: 4, learningRate: 1e-2, heldOutFraction: 0.2, contextWeight: 0.5, seed: 5 }
 
 describe('Replicas', () => {
-  it('split: a partition of the rows into min(parts, rows) non-empty groups, each within one row of the others in tokens', () => {
-    fc.assert(
-      fc.property(fc.array(fc.integer({ min: 1, max: 500 }), { minLength: 1, maxLength: 16 }), fc.integer({ min: 1, max: 4 }), (lengths, parts) => {
-        const groups = _.split(lengths, parts)
-        expect(groups.length).toBe(Math.min(parts, lengths.length))
-        expect(groups.every((g) => g.length > 0)).toBe(true)
-        expect(groups.flat().sort((a, b) => a - b)).toEqual(lengths.map((_, i) => i))
-        const tokens = groups.map((g) => g.reduce((n, i) => n + lengths[i]!, 0))
-        // longest-first greedy: the fullest group exceeds the emptiest by at most one row
-        expect(Math.max(...tokens) - Math.min(...tokens)).toBeLessThanOrEqual(Math.max(...lengths))
-      })
-    )
-  })
-
   it('SFT with one worker replica takes the same steps as SFT alone (same losses, same weights up to float order)', async () => {
     const demos = await demosOfMixedLength(14)
     expect(new Set(demos.map(Trajectory.length)).size).toBe(3)
@@ -84,27 +70,11 @@ describe('Replicas', () => {
     try {
       // a mask shorter than the ids: the replica cannot build its tensors
       const bad = { rows: 1, time: 4, ids: Int32Array.from([1, 2, 3, 4]), masks: [new Float32Array(3)] }
-      const wait = _.dispatch(pool, _.flatWeights(pool), [bad], [1])
+      const wait = Workers.dispatch(pool.workers, 'policy', Task.flatten(pool.variables), [{ shard: bad, coefs: [1] }])
       expect(() => wait()).toThrow(/replica 1 failed/)
     } finally {
       await pool.dispose()
       policy.dispose()
     }
   }, 60_000)
-
-  it('each worker runs the init module first (a failing init fails start with its message)', async () => {
-    const policy = Policy.make(config, 1)
-    const url = new URL('./fixtures/replicaInit.ts', import.meta.url).href
-    const pool = await _.start(policy, 2, { url, data: { backend: 'cpu' } })
-    expect(pool.backends).toEqual(['cpu', 'cpu'])
-    await pool.dispose()
-    await expect(_.start(policy, 1, { url, data: { backend: 'cpu', fail: 'no such backend here' } })).rejects.toThrow(/failed to start: no such backend here/)
-    policy.dispose()
-  }, 60_000)
-
-  it('start rejects a negative worker count', async () => {
-    const policy = Policy.make(config, 1)
-    await expect(_.start(policy, -1)).rejects.toThrow(/non-negative integer/)
-    policy.dispose()
-  })
 })

@@ -2,13 +2,13 @@
  * `mtrl ablate RECIPE --grid key=v1,v2 ...`: run a grid of recipe variations, seeds repeated,
  * and print one row per cell (success rate mean ± std over seeds, per evaluation environment).
  */
+import { ThreadInit } from '@mtrl/backend'
 import { Ablation, Grid } from '@mtrl/experiment'
 import { Ablate, Recipe } from '@mtrl/recipe'
 import * as E from 'fp-ts/lib/Either.js'
 import { join } from 'node:path'
 import { backendFlag, fromRun, list, make, text, usage } from '../Command.js'
 import { readJson } from '../Input.js'
-import * as ReplicaBackend from '../ReplicaBackend.js'
 import { startBackend } from '../Runtime.js'
 
 export const ablate = make({
@@ -44,7 +44,7 @@ Examples:
     if (E.isLeft(backend)) return backend
     const out = values.out ?? Ablate.defaultOut(base.right.name)
     const reporter = { line: (text: string) => void process.stdout.write(`${text}\n`), note: (text: string) => void process.stderr.write(`${text}\n`) }
-    const options = { out, title: `${base.right.name}: ablation`, recipe: path, grid: grid.right, seeds, backend: backend.right, reporter, replicaInit: ReplicaBackend.init(backend.right.name) }
+    const options = { out, title: `${base.right.name}: ablation`, recipe: path, grid: grid.right, seeds, backend: backend.right, reporter, replicaInit: ThreadInit.init(backend.right.name) }
     const rows = await Ablate.run(options)(planned.right)()
     if (E.isLeft(rows)) return E.left(fromRun(rows.left))
     process.stdout.write(`\n${Ablation.table(rows.right)}\n\n${join(out, 'ablation.json')}\n${join(out, 'report.html')}\n`)

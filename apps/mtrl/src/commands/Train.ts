@@ -1,6 +1,7 @@
 /**
  * `mtrl train RECIPE`, `mtrl sft RECIPE` and `mtrl resume RUN_DIR`: run a recipe into a run folder.
  */
+import { ThreadInit } from '@mtrl/backend'
 import { Summary } from '@mtrl/eval'
 import { RunDir } from '@mtrl/experiment'
 import { Pipeline, Recipe } from '@mtrl/recipe'
@@ -10,7 +11,6 @@ import * as TE from 'fp-ts/lib/TaskEither.js'
 import { backendFlag, fromRun, int, make, required, text, usage, type CliError, type Parsed, type Values } from '../Command.js'
 import { readJson } from '../Input.js'
 import * as ProgressBar from '../ProgressBar.js'
-import * as ReplicaBackend from '../ReplicaBackend.js'
 import { startBackend } from '../Runtime.js'
 import * as ScaleOut from '../ScaleOut.js'
 
@@ -65,7 +65,7 @@ export const runIn =
     const stop = stopOnInterrupt()
     const reporter = { line, bar: ProgressBar.make(), interactive: process.stdout.isTTY === true, note: (text: string) => void process.stderr.write(`${text}\n`) }
     const queue = scaleOut.right?.runner
-    const options = { run, backend: backend.right, reporter, resume, stop, replicaInit: ReplicaBackend.init(backend.right.name), ...(queue === undefined ? {} : { queue }) }
+    const options = { run, backend: backend.right, reporter, resume, stop, replicaInit: ThreadInit.init(backend.right.name), ...(queue === undefined ? {} : { queue }) }
     const summary = await pipe(Pipeline.run(options)(recipe), TE.mapLeft(fromRun))().finally(async () => {
       stop.release()
       await scaleOut.right?.stop()

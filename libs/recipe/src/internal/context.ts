@@ -51,7 +51,7 @@ export interface Context {
   readonly evalSources: ReadonlyArray<Env.EnvSource>
   /** When set, RL episodes are played by the queue's workers (the same trajectories for the same seed). */
   readonly queue: Runner.Runner | undefined
-  /** What each SFT replica thread imports first (the app's backend); none: replicas start without. */
+  /** What each replica thread (SFT and RL updates) imports first (the app's backend); none: replicas start without. */
   readonly replicaInit: Replicas.Init | undefined
   /** The agent being trained (a resumed stage or a new critic replaces it). */
   agent: Agent.Agent

@@ -8,14 +8,14 @@ import { Progress } from '@mtrl/experiment'
 import { Agent, Critic } from '@mtrl/policy'
 import { RewardSpec } from '@mtrl/rewards'
 import { Runner } from '@mtrl/rollout-queue'
-import { Algorithm, Driver, Trainer, type Metrics } from '@mtrl/trainer-rl'
+import { Algorithm, Driver, Trainer, UpdateReplicas, type Metrics } from '@mtrl/trainer-rl'
 import * as E from 'fp-ts/lib/Either.js'
 import { trainerConfig, type RlStage } from '../Recipe.js'
 import { failed, stopped, type RunError } from '../RunError.js'
 import { noBar, pct, rolloutOptions, type Context } from './context.js'
 
 /** Makes the RL trainer of a stage (its envs, reward, and the reference policy: the KL anchor when a KL term is on, and the drift diagnostic `kl/prior` always; with a queue, who plays its episodes). */
-const makeTrainer = (ctx: Context, i: number, stage: RlStage, source: Env.EnvSource): Trainer.Trainer => {
+const makeTrainer = (ctx: Context, i: number, stage: RlStage, source: Env.EnvSource, replicas: UpdateReplicas.Pool): Trainer.Trainer => {
   const agent = ctx.agent
   const rollout = rolloutOptions(source, ctx.recipe.rollout, stage.rollout)
   const config = trainerConfig(stage, rollout, ctx.recipe.seed + 100 * (i + 1), ctx.recipe.checkpointEvery)
@@ -30,7 +30,8 @@ const makeTrainer = (ctx: Context, i: number, stage: RlStage, source: Env.EnvSou
     tokenizer: agent.tokenizer,
     contextLength: agent.contextLength,
     reward: RewardSpec.fromSpec(stage.reward ?? { kind: 'outcome' }),
-    ...(play === undefined ? {} : { play })
+    ...(play === undefined ? {} : { play }),
+    ...(replicas.size === 0 ? {} : { replicas })
   })
 }
 
@@ -71,11 +72,18 @@ export const run = async (ctx: Context, i: number, stage: RlStage, name: string)
   const rollout = rolloutOptions(source, ctx.recipe.rollout, stage.rollout)
   const fits = await Driver.checkContext(rollout, ctx.agent.template, ctx.agent.contextLength)(source)()
   if (E.isLeft(fits)) return E.left(failed(fits.left._tag === 'ContextTooShort' ? `${name}: ${Driver.message(fits.left)}` : Driver.message(fits.left)))
-  const trainer = makeTrainer(ctx, i, stage, source)
+  const withCritic = Algorithm.registry[stage.algorithm ?? 'ppo'].critic
+  const replicas = await UpdateReplicas.start(ctx.agent.policy, withCritic ? ctx.agent.critic : undefined, (stage.replicas ?? 1) - 1, ctx.replicaInit)
+  if (replicas.size > 0) ctx.reporter.line(`${name}: ${replicas.size + 1} data-parallel update replicas (workers on ${replicas.backends.join(', ')})`)
   try {
-    return await iterate(ctx, i, stage, name, trainer)
+    const trainer = makeTrainer(ctx, i, stage, source, replicas)
+    try {
+      return await iterate(ctx, i, stage, name, trainer)
+    } finally {
+      trainer.dispose()
+      await Promise.all(trainer.setup.envs.map((env) => env.close()()))
+    }
   } finally {
-    trainer.dispose()
-    await Promise.all(trainer.setup.envs.map((env) => env.close()()))
+    await replicas.dispose()
   }
 }

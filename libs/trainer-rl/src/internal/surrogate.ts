@@ -18,15 +18,22 @@ export interface SurrogateOutput {
   readonly approxKl: tf.Scalar
 }
 
-export const surrogate = (
+/** Per-token terms of the clipped surrogate: the loss, whether the clip bit (0/1), and -log ratio. */
+export interface SurrogateTokens {
+  readonly perToken: tf.Tensor
+  readonly clipped: tf.Tensor
+  readonly negLogRatio: tf.Tensor
+}
+
+/** The clipped surrogate per token (no mask, no aggregation). The caller owns the tensors. */
+export const surrogateTokens = (
   clipLow: number,
   clipHigh: number,
   dualClip: number | null,
-  mode: Aggregation.Mode,
-  input: SurrogateInput
-): SurrogateOutput =>
-  tf.tidy(() => {
-    const { logprobs, oldLogprobs, advantages, mask } = input
+  input: Omit<SurrogateInput, 'mask'>
+): SurrogateTokens => {
+  const [perToken, clipped, negLogRatio] = tf.tidy(() => {
+    const { logprobs, oldLogprobs, advantages } = input
     const logRatio = tf.sub(logprobs, oldLogprobs)
     const ratio = tf.exp(tf.clipByValue(logRatio, -20, 20))
     const negA = tf.neg(advantages)
@@ -37,8 +44,23 @@ export const surrogate = (
       const l3 = tf.mul(negA, dualClip)
       perToken = tf.where(tf.less(advantages, 0), tf.minimum(l3, perToken), perToken)
     }
-    const loss = Aggregation.aggregate(mode)(perToken, mask)
-    const clipFraction = Aggregation.maskedMean(tf.cast(tf.greater(l2, l1), 'float32'), mask)
-    const approxKl = Aggregation.maskedMean(tf.neg(logRatio), mask)
-    return { loss, clipFraction, approxKl }
+    return [perToken, tf.cast(tf.greater(l2, l1), 'float32'), tf.neg(logRatio)]
+  })
+  return { perToken: perToken!, clipped: clipped!, negLogRatio: negLogRatio! }
+}
+
+export const surrogate = (
+  clipLow: number,
+  clipHigh: number,
+  dualClip: number | null,
+  mode: Aggregation.Mode,
+  input: SurrogateInput
+): SurrogateOutput =>
+  tf.tidy(() => {
+    const { perToken, clipped, negLogRatio } = surrogateTokens(clipLow, clipHigh, dualClip, input)
+    return {
+      loss: Aggregation.aggregate(mode)(perToken, input.mask),
+      clipFraction: Aggregation.maskedMean(clipped, input.mask),
+      approxKl: Aggregation.maskedMean(negLogRatio, input.mask)
+    }
   })

@@ -2,19 +2,21 @@
  * Minibatch updates of one iteration: PPO epochs over shuffled minibatches, a policy step
  * (policy loss + KL in loss - entropy bonus) and a critic step (clipped value loss) each. A
  * critic that shares the policy's trunk takes both steps from one forward and backward pass.
+ * With data-parallel replicas each minibatch is cut into shards of similar token counts, one
+ * for this thread and one per worker; every loss is a sum with the whole minibatch's weights
+ * (./shardLoss.ts), so the shards' gradients and metrics add up to the minibatch's.
  */
 import { Rng } from '@mtrl/core'
 import { Critic, Scoring, type Policy } from '@mtrl/policy'
 import { Batch } from '@mtrl/rollout'
 import { Optimizer } from '@mtrl/optim'
+import { Pool as Workers } from '@mtrl/replicas'
 import * as tf from '@tensorflow/tfjs'
 import * as Aggregation from '../Aggregation.js'
 import type { Config } from '../Config.js'
-import * as Kl from '../Kl.js'
-import * as PolicyGradient from '../PolicyGradient.js'
-import * as Ppo from '../Ppo.js'
-import * as ValueLoss from '../ValueLoss.js'
-import { shiftRight } from './score.js'
+import type * as UpdateReplicas from '../UpdateReplicas.js'
+import { idsOf, policyLoss, policyTerms, valueLoss, valueTerms, type LossSettings, type PolicyShard, type ValueShard } from './shardLoss.js'
+import type { UpdatePayload } from './updateTask.js'
 
 export interface UpdateInput {
   readonly batch: Batch.Batch
@@ -36,6 +38,8 @@ export interface UpdateContext {
   readonly updatePolicy: boolean
   readonly klCoef: number
   readonly shuffle: Rng.Rng
+  /** Data-parallel replicas of the policy and critic (none: this thread alone). */
+  readonly replicas?: UpdateReplicas.Pool
 }
 
 export interface UpdateMetrics {
@@ -65,55 +69,78 @@ const contextMaskOf = (batch: Batch.Batch): Float32Array => {
   return out
 }
 
+/** Rows `rows` of a [batch, time] array, each cut to `width`. */
+const cut = <A extends Float32Array | Int32Array>(src: A, time: number, rows: ReadonlyArray<number>, width: number): A => {
+  const out = new (src.constructor as new (n: number) => A)(rows.length * width)
+  rows.forEach((r, i) => out.set(src.subarray(r * time, r * time + width), i * width))
+  return out
+}
+
+const settingsOf = (config: Config, lossKind: UpdateContext['lossKind'], klInLoss: boolean): LossSettings => ({
+  temperature: config.rollout.temperature,
+  clipLow: config.clipLow,
+  clipHigh: config.clipHigh,
+  dualClip: lossKind === 'ppo' ? config.dualClip : null,
+  valueClip: config.valueClip,
+  entropyCoef: config.entropyCoef,
+  contextCoef: config.contextCoef,
+  klInLoss: klInLoss ? config.kl.estimator : undefined
+})
+
 export const update = (context: UpdateContext, input: UpdateInput): UpdateMetrics => {
-  const { config, policy, critic } = context
-  const temperature = config.rollout.temperature
-  const rows = Array.from({ length: input.batch.batch }, (_, i) => i)
+  const { config, policy, critic, replicas } = context
+  const batch = input.batch
+  const T = batch.time
+  const rows = Array.from({ length: batch.batch }, (_, i) => i)
   const m: Record<keyof Omit<UpdateMetrics, 'steps'>, number[]> = {
     policyLoss: [], valueLoss: [], clipFraction: [], valueClipFraction: [], approxKl: [], klLoss: [], entropy: [], policyGradNorm: [], criticGradNorm: [], samplerGap: [], contextLoss: []
   }
-  const T = input.batch.time
   const klInLoss = config.kl.placement === 'loss' && input.refLogprobs !== undefined
-  const policyLoss = context.lossKind === 'ppo'
-    ? Ppo.loss({ clipLow: config.clipLow, clipHigh: config.clipHigh, dualClip: config.dualClip, aggregation: config.aggregation })
-    : PolicyGradient.loss({ clipLow: config.clipLow, clipHigh: config.clipHigh, aggregation: config.aggregation })
+  const settings = settingsOf(config, context.lossKind, klInLoss)
+  if (context.lossKind === 'ppo' && config.dualClip !== null && config.dualClip <= 1) throw new Error(`Ppo.loss: dualClip must be > 1, got ${config.dualClip}`)
+  const contextMask = config.contextCoef > 0 ? contextMaskOf(batch) : undefined
+  const criticStep = critic !== undefined && context.criticOptimizer !== undefined && input.oldValues !== undefined ? { critic, optimizer: context.criticOptimizer } : undefined
+  const fused = context.updatePolicy && criticStep !== undefined && criticStep.critic.shareTrunk && criticStep.critic.policy === policy
+  if (fused && replicas !== undefined && replicas.size > 0) throw new Error('update: replicas do not take a critic that shares the policy trunk')
+  const shardCount = 1 + (replicas?.size ?? 0)
   for (let epoch = 0; epoch < config.ppoEpochs; epoch++) {
     const order = Rng.shuffle(context.shuffle)(rows)
     const size = Math.ceil(order.length / Math.max(1, config.minibatches))
     for (let start = 0; start < order.length; start += size) {
       const part = order.slice(start, start + size)
-      // Each minibatch is cut to its own longest row: only padding goes, and causal scoring of
-      // the kept tokens is unchanged.
-      const mb = Batch.trim(Batch.select(part)(input.batch))
-      const Tm = mb.time
-      const pick = (src: Float32Array): tf.Tensor2D => {
-        const out = new Float32Array(part.length * Tm)
-        part.forEach((r, i) => out.set(src.subarray(r * T, r * T + Tm), i * Tm))
-        return tf.tensor2d(out, [part.length, Tm])
-      }
-      const ids = tf.tensor2d(mb.ids, [mb.batch, Tm], 'int32')
-      const mask = tf.tensor2d(mb.actionMask, [mb.batch, Tm])
-      const contextMask = config.contextCoef > 0 ? tf.tensor2d(contextMaskOf(mb), [mb.batch, Tm]) : undefined
-      const oldLogprobs = pick(input.oldLogprobs)
-      const advantages = pick(input.advantages)
-      const returns = pick(input.returns)
-      const ref = input.refLogprobs === undefined ? undefined : pick(input.refLogprobs)
-      const oldValues = input.oldValues === undefined ? undefined : pick(input.oldValues)
-      const policyTerms = (scores: Scoring.TokenScores, sampler: tf.Tensor2D | undefined): { loss: tf.Scalar; aux: Record<string, tf.Scalar> } => {
-        const gap = sampler === undefined ? tf.scalar(Number.NaN) : Aggregation.maskedMean(tf.abs(tf.sub(scores.logprobs, sampler)), mask)
-        const pg = policyLoss({ logprobs: scores.logprobs, oldLogprobs, advantages, mask })
-        const entropy = Aggregation.maskedMean(scores.entropy, mask)
-        const klLoss = klInLoss ? Aggregation.aggregate(config.aggregation)(Kl.estimate(config.kl.estimator)(scores.logprobs, ref!), mask) : tf.scalar(0)
-        const contextLoss = contextMask === undefined ? tf.scalar(0) : tf.neg(Aggregation.maskedMean(scores.logprobs, contextMask))
-        const loss = tf.add(tf.sub(tf.add(pg.loss, tf.mul(klLoss, context.klCoef)), tf.mul(entropy, config.entropyCoef)), tf.mul(contextLoss, config.contextCoef)) as tf.Scalar
-        return { loss, aux: { policyLoss: pg.loss, clipFraction: pg.clipFraction, approxKl: pg.approxKl, klLoss, entropy, gap, contextLoss } }
-      }
-      const valueTerms = (values: tf.Tensor2D): { loss: tf.Scalar; aux: Record<string, tf.Scalar> } => {
-        const out = ValueLoss.loss({ clip: config.valueClip, aggregation: config.aggregation })({ values: shiftRight(values), oldValues: oldValues!, returns, mask })
-        return { loss: out.loss, aux: { valueLoss: out.loss, valueClipFraction: out.clipFraction } }
-      }
-      const recordPolicy = (aux: Readonly<Record<string, number>>, gradNorm: number, first: boolean): void => {
-        if (first) m.samplerGap.push(aux['gap']!)
+      // The minibatch's weights, at full width: a token mean over its action tokens, the
+      // configured aggregation (Dr. GRPO's norm by the batch's width, the same for every
+      // minibatch), and a token mean over its context tokens.
+      const mask = cut(batch.actionMask, T, part, T)
+      const weights = Aggregation.weights(config.aggregation, T)(mask, part.length, T)
+      const meanWeights = Aggregation.weights('token-mean')(mask, part.length, T)
+      const contextWeights = contextMask === undefined ? undefined : Aggregation.weights('token-mean')(cut(contextMask, T, part, T), part.length, T)
+      // Shards of similar token counts, each cut to its own longest row: only padding goes,
+      // and causal scoring of the kept tokens is unchanged.
+      const groups = fused ? [part.map((_, i) => i)] : Workers.split(part.map((r) => batch.lengths[r]!), shardCount)
+      const first = m.policyLoss.length === 0
+      const shards = groups.map((at) => {
+        const picked = at.map((i) => part[i]!)
+        const width = picked.reduce((w, r) => Math.max(w, batch.lengths[r]!), 1)
+        const common = { rows: picked.length, time: width, ids: cut(batch.ids, T, picked, width) }
+        const policyShard: PolicyShard = {
+          ...common,
+          oldLogprobs: cut(input.oldLogprobs, T, picked, width),
+          advantages: cut(input.advantages, T, picked, width),
+          weights: cut(weights, T, at, width),
+          meanWeights: cut(meanWeights, T, at, width),
+          ...(contextWeights === undefined ? {} : { contextWeights: cut(contextWeights, T, at, width) }),
+          ...(klInLoss ? { refLogprobs: cut(input.refLogprobs!, T, picked, width) } : {}),
+          ...(context.updatePolicy && first ? { samplerLogprobs: cut(batch.samplerLogprobs, T, picked, width) } : {})
+        }
+        const valueShard: ValueShard | undefined =
+          input.oldValues === undefined
+            ? undefined
+            : { ...common, oldValues: cut(input.oldValues, T, picked, width), returns: cut(input.returns, T, picked, width), weights: policyShard.weights, meanWeights: policyShard.meanWeights }
+        return { policyShard, valueShard }
+      })
+      const recordPolicy = (aux: Readonly<Record<string, number>>, gradNorm: number): void => {
+        if (first) m.samplerGap.push(aux['gap'] ?? Number.NaN)
         if (contextMask !== undefined) m.contextLoss.push(aux['contextLoss']!)
         m.policyLoss.push(aux['policyLoss']!)
         m.clipFraction.push(aux['clipFraction']!)
@@ -127,42 +154,41 @@ export const update = (context: UpdateContext, input: UpdateInput): UpdateMetric
         m.valueClipFraction.push(aux['valueClipFraction']!)
         m.criticGradNorm.push(gradNorm)
       }
-      const criticStep = critic !== undefined && context.criticOptimizer !== undefined && oldValues !== undefined ? { critic, optimizer: context.criticOptimizer } : undefined
-      const first = m.policyLoss.length === 0
-      const sampler = context.updatePolicy && first ? tf.tensor2d(mb.samplerLogprobs, [mb.batch, Tm]) : undefined
-      if (context.updatePolicy && criticStep !== undefined && criticStep.critic.shareTrunk && criticStep.critic.policy === policy) {
-        // A shared trunk: log-probs and values from one forward pass, one backward, each part's
-        // gradients applied by its own optimizer at its own rate and clip. Without `valueCoef`
-        // the values read the trunk through a stop-gradient, so the two parts are disjoint.
-        const policyVariables = context.policyOptimizer.variables
-        const { grads, aux } = Optimizer.gradients([...policyVariables, ...criticStep.optimizer.variables], () => {
-          const toTrunk = config.valueCoef > 0
-          const scores = Scoring.tokenLogprobsWithValues(policy, criticStep.critic, { entropy: true, valueGradient: toTrunk ? 'trunk' : 'head' })(ids, temperature)
-          const p = policyTerms(scores, sampler)
-          const v = valueTerms(scores.values)
-          return { loss: tf.add(p.loss, toTrunk ? tf.mul(v.loss, config.valueCoef) : v.loss) as tf.Scalar, aux: { ...p.aux, ...v.aux } }
-        })
+      const applied = (optimizer: Optimizer.Optimizer, learningRate: number, grads: tf.Tensor[]): number => {
         try {
-          recordPolicy(aux, Optimizer.apply(context.policyOptimizer, { learningRate: context.policyLr, maxNorm: config.maxGradNorm }, grads.slice(0, policyVariables.length)), first)
-          recordCritic(aux, Optimizer.apply(criticStep.optimizer, { learningRate: config.criticLr, maxNorm: config.maxGradNorm }, grads.slice(policyVariables.length)))
+          return Optimizer.apply(optimizer, { learningRate, maxNorm: config.maxGradNorm }, grads)
         } finally {
           tf.dispose(grads)
         }
-      } else {
-        if (context.updatePolicy) {
-          const result = Optimizer.step(context.policyOptimizer, { learningRate: context.policyLr, maxNorm: config.maxGradNorm }, () =>
-            policyTerms(Scoring.tokenLogprobs(policy, { entropy: true })(ids, temperature), sampler)
-          )
-          recordPolicy(result.aux, result.gradNorm, first)
-        }
-        if (criticStep !== undefined) {
-          const result = Optimizer.step(criticStep.optimizer, { learningRate: config.criticLr, maxNorm: config.maxGradNorm }, () => valueTerms(Critic.values(criticStep.critic)(ids)))
-          recordCritic(result.aux, result.gradNorm)
-        }
       }
-      sampler?.dispose()
-      contextMask?.dispose()
-      tf.dispose([ids, mask, oldLogprobs, advantages, returns, ...(ref ? [ref] : []), ...(oldValues ? [oldValues] : [])])
+      if (fused) {
+        // A shared trunk: log-probs and values from one forward pass, one backward, each part's
+        // gradients applied by its own optimizer at its own rate and clip. Without `valueCoef`
+        // the values read the trunk through a stop-gradient, so the two parts are disjoint.
+        const { policyShard, valueShard } = shards[0]!
+        const policyVariables = context.policyOptimizer.variables
+        const { grads, aux } = Optimizer.gradients([...policyVariables, ...criticStep!.optimizer.variables], () => {
+          const toTrunk = config.valueCoef > 0
+          const scores = Scoring.tokenLogprobsWithValues(policy, criticStep!.critic, { entropy: true, valueGradient: toTrunk ? 'trunk' : 'head' })(idsOf(policyShard), settings.temperature)
+          const p = policyTerms(settings, context.klCoef, policyShard, scores)
+          const v = valueTerms(settings, valueShard!, scores.values)
+          return { loss: tf.add(p.loss, toTrunk ? tf.mul(v.loss, config.valueCoef) : v.loss) as tf.Scalar, aux: { ...p.aux, ...v.aux } }
+        })
+        recordPolicy(aux, applied(context.policyOptimizer, context.policyLr, grads.slice(0, policyVariables.length)))
+        recordCritic(aux, applied(criticStep!.optimizer, config.criticLr, grads.slice(policyVariables.length)))
+        continue
+      }
+      const workers = replicas?.workers
+      if (context.updatePolicy) {
+        const payloads: UpdatePayload[] = shards.map((s) => ({ part: 'policy', settings, klCoef: context.klCoef, shard: s.policyShard }))
+        const { grads, aux } = Workers.gradients(workers, 'policy', context.policyOptimizer.variables, payloads, (p) => policyLoss(policy, settings, context.klCoef, (p as UpdatePayload & { part: 'policy' }).shard))
+        recordPolicy(aux, applied(context.policyOptimizer, context.policyLr, grads))
+      }
+      if (criticStep !== undefined) {
+        const payloads: UpdatePayload[] = shards.map((s) => ({ part: 'critic', settings, shard: s.valueShard! }))
+        const { grads, aux } = Workers.gradients(workers, 'critic', criticStep.optimizer.variables, payloads, (p) => valueLoss(criticStep.critic, settings, (p as UpdatePayload & { part: 'critic' }).shard))
+        recordCritic(aux, applied(criticStep.optimizer, config.criticLr, grads))
+      }
     }
   }
   return {

@@ -7,6 +7,7 @@ import { Scoring, type Policy } from '@mtrl/policy'
 import { Batch } from '@mtrl/rollout'
 import * as tf from '@tensorflow/tfjs'
 import { actionLoss, contextMask, tensors } from '../Loss.js'
+import { Pool as Workers } from '@mtrl/replicas'
 import * as Replicas from '../Replicas.js'
 import type { Options } from '../Sft.js'
 import { weightedNll, type Shard } from './weightedNll.js'
@@ -58,26 +59,17 @@ export const parallelStep = (
   const total = (k: number): number => shards.reduce((n, s) => n + s.masks[k]!.reduce((a, b) => a + b, 0), 0)
   const counts = withContext ? [total(0), total(1)] : [total(0)]
   const coefs = counts.map((c, k) => (k === 0 ? 1 : options.contextWeight) / Math.max(c, 1))
-  const answers = Replicas.dispatch(replicas, Replicas.flatWeights(replicas), shards.slice(1), coefs)
-  const local = Optimizer.gradients(optimizer.variables, () => weightedNll(policy, shards[0]!, coefs))
-  let grads = local.grads
+  const { grads, aux } = Workers.gradients(replicas.workers, 'policy', replicas.variables, shards.map((shard) => ({ shard, coefs })), (payload) =>
+    weightedNll(policy, payload.shard, payload.coefs)
+  )
   try {
-    const remote = answers()
-    grads = tf.tidy(() => {
-      const sizes = grads.map((g) => g.size)
-      const offsets = sizes.map((_, i) => sizes.slice(0, i).reduce((a, b) => a + b, 0))
-      return grads.map((g, i) => tf.addN([g, ...remote.map((a) => tf.tensor(a.grads.subarray(offsets[i]!, offsets[i]! + sizes[i]!), g.shape))]))
-    })
-    tf.dispose(local.grads)
     const gradNorm = Optimizer.apply(optimizer, { learningRate: lr, maxNorm: options.maxGradNorm }, grads)
-    const sum = (k: number): number => (local.aux[`s${k}`] ?? 0) + remote.reduce((n, a) => n + a.sums[k]!, 0)
-    const action = -sum(0) / Math.max(counts[0]!, 1)
+    const action = -(aux['s0'] ?? 0) / Math.max(counts[0]!, 1)
     if (!withContext) return { loss: action, gradNorm }
-    const context = -sum(1) / Math.max(counts[1]!, 1)
+    const context = -(aux['s1'] ?? 0) / Math.max(counts[1]!, 1)
     return { loss: action + options.contextWeight * context, gradNorm, aux: { action, context } }
   } finally {
     tf.dispose(grads)
-    tf.dispose(local.grads)
   }
 }
 

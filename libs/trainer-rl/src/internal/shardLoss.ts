@@ -1,0 +1,111 @@
+/**
+ * The update's losses on one shard of a minibatch, in the form that shards add up: each token
+ * term is a weighted sum with the whole minibatch's weights (`Aggregation.weights`), so the
+ * losses, gradients and metrics of the shards of a minibatch sum to the minibatch's. The
+ * calling thread and the data-parallel replicas (./updateTask.ts) run the same functions.
+ */
+import { Critic, Scoring, type Policy } from '@mtrl/policy'
+import * as tf from '@tensorflow/tfjs'
+import * as Kl from '../Kl.js'
+import * as ValueLoss from '../ValueLoss.js'
+import { shiftRight } from './score.js'
+import { surrogateTokens } from './surrogate.js'
+
+/** What a run's losses are (constant over the run). */
+export interface LossSettings {
+  readonly temperature: number
+  readonly clipLow: number
+  readonly clipHigh: number
+  /** PPO's dual clip; null for the clipped policy gradient. */
+  readonly dualClip: number | null
+  readonly valueClip: number | null
+  readonly entropyCoef: number
+  readonly contextCoef: number
+  /** The KL estimator of a KL term in the loss; undefined: none. */
+  readonly klInLoss: Kl.Estimator | undefined
+}
+
+/** Rows of a minibatch, right-padded to their longest, row-major [rows, time]. */
+interface Rows {
+  readonly rows: number
+  readonly time: number
+  readonly ids: Int32Array
+}
+
+/**
+ * A policy shard. `weights`: the policy loss's aggregation weights; `meanWeights`: a token
+ * mean over the minibatch's action tokens (metrics, entropy); `contextWeights`: a token mean over
+ * its prompt and observation tokens (the context loss).
+ */
+export interface PolicyShard extends Rows {
+  readonly oldLogprobs: Float32Array
+  readonly advantages: Float32Array
+  readonly weights: Float32Array
+  readonly meanWeights: Float32Array
+  readonly contextWeights?: Float32Array
+  readonly refLogprobs?: Float32Array
+  /** The sampler's log-probs, to measure their gap to the trainer's (first minibatch only). */
+  readonly samplerLogprobs?: Float32Array
+}
+
+/** A critic shard: `weights` aggregate the value loss, `meanWeights` its clip fraction. */
+export interface ValueShard extends Rows {
+  readonly oldValues: Float32Array
+  readonly returns: Float32Array
+  readonly weights: Float32Array
+  readonly meanWeights: Float32Array
+}
+
+type Terms = { readonly loss: tf.Scalar; readonly aux: Record<string, tf.Scalar> }
+
+const matrix = (shard: Rows, data: Float32Array): tf.Tensor2D => tf.tensor2d(data, [shard.rows, shard.time])
+const weighted = (x: tf.Tensor, w: tf.Tensor): tf.Scalar => tf.sum(tf.mul(x, w)) as tf.Scalar
+
+export const idsOf = (shard: Rows): tf.Tensor2D => tf.tensor2d(shard.ids, [shard.rows, shard.time], 'int32')
+
+/**
+ * The policy's terms from its scores: `pg + klCoef kl - entropyCoef H + contextCoef ctx`, and the
+ * metrics `policyLoss`, `clipFraction`, `approxKl`, `klLoss`, `entropy`, `contextLoss`, `gap`
+ * (when the shard has sampler log-probs), each the shard's share of the minibatch's.
+ */
+export const policyTerms = (settings: LossSettings, klCoef: number, shard: PolicyShard, scores: Scoring.TokenScores): Terms =>
+  tf.tidy(() => {
+    const w = matrix(shard, shard.weights)
+    const mean = matrix(shard, shard.meanWeights)
+    const tokens = surrogateTokens(settings.clipLow, settings.clipHigh, settings.dualClip, {
+      logprobs: scores.logprobs,
+      oldLogprobs: matrix(shard, shard.oldLogprobs),
+      advantages: matrix(shard, shard.advantages)
+    })
+    const policyLoss = weighted(tokens.perToken, w)
+    const entropy = weighted(scores.entropy, mean)
+    const klLoss = settings.klInLoss === undefined || shard.refLogprobs === undefined ? tf.scalar(0) : weighted(Kl.estimate(settings.klInLoss)(scores.logprobs, matrix(shard, shard.refLogprobs)), w)
+    const contextLoss = shard.contextWeights === undefined ? tf.scalar(0) : tf.neg(weighted(scores.logprobs, matrix(shard, shard.contextWeights)))
+    const loss = tf.addN([policyLoss, tf.mul(klLoss, klCoef), tf.mul(entropy, -settings.entropyCoef), tf.mul(contextLoss, settings.contextCoef)]) as tf.Scalar
+    const aux: Record<string, tf.Scalar> = {
+      policyLoss,
+      clipFraction: weighted(tokens.clipped, mean),
+      approxKl: weighted(tokens.negLogRatio, mean),
+      klLoss,
+      entropy,
+      contextLoss
+    }
+    if (shard.samplerLogprobs !== undefined) aux['gap'] = weighted(tf.abs(tf.sub(scores.logprobs, matrix(shard, shard.samplerLogprobs))), mean)
+    return { loss, aux }
+  })
+
+/** The critic's terms from its values `V(h_t)` (read one token earlier): the clipped value loss and its clip fraction. */
+export const valueTerms = (settings: LossSettings, shard: ValueShard, values: tf.Tensor2D): Terms =>
+  tf.tidy(() => {
+    const tokens = ValueLoss.perToken({ clip: settings.valueClip })({ values: shiftRight(values), oldValues: matrix(shard, shard.oldValues), returns: matrix(shard, shard.returns) })
+    const valueLoss = weighted(tokens.loss, matrix(shard, shard.weights))
+    return { loss: valueLoss, aux: { valueLoss, valueClipFraction: weighted(tokens.clipped, matrix(shard, shard.meanWeights)) } }
+  })
+
+/** The policy's loss on a shard (it scores the shard itself). */
+export const policyLoss = (policy: Policy.Policy, settings: LossSettings, klCoef: number, shard: PolicyShard): Terms =>
+  tf.tidy(() => policyTerms(settings, klCoef, shard, Scoring.tokenLogprobs(policy, { entropy: true })(idsOf(shard), settings.temperature)))
+
+/** The critic's loss on a shard. */
+export const valueLoss = (critic: Critic.Critic, settings: LossSettings, shard: ValueShard): Terms =>
+  tf.tidy(() => valueTerms(settings, shard, Critic.values(critic)(idsOf(shard))))
