@@ -2,7 +2,7 @@ import { Rng, type Trajectory } from '@mtrl/core'
 import { Critic, ModelConfig, Policy } from '@mtrl/policy'
 import { Batch } from '@mtrl/rollout'
 import { Optimizer } from '@mtrl/optim'
-import { TestBackend } from '@mtrl/testing'
+import { expectNoLeak, TestBackend } from '@mtrl/testing'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { defaultConfig, type Config } from '../src/Config.js'
 import * as score from '../src/internal/score.js'
@@ -50,10 +50,11 @@ const run = async (config: Config, lossKind: 'ppo' | 'policyGradient', workers: 
   const criticOptimizer = critic === undefined ? undefined : Optimizer.make(Critic.trainableVariables(critic))
   const replicas = workers === undefined ? undefined : await _.start(policy, critic, workers)
   try {
-    const metrics = update(
+    // the update owns every tensor it makes: none survives it, with replicas or without
+    const metrics = await expectNoLeak(() => update(
       { config, lossKind, policy, critic, policyOptimizer, criticOptimizer, policyLr: 0.01, updatePolicy: true, klCoef: 0.2, shuffle: Rng.make(3), ...(replicas ? { replicas } : {}) },
       { batch, oldLogprobs, advantages: noise(n, 1), returns: noise(n, 2), ...(critic ? { oldValues: noise(n, 4) } : {}), refLogprobs }
-    )
+    ))
     const weights = [...Policy.toHost(policy.variables).values(), ...(critic ? Policy.toHost(critic.variables).values() : [])].map((w) => w.data)
     const after = score.logprobs(policy, batch, temperature)
     return { metrics, weights, moved: after.reduce((m, x, i) => Math.max(m, Math.abs(x - oldLogprobs[i]!)), 0) }
