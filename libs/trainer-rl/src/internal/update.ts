@@ -97,7 +97,7 @@ export const update = (context: UpdateContext, input: UpdateInput): UpdateMetric
   }
   const klInLoss = config.kl.placement === 'loss' && input.refLogprobs !== undefined
   const settings = settingsOf(config, context.lossKind, klInLoss)
-  if (context.lossKind === 'ppo' && config.dualClip !== null && config.dualClip <= 1) throw new Error(`Ppo.loss: dualClip must be > 1, got ${config.dualClip}`)
+  if (context.lossKind === 'ppo' && config.dualClip !== null && config.dualClip <= 1) throw new Error(`update: dualClip must be > 1, got ${config.dualClip}`)
   const contextMask = config.contextCoef > 0 ? contextMaskOf(batch) : undefined
   const criticStep = critic !== undefined && context.criticOptimizer !== undefined && input.oldValues !== undefined ? { critic, optimizer: context.criticOptimizer } : undefined
   const fused = context.updatePolicy && criticStep !== undefined && criticStep.critic.shareTrunk && criticStep.critic.policy === policy
@@ -180,13 +180,13 @@ export const update = (context: UpdateContext, input: UpdateInput): UpdateMetric
       }
       const workers = replicas?.workers
       if (context.updatePolicy) {
-        const payloads: UpdatePayload[] = shards.map((s) => ({ part: 'policy', settings, klCoef: context.klCoef, shard: s.policyShard }))
-        const { grads, aux } = Workers.gradients(workers, 'policy', context.policyOptimizer.variables, payloads, (p) => policyLoss(policy, settings, context.klCoef, (p as UpdatePayload & { part: 'policy' }).shard))
+        const payloads = shards.map((s) => ({ part: 'policy', settings, klCoef: context.klCoef, shard: s.policyShard }) satisfies UpdatePayload)
+        const { grads, aux } = Workers.gradients(workers, 'policy', context.policyOptimizer.variables, payloads, (p) => policyLoss(policy, settings, p.klCoef, p.shard))
         recordPolicy(aux, applied(context.policyOptimizer, context.policyLr, grads))
       }
       if (criticStep !== undefined) {
-        const payloads: UpdatePayload[] = shards.map((s) => ({ part: 'critic', settings, shard: s.valueShard! }))
-        const { grads, aux } = Workers.gradients(workers, 'critic', criticStep.optimizer.variables, payloads, (p) => valueLoss(criticStep.critic, settings, (p as UpdatePayload & { part: 'critic' }).shard))
+        const payloads = shards.map((s) => ({ part: 'critic', settings, shard: s.valueShard! }) satisfies UpdatePayload)
+        const { grads, aux } = Workers.gradients(workers, 'critic', criticStep.optimizer.variables, payloads, (p) => valueLoss(criticStep.critic, settings, p.shard))
         recordCritic(aux, applied(criticStep.optimizer, config.criticLr, grads))
       }
     }
