@@ -74,10 +74,10 @@ const taskUrl = (): string => {
  * @since 0.1.0
  */
 export const start = async (policy: Policy.Policy, workers: number, init?: Init): Promise<Pool> => {
-  const trainable = new Set(Policy.trainableVariables(policy))
-  const names = Object.entries(policy.variables)
-    .filter(([, v]) => trainable.has(v))
-    .map(([name]) => name)
+  // the optimizer's order: the workers' flat arrays must line up with its variables
+  const variables = Policy.trainableVariables(policy)
+  const nameOf = new Map(Object.entries(policy.variables).map(([name, v]) => [v, name]))
+  const names = variables.map((v) => nameOf.get(v)!)
   const data: NllTaskData = {
     config: policy.config,
     lora: policy.lora,
@@ -85,7 +85,7 @@ export const start = async (policy: Policy.Policy, workers: number, init?: Init)
     trainable: names
   }
   const pool = await Workers.start({ url: taskUrl(), data }, workers, init)
-  return { _tag: 'Replicas', size: pool.size, backends: pool.backends, variables: names.map((name) => policy.variables[name]!), workers: pool, dispose: pool.dispose }
+  return { _tag: 'Replicas', size: pool.size, backends: pool.backends, variables, workers: pool, dispose: pool.dispose }
 }
 
 /**
