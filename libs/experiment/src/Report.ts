@@ -42,10 +42,11 @@ const seedsNote = (evals: ReadonlyArray<EvalRow>): string => {
   return seen.length === 0 ? '' : `: ${escape(seen.join('; '))}`
 }
 
-/** The charts of a run: SFT loss per step, then every RL curve a run logged, one line per stage. */
+/** The charts of a run: SFT loss per step, SFT's held-out checks (`until`), then every RL curve a run logged, one line per stage. */
 const chartsOf = (metrics: ReadonlyArray<Record<string, unknown>>) => {
   const rl = metrics.filter((m) => m['kind'] === 'rl')
   const sft = metrics.filter((m) => m['kind'] === 'sft')
+  const checks = metrics.filter((m) => m['kind'] === 'sft-check')
   const stages = [...new Set(rl.map((m) => m['stage'] as number))]
   const series = (metrics: ReadonlyArray<string>) =>
     metrics
@@ -66,6 +67,16 @@ const chartsOf = (metrics: ReadonlyArray<Record<string, unknown>>) => {
             datasets: ['loss/sft', 'loss/context']
               .filter((metric) => sft.some((m) => finite(m[metric])))
               .map((metric) => ({ label: metric, data: sft.map((m, i) => ({ x: i + 1, y: finite(m[metric]) ? m[metric] : null })) }))
+          }
+        ]
+      : []),
+    ...(checks.length > 0
+      ? [
+          {
+            id: 'sft-checks',
+            title: 'SFT held-out checks (greedy success; the stage ends at the first that passes)',
+            xLabel: 'step',
+            datasets: [{ label: 'success', data: checks.map((m) => ({ x: m['step'] as number, y: m['success'] as number })) }]
           }
         ]
       : []),

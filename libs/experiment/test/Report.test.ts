@@ -49,6 +49,18 @@ describe('Report', () => {
     expect(html).not.toMatch(/"label":\s*"loss\/context"/)
   })
 
+  it('charts an SFT stage\'s held-out checks when it had any', () => {
+    const checks = [
+      { kind: 'sft-check', stage: 0, step: 10, success: 0.04, episodes: 50 },
+      { kind: 'sft-check', stage: 0, step: 20, success: 0.3, episodes: 50 }
+    ]
+    const html = _.render('test run', [...metrics, ...checks])
+    expect(html.match(/<canvas/g)?.length).toBe(2 + _.curves.length)
+    expect(html).toContain('SFT held-out checks')
+    expect(html).toMatch(/"x":\s*20,\s*"y":\s*0\.3/)
+    expect(_.render('test run', metrics)).not.toContain('SFT held-out checks')
+  })
+
   it('escapes text from metrics', () => {
     expect(_.render('<script>x</script>', [])).not.toContain('<script>x</script>')
   })

@@ -50,10 +50,26 @@ export type PretrainedModel = t.TypeOf<typeof PretrainedModel>
 export const Model = t.union([ScratchModel, PretrainedModel])
 export type Model = t.TypeOf<typeof Model>
 
-/** SFT on expert demonstrations: `episodes` from the environment's expert, or a JSONL file (`data`). */
+/**
+ * Ending an SFT stage on a held-out check: from step `after` (default 0), every `every` steps,
+ * the agent plays `episodes` (default 50) greedy games of the stage's environment on
+ * {@link untilSeedBase}'s seeds; the stage ends at the first check that wins at least `success`
+ * of them. For a prior of a chosen strength (a weak prior for RL to lift) without guessing the
+ * step at which a run leaves its plateau, which differs from seed to seed.
+ */
+export const SftUntil = t.intersection([
+  t.type({ success: Numbers.Fraction, every: Numbers.PositiveInt }),
+  t.partial({ episodes: Numbers.PositiveInt, after: Numbers.NonNegativeInt })
+])
+export type SftUntil = t.TypeOf<typeof SftUntil>
+
+/** The first seed of an SFT stage's held-out checks: in the validation range (never the test seeds), 2.5e8 past the seeds validation evaluations play. */
+export const untilSeedBase = Evaluate.splitSeedBase.validation + 250_000_000
+
+/** SFT on expert demonstrations: `episodes` from the environment's expert, or a JSONL file (`data`); `until`: end it early on a held-out check. */
 export const SftStage = t.intersection([
   t.type({ kind: t.literal('sft'), env: EnvConfig }),
-  t.partial({ data: t.string }),
+  t.partial({ data: t.string, until: SftUntil }),
   Demonstrations.Settings,
   Sft.Settings,
   Sft.RunSettings
@@ -132,6 +148,8 @@ const checkStage = (stage: Stage, i: number, shareTrunk: boolean): E.Either<stri
   if (stage.kind === 'sft') {
     if (stage.episodes === undefined && stage.data === undefined) return invalid(`stages.${i}`, 'an sft stage needs "episodes" (expert demonstrations) or "data" (a JSONL file)')
     if (stage.data === undefined && !hasExpert(stage.env)) return invalid(`stages.${i}.env`, `${stage.env.kind} environments have no expert: give "data" (a JSONL file)`)
+    if (stage.until !== undefined && (stage.emaDecay ?? 0) > 0)
+      return invalid(`stages.${i}.until`, `expected no weight average (emaDecay 0): the checks play the trained weights, not their average, got emaDecay ${stage.emaDecay}`)
     return E.right(stage)
   }
   if ((stage.replicas ?? 1) > 1 && shareTrunk && TrainerAlgorithm.registry[stage.algorithm ?? 'ppo'].critic)

@@ -61,6 +61,26 @@ describe('Pipeline', () => {
     expect(iterations[1]!['grad/critic_norm']).toBeGreaterThan(0)
   })
 
+  it('an SFT stage with `until` ends at the first held-out check that wins enough, and logs its checks', async () => {
+    const run = RunDir.create('t', join(root, 'until'))
+    const lines: string[] = []
+    // 8 demonstrations, none held out, batch 4: 2 steps per epoch, 6 in 3 epochs; checks at steps 4 and 6
+    const until = { ...sft, epochs: 3, heldOutFraction: 0, until: { success: 0, every: 2, after: 3, episodes: 2 } }
+    const result = await _.run({ run, backend, reporter: quiet(lines) })(recipe([until], { evalAfterEachStage: false }))()
+    if (E.isLeft(result)) throw new Error(result.left.message)
+    const metrics = run.readMetrics()
+    expect(metrics.filter((m) => m['kind'] === 'sft').map((m) => m['step'])).toEqual([0, 1, 2, 3])
+    expect(metrics.filter((m) => m['kind'] === 'sft-check')).toEqual([{ kind: 'sft-check', stage: 0, step: 4, success: expect.any(Number), episodes: 2 }])
+    expect(lines.some((l) => /stage 1 \(sft on textworld\/w1-o1-q1\): step 4: .* of 2 held-out games won \(at least 0\.0%: the stage ends here\)/.test(l))).toBe(true)
+    // a check that cannot pass (after the last step) leaves the stage whole
+    const whole = RunDir.create('t', join(root, 'until-never'))
+    const never = { ...until, until: { success: 0, every: 2, after: 7 } }
+    const full = await _.run({ run: whole, backend, reporter: quiet() })(recipe([never], { evalAfterEachStage: false }))()
+    if (E.isLeft(full)) throw new Error(full.left.message)
+    expect(whole.readMetrics().filter((m) => m['kind'] === 'sft')).toHaveLength(6)
+    expect(whole.readMetrics().filter((m) => m['kind'] === 'sft-check')).toHaveLength(0)
+  })
+
   it('stops on request after a checkpoint with how to continue, and a resumed run finishes the rest', async () => {
     const run = RunDir.create('t', join(root, 'stopped'))
     const twoStages = recipe([sft, rl], { evalAfterEachStage: false })

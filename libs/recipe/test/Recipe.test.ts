@@ -83,6 +83,14 @@ describe('Recipe', () => {
     expect(error({ ...shared, stages: [good.stages[0], { ...rl, algorithm: 'grpo', groupSize: 4 }] })).toBe('decoded')
   })
 
+  it('an SFT stage\'s `until` checks the trained weights, so it refuses a weight average', () => {
+    const until = { ...good.stages[0], until: { success: 0.3, every: 20 } }
+    expect(error({ ...good, stages: [until] })).toBe('decoded')
+    expect(error({ ...good, stages: [{ ...until, emaDecay: 0.99 }] })).toMatch(/stages\.0\.until: expected no weight average \(emaDecay 0\).*got emaDecay 0\.99/)
+    expect(error({ ...good, stages: [{ ...until, until: { success: 1.5, every: 20 } }] })).toMatch(/stages\.0\.until\.success/)
+    expect(error({ ...good, stages: [{ ...until, until: { success: 0.3 } }] })).toMatch(/stages\.0\.until\.every/)
+  })
+
   it('the default evaluation environment is the last stage\'s (the target of a curriculum)', () => {
     const curriculum = { name: 'c', stages: [{ ...good.stages[0], env: { kind: 'textworld', settings: 'w1-o2-q2' } }, { ...good.stages[1], env: { kind: 'alfworld', settings: {} } }] }
     const r = _.decode(curriculum)

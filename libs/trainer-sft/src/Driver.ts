@@ -28,6 +28,8 @@ export type Outcome = { readonly _tag: 'Finished'; readonly result: Sft.Result }
  * - `every`: a checkpoint every this many steps (0: only when stopped);
  * - `from`: the snapshot to continue from (the policy holds the weights saved with it);
  * - `stop`: polled after each step; when true, a checkpoint is written and the stage stops;
+ * - `enough`: awaited after each step; when true, the stage ends there as trained (see
+ *   `Sft.trainAsync`), e.g. once a held-out check passes;
  * - `hooks`, `replicas`: as `Sft.trainAsync`'s.
  *
  * @category models
@@ -38,6 +40,7 @@ export interface Options {
   readonly every: number
   readonly from?: Sft.Snapshot
   readonly stop?: () => boolean
+  readonly enough?: (steps: number) => Promise<boolean>
   readonly hooks?: Sft.Hooks
   readonly replicas?: Replicas.Pool
 }
@@ -72,7 +75,7 @@ export const run =
     }
     const stop = (): boolean => unsaved !== undefined || options.stop?.() === true
     const checkpoints = { ...(options.from === undefined ? {} : { from: options.from }), every: options.every, save }
-    const result = await Sft.trainAsync(sft)(policy)(samples, { ...options.hooks, onStep }, options.replicas, stop, checkpoints)
+    const result = await Sft.trainAsync(sft)(policy)(samples, { ...options.hooks, onStep }, options.replicas, stop, checkpoints, options.enough)
     if (unsaved !== undefined) return E.left(unsaved)
     return E.right(result === undefined ? { _tag: 'Stopped', steps: taken } : { _tag: 'Finished', result })
   }

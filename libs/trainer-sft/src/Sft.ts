@@ -236,6 +236,12 @@ export const train =
  * taken (the weight average is not applied). With `checkpoints.from`, it continues a snapshotted
  * run: the same steps, data order and learning rates as if it had never stopped.
  *
+ * `enough(steps)`, awaited after every step (after `stop`), ends the run there when it resolves
+ * to true, as if its last epoch ended at that step: the result holds the steps taken and that
+ * epoch's metrics so far, and the weight average is applied. For a stop on a held-out check
+ * (e.g. success in the environment every so many steps); the learning-rate schedule stays the
+ * one of the whole run.
+ *
  * @example
  * import { Sft } from '@mtrl/trainer-sft'
  * declare const policy: import('@mtrl/policy').Policy.Policy
@@ -254,18 +260,21 @@ export const trainAsync =
     hooks: Hooks = {},
     replicas?: Replicas.Pool,
     stop: () => boolean = () => false,
-    checkpoints: Checkpoints = {}
+    checkpoints: Checkpoints = {},
+    enough: (steps: number) => Promise<boolean> = () => Promise.resolve(false)
   ): Promise<Result | undefined> => {
     const loop = trainingLoop(options, policy, samples, hooks, replicas, checkpoints.from)
     const every = checkpoints.every ?? 0
     try {
+      let end = false
       for (;;) {
-        const next = loop.next()
+        const next = loop.next(end)
         if (next.done === true) return next.value
         await new Promise<void>((resolve) => setImmediate(resolve))
         const stopping = stop()
         if (checkpoints.save !== undefined && (stopping || (every > 0 && next.value.step % every === 0))) await checkpoints.save(next.value.snapshot())
         if (stopping) return undefined
+        end = await enough(next.value.step)
       }
     } finally {
       loop.return(undefined as unknown as Result)

@@ -48,6 +48,50 @@ describe('Driver', () => {
     ;[whole, policy].forEach((p) => p.dispose())
   })
 
+  it('ends as trained where `enough` says so: the weights of that step, the epoch so far in the metrics', async () => {
+    const samples = await corridorDemos(10) // 8 to train on: 3 steps per epoch, 6 in all
+    const stoppedPolicy = Policy.make(config, 1)
+    let taken = 0
+    const stopped = await _.run(options, { dir: join(root, 'at-4'), every: 0, stop: () => taken >= 4, hooks: { onStep: () => (taken += 1) } })(stoppedPolicy)(samples)()
+    expect(stopped).toEqual(E.right({ _tag: 'Stopped', steps: 4 }))
+    const ended = Policy.make(config, 1)
+    const asked: number[] = []
+    const enough = (steps: number): Promise<boolean> => {
+      asked.push(steps)
+      return Promise.resolve(steps === 4)
+    }
+    const outcome = await _.run(options, { dir: join(root, 'ended'), every: 0, enough })(ended)(samples)()
+    if (E.isLeft(outcome) || outcome.right._tag !== 'Finished') throw new Error('expected a finished stage')
+    const { steps, epochs } = outcome.right.result
+    expect(asked).toEqual([1, 2, 3, 4])
+    expect(steps.map((m) => m.step)).toEqual([0, 1, 2, 3])
+    expect(epochs.map((m) => m.epoch)).toEqual([0, 1])
+    expect(epochs[0]!['loss/train']).toBeCloseTo((steps[0]!['loss/sft'] + steps[1]!['loss/sft'] + steps[2]!['loss/sft']) / 3, 6)
+    expect(epochs[1]!['loss/train']).toBeCloseTo(steps[3]!['loss/sft'], 6)
+    const weights = (p: Policy.Policy) => Policy.trainableVariables(p).map((v) => Array.from(v.dataSync()))
+    expect(weights(ended)).toEqual(weights(stoppedPolicy))
+    ;[stoppedPolicy, ended].forEach((p) => p.dispose())
+  })
+
+  it('ending early applies the weight average of the steps taken', async () => {
+    const samples = await corridorDemos(10)
+    const averaged = { ...options, emaDecay: 0.5 }
+    const dir = join(root, 'average-at-4')
+    const stoppedPolicy = Policy.make(config, 1)
+    let taken = 0
+    await _.run(averaged, { dir, every: 0, stop: () => taken >= 4, hooks: { onStep: () => (taken += 1) } })(stoppedPolicy)(samples)()
+    stoppedPolicy.dispose()
+    const loaded = await Checkpointing.load(dir)()
+    if (E.isLeft(loaded) || O.isNone(loaded.right)) throw new Error('no checkpoint')
+    const average = loaded.right.value.snapshot.average!
+    loaded.right.value.policy.dispose()
+    const ended = Policy.make(config, 1)
+    await _.run(averaged, { dir: join(root, 'average-ended'), every: 0, enough: (steps) => Promise.resolve(steps === 4) })(ended)(samples)()
+    const weights = Policy.trainableVariables(ended).map((v) => Array.from(v.dataSync()))
+    expect(weights).toEqual(average.map((a) => Array.from(a)))
+    ended.dispose()
+  })
+
   it('stops with the storage error when a checkpoint cannot be written (at the next step)', async () => {
     const samples = await corridorDemos(10)
     const file = join(root, 'a-file')

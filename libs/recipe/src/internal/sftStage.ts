@@ -1,18 +1,20 @@
 /**
  * An SFT stage: demonstrations (the environment's expert, or a JSONL file), then `Sft.trainAsync`
- * with data-parallel replicas and mid-stage checkpoints; its metrics go to the run folder.
+ * with data-parallel replicas, mid-stage checkpoints and the stage's held-out checks (`until`);
+ * its metrics go to the run folder.
  */
-import { Rng, Trajectory } from '@mtrl/core'
+import { EnvError, Rng, Trajectory } from '@mtrl/core'
+import { Evaluate } from '@mtrl/eval'
 import { Progress } from '@mtrl/experiment'
-import { Agent, PolicyError } from '@mtrl/policy'
+import { Agent, PolicyError, Sampler } from '@mtrl/policy'
 import { Checkpointing, Demonstrations, Driver, ExpertData, Replicas, Sft } from '@mtrl/trainer-sft'
 import * as E from 'fp-ts/lib/Either.js'
 import * as O from 'fp-ts/lib/Option.js'
 import { readFile } from 'node:fs/promises'
 import { policyError } from '../Model.js'
-import type { SftStage } from '../Recipe.js'
+import { untilSeedBase, type SftStage, type SftUntil } from '../Recipe.js'
 import { failed, stopped, type RunError } from '../RunError.js'
-import { noBar, rolloutOptions, type Bar, type Context } from './context.js'
+import { generatorFor, noBar, pct, rolloutOptions, type Bar, type Context } from './context.js'
 
 /** The demonstrations of a stage: from a JSONL file in the OpenAI chat format (each must fit the context), or from the expert. */
 const demonstrations = async (ctx: Context, i: number, stage: SftStage, agent: Agent.Agent): Promise<E.Either<RunError, ReadonlyArray<Trajectory.Trajectory>>> => {
@@ -49,8 +51,58 @@ const resumeAgent = async (ctx: Context, i: number, name: string): Promise<E.Eit
   return E.right(snapshot)
 }
 
+/** One held-out check of `until`: the step, the share of the games won, and how many were played. */
+interface Check {
+  readonly step: number
+  readonly success: number
+  readonly episodes: number
+}
+
+/** Greedy success of the agent on `episodes` games of stage `i`'s environment from {@link untilSeedBase}. */
+const checkSuccess = async (ctx: Context, i: number, episodes: number): Promise<E.Either<EnvError.EnvError, number>> => {
+  const source = ctx.stageSources[i]!
+  const settings = Evaluate.resolve({ episodes, seedBase: untilSeedBase, batch: Math.min(episodes, ctx.recipe.eval.batch) })
+  const session = Sampler.make(ctx.agent.policy, { slots: settings.batch, maxLen: ctx.agent.contextLength })
+  try {
+    const options = { ...settings, rollout: rolloutOptions(source, ctx.recipe.rollout, undefined), seed: ctx.recipe.seed + 1000 }
+    const summary = await Evaluate.run(options)(generatorFor(ctx.agent, session))(source)()
+    return E.map((s: { readonly successRate: number }) => s.successRate)(summary)
+  } finally {
+    session.dispose()
+  }
+}
+
+/**
+ * The `enough` of `Sft.trainAsync` for a stage's `until`: a check every `every` steps from
+ * `after`, true at the first that wins `success`; each check is reported and kept in `checks`,
+ * and an environment failure is kept in `failure` and ends the stage.
+ */
+const untilChecks = (ctx: Context, i: number, until: SftUntil, name: string, checks: Check[], failure: { error?: string }) => {
+  const { episodes, after } = { episodes: 50, after: 0, ...until }
+  return async (steps: number): Promise<boolean> => {
+    if (steps < after || steps % until.every !== 0) return false
+    const success = await checkSuccess(ctx, i, episodes)
+    if (E.isLeft(success)) {
+      failure.error = `${name}: the held-out check at step ${steps}: ${EnvError.message(success.left)}`
+      return true
+    }
+    const passed = success.right >= until.success
+    checks.push({ step: steps, success: success.right, episodes })
+    ctx.reporter.line(`${name}: step ${steps}: ${pct(success.right)} of ${episodes} held-out games won${passed ? ` (at least ${pct(until.success)}: the stage ends here)` : ''}`)
+    return passed
+  }
+}
+
 /** Trains the agent on the demonstrations with the stage's replicas, a bar, and mid-stage checkpoints. */
-const train = async (ctx: Context, i: number, stage: SftStage, name: string, demos: ReadonlyArray<Trajectory.Trajectory>, from: Sft.Snapshot | undefined): Promise<E.Either<Checkpointing.CheckpointError, Driver.Outcome>> => {
+const train = async (
+  ctx: Context,
+  i: number,
+  stage: SftStage,
+  name: string,
+  demos: ReadonlyArray<Trajectory.Trajectory>,
+  from: Sft.Snapshot | undefined,
+  enough: ((steps: number) => Promise<boolean>) | undefined
+): Promise<E.Either<Checkpointing.CheckpointError, Driver.Outcome>> => {
   const { agent, reporter } = ctx
   const { replicas, checkpointEvery } = { ...Sft.defaultRunSettings, ...stage }
   const pool = await Replicas.start(agent.policy, replicas - 1, ctx.replicaInit)
@@ -60,7 +112,7 @@ const train = async (ctx: Context, i: number, stage: SftStage, name: string, dem
     bar ??= (reporter.bar ?? noBar)(`${name}: sft steps`, steps)
     bar.update(m.step + 1, `loss ${m['loss/sft'].toFixed(3)}`)
   }
-  const options = { dir: Progress.sftLatest(ctx.run, i), every: checkpointEvery, ...(from === undefined ? {} : { from }), stop: ctx.stop.requested, hooks: { onStep }, replicas: pool }
+  const options = { dir: Progress.sftLatest(ctx.run, i), every: checkpointEvery, ...(from === undefined ? {} : { from }), stop: ctx.stop.requested, ...(enough === undefined ? {} : { enough }), hooks: { onStep }, replicas: pool }
   try {
     return await Driver.run(sftOptions(ctx, i, stage), options)(agent.policy)(demos)()
   } finally {
@@ -83,11 +135,16 @@ export const run = async (ctx: Context, i: number, stage: SftStage, name: string
   if (E.isLeft(demos)) return demos
   const tokens = demos.right.reduce((n, d) => n + Trajectory.length(d), 0)
   reporter.line(`${name}: ${demos.right.length} demonstrations, ${tokens} tokens`)
-  const outcome = await train(ctx, i, stage, name, demos.right, from.right)
+  const checks: Check[] = []
+  const failure: { error?: string } = {}
+  const enough = stage.until === undefined ? undefined : untilChecks(ctx, i, stage.until, name, checks, failure)
+  const outcome = await train(ctx, i, stage, name, demos.right, from.right, enough)
   if (E.isLeft(outcome)) return E.left(failed(`${name}: ${Checkpointing.message(outcome.left)}`))
+  if (failure.error !== undefined) return E.left(failed(failure.error))
   if (outcome.right._tag === 'Stopped') return E.left(stopped(`stopped during ${name} after step ${outcome.right.steps} (checkpoint written); continue with: mtrl resume ${dir.path}`))
   const { result } = outcome.right
   for (const step of result.steps) dir.appendMetrics({ kind: 'sft', stage: i, ...step })
+  for (const check of checks) dir.appendMetrics({ kind: 'sft-check', stage: i, ...check })
   for (const epoch of result.epochs) {
     dir.appendMetrics({ kind: 'sft-epoch', stage: i, ...epoch })
     reporter.line(`${name}: epoch ${epoch.epoch + 1} loss ${epoch['loss/train'].toFixed(4)} held-out ${epoch['loss/heldout'].toFixed(4)}`)
@@ -101,6 +158,6 @@ export const run = async (ctx: Context, i: number, stage: SftStage, name: string
 
 /** The SFT options of stage `i`: the library's defaults under the stage's settings, seeded per stage. */
 const sftOptions = (ctx: Context, i: number, stage: SftStage): Sft.Options => {
-  const { kind: _k, env: _e, data: _d, episodes: _n, detourRate: _r, maxDetours: _m, replicas: _p, checkpointEvery: _c, ...settings } = stage
+  const { kind: _k, env: _e, data: _d, until: _u, episodes: _n, detourRate: _r, maxDetours: _m, replicas: _p, checkpointEvery: _c, ...settings } = stage
   return { ...Sft.defaultOptions, ...settings, seed: ctx.recipe.seed + i }
 }

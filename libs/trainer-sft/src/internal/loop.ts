@@ -12,7 +12,11 @@ import type { EpochMetrics, Hooks, Options, Result, Snapshot, StepMetrics } from
 import * as WeightAverage from '../WeightAverage.js'
 import { parallelStep, singleStep } from './step.js'
 
-/** What the loop yields after every step: the steps taken so far, and how to snapshot them. */
+/**
+ * What the loop yields after every step: the steps taken so far, and how to snapshot them.
+ * Resumed with `next(true)`, the loop ends there as if the run were over (the epoch's metrics so
+ * far, the weight average applied); with `next()` it goes on.
+ */
 export interface Pause {
   readonly step: number
   readonly snapshot: () => Snapshot
@@ -30,7 +34,7 @@ export function* trainingLoop(
   hooks: Hooks,
   replicas: Replicas.Pool | undefined,
   from: Snapshot | undefined
-): Generator<Pause, Result> {
+): Generator<Pause, Result, boolean | undefined> {
   const rng = Rng.make(options.seed)
   const shuffled = Rng.shuffle(rng)(samples)
   const heldCount = Math.min(shuffled.length - 1, Math.round(shuffled.length * options.heldOutFraction))
@@ -62,12 +66,15 @@ export function* trainingLoop(
   })
   try {
     let taken = 0
-    for (let epoch = 0; epoch < options.epochs; epoch++) {
+    let ended = false
+    for (let epoch = 0; epoch < options.epochs && !ended; epoch++) {
       let sum = 0
+      let count = 0
       for (const part of epochBatches(options, rng)(trainSet)) {
         if (taken < steps.length) {
           // replayed: taken before the snapshot
           sum += steps[taken]!['loss/sft']
+          count++
           taken++
           continue
         }
@@ -78,6 +85,7 @@ export function* trainingLoop(
             : singleStep(options, policy, optimizer, part, lr)
         const actionNll = result.aux?.['action'] ?? result.loss
         sum += actionNll
+        count++
         const metrics: StepMetrics = {
           step: steps.length,
           epoch,
@@ -92,11 +100,14 @@ export function* trainingLoop(
           WeightAverage.update(average, variables, WeightAverage.emaDecayAt(options.emaDecay, steps.length))
         }
         hooks.onStep?.(metrics, totalSteps)
-        yield { step: steps.length, snapshot }
+        if ((yield { step: steps.length, snapshot }) === true) {
+          ended = true
+          break
+        }
       }
       if (epochs.length > epoch) continue // finished before the snapshot
-      if (average !== undefined && epoch === options.epochs - 1) WeightAverage.apply(average, variables)
-      const done: EpochMetrics = { epoch, 'loss/train': sum / Math.max(1, stepsPerEpoch), 'loss/heldout': evaluate(policy)(heldOut) }
+      if (average !== undefined && (ended || epoch === options.epochs - 1)) WeightAverage.apply(average, variables)
+      const done: EpochMetrics = { epoch, 'loss/train': sum / Math.max(1, count), 'loss/heldout': evaluate(policy)(heldOut) }
       epochs.push(done)
       hooks.onEpoch?.(done)
     }
