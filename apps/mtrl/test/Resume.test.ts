@@ -90,6 +90,12 @@ describe('kill and resume', () => {
     expect(again.status, again.stderr).toBe(0)
     const result = JSON.parse(again.stdout).results[0]
     expect(result.successRate).toBe(evalOf(straight)[0][0].successRate)
+    // so does mtrl eval of the run's last checkpoint: it plays with the run's rollout and evaluation settings
+    const checkpoint = join(killed, 'checkpoints', 'stage-1', 'end')
+    const ofCheckpoint = runSync(['eval', '--checkpoint', checkpoint, 'textworld', '--config', env.settings, '--json'])
+    expect(ofCheckpoint.status, ofCheckpoint.stderr).toBe(0)
+    expect(ofCheckpoint.stderr).toContain(`a checkpoint of ${killed}`)
+    expect(JSON.parse(ofCheckpoint.stdout).results).toEqual(evalOf(straight)[0])
     // the transcripts are the same episodes: one line each, as many wins, and the text of every turn
     const episodes = readFileSync(transcripts, 'utf8').trim().split('\n').map((l) => JSON.parse(l))
     expect(episodes.length).toBe(result.episodes)

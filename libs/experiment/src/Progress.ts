@@ -7,8 +7,8 @@
  */
 import type { Summary } from '@mtrl/eval'
 import { existsSync, readdirSync, rmSync } from 'node:fs'
-import { join } from 'node:path'
-import type { RunDir } from './RunDir.js'
+import { basename, dirname, join, resolve } from 'node:path'
+import * as RunDir from './RunDir.js'
 
 /**
  * The evaluations of one phase (`before training`, `after stage 1 (...)`).
@@ -38,19 +38,19 @@ export interface Progress {
 export const initial: Progress = { nextStage: 0, evals: [], finished: false }
 
 /** A run's progress (`initial` when it has none yet). @category constructors @since 0.1.0 */
-export const read = (run: RunDir): Progress => (existsSync(run.file('progress.json')) ? (run.readJson('progress.json') as Progress) : initial)
+export const read = (run: RunDir.RunDir): Progress => (existsSync(run.file('progress.json')) ? (run.readJson('progress.json') as Progress) : initial)
 
 /** Saves a run's progress atomically. @category utils @since 0.1.0 */
-export const write = (run: RunDir, progress: Progress): void => run.writeJson('progress.json', progress)
+export const write = (run: RunDir.RunDir, progress: Progress): void => run.writeJson('progress.json', progress)
 
 /** The folder of a stage's checkpoints: RL iterations inside, the stage's end as `end/`. @category destructors @since 0.1.0 */
-export const stageDir = (run: RunDir, stage: number): string => join(run.file('checkpoints'), `stage-${stage}`)
+export const stageDir = (run: RunDir.RunDir, stage: number): string => join(run.file('checkpoints'), `stage-${stage}`)
 
 /** The checkpoint of a finished stage. @category destructors @since 0.1.0 */
-export const stageEnd = (run: RunDir, stage: number): string => join(stageDir(run, stage), 'end')
+export const stageEnd = (run: RunDir.RunDir, stage: number): string => join(stageDir(run, stage), 'end')
 
 /** The folder of an SFT stage's mid-stage checkpoint (removed once the stage's end is saved). @category destructors @since 0.1.0 */
-export const sftLatest = (run: RunDir, stage: number): string => join(stageDir(run, stage), 'sft-latest')
+export const sftLatest = (run: RunDir.RunDir, stage: number): string => join(stageDir(run, stage), 'sft-latest')
 
 /**
  * The last finished stage's checkpoint of a run, if any.
@@ -58,7 +58,7 @@ export const sftLatest = (run: RunDir, stage: number): string => join(stageDir(r
  * @category destructors
  * @since 0.1.0
  */
-export const finalCheckpoint = (run: RunDir): string | undefined => {
+export const finalCheckpoint = (run: RunDir.RunDir): string | undefined => {
   const dir = run.file('checkpoints')
   const stages = existsSync(dir)
     ? readdirSync(dir)
@@ -70,8 +70,23 @@ export const finalCheckpoint = (run: RunDir): string | undefined => {
   return stages.length === 0 ? undefined : stageEnd(run, Math.max(...stages))
 }
 
+/**
+ * The run a checkpoint folder belongs to (`<run>/checkpoints/stage-N/<checkpoint>`, with the
+ * run's `recipe.json`), if it is one of a run's.
+ *
+ * @category destructors
+ * @since 0.1.0
+ */
+export const runOfCheckpoint = (checkpoint: string): RunDir.RunDir | undefined => {
+  const stage = dirname(resolve(checkpoint))
+  const checkpoints = dirname(stage)
+  const path = dirname(checkpoints)
+  const inRun = /^stage-\d+$/.test(basename(stage)) && basename(checkpoints) === 'checkpoints' && existsSync(join(path, 'recipe.json'))
+  return inRun ? RunDir.open(path) : undefined
+}
+
 /** Removes an SFT stage's mid-stage checkpoint once the stage's end is saved. @category utils @since 0.1.0 */
-export const removeSftLatest = (run: RunDir, stage: number): void => rmSync(sftLatest(run, stage), { recursive: true, force: true })
+export const removeSftLatest = (run: RunDir.RunDir, stage: number): void => rmSync(sftLatest(run, stage), { recursive: true, force: true })
 
 /**
  * Keeps the metrics of work that is saved: evaluations of phases in `progress`, records of
@@ -81,7 +96,7 @@ export const removeSftLatest = (run: RunDir, stage: number): void => rmSync(sftL
  * @category utils
  * @since 0.1.0
  */
-export const truncateMetrics = (run: RunDir, progress: Progress, iteration: number): void => {
+export const truncateMetrics = (run: RunDir.RunDir, progress: Progress, iteration: number): void => {
   const phases = new Set(progress.evals.map((e) => e.phase))
   const kept = run.readMetrics().filter((r) => {
     if (r['kind'] === 'eval') return phases.has(r['phase'] as string)

@@ -28,6 +28,18 @@ describe('Progress', () => {
     expect(_.finalCheckpoint(run)).toBe(_.stageEnd(run, 1))
   })
 
+  it('finds the run of a checkpoint inside it, and no run for a folder outside one', () => {
+    const run = RunDir.create('p', join(root, 'of-checkpoint'))
+    const iteration = join(_.stageDir(run, 1), 'iter-00000015')
+    mkdirSync(iteration, { recursive: true })
+    expect(_.runOfCheckpoint(iteration)).toBeUndefined()
+    run.writeJson('recipe.json', { name: 'p', stages: [] })
+    expect(_.runOfCheckpoint(iteration)?.path).toBe(run.path)
+    expect(_.runOfCheckpoint(_.stageEnd(run, 0))?.path).toBe(run.path)
+    expect(_.runOfCheckpoint(_.stageDir(run, 1))).toBeUndefined()
+    expect(_.runOfCheckpoint(join(root, 'elsewhere', 'model'))).toBeUndefined()
+  })
+
   it('keeps the metrics of saved work: evaluations of recorded phases, finished stages, RL iterations before the checkpoint', () => {
     const run = RunDir.create('p', join(root, 'truncate'))
     const records = [

@@ -57,6 +57,23 @@ export const ofRun =
       })
     )
 
+/**
+ * A checkpoint of a run (any stage's end or RL iteration) on one environment, played as the run
+ * played its evaluations: the run's rollout settings (system prompt, tokens per action), seed and
+ * evaluation settings, from its `recipe.json`. A checkpoint alone does not record them, and a
+ * policy trained with one system prompt plays worse with another.
+ *
+ * @category constructors
+ */
+export const ofRunCheckpoint =
+  (run: RunDir.RunDir, path: string, env: EnvConfig) =>
+  (recipeJson: unknown): E.Either<string, Target> =>
+    pipe(
+      Recipe.decode(recipeJson),
+      E.mapLeft((e) => `${run.file('recipe.json')}: ${e}`),
+      E.map((recipe) => ({ recipe: { ...recipe, eval: { ...recipe.eval, envs: [env] } }, model: { kind: 'checkpoint' as const, path } }))
+    )
+
 /** An mtrl checkpoint (or a Hugging Face folder) on one environment, with the default evaluation. @category constructors */
 export const ofFolder = (path: string, kind: 'checkpoint' | 'hf', env: EnvConfig): Target => ({
   recipe: Recipe.resolve({ name: 'eval', stages: [], eval: { envs: [env] } }),

@@ -104,10 +104,10 @@ const runStage = async (ctx: Context, i: number): Promise<E.Either<RunError, voi
   return ctx.stop.requested() && !last ? E.left(stopped(`stopped after ${name}; continue with: mtrl resume ${run.path}`)) : E.right(undefined)
 }
 
-/** Evaluates before training (when asked) and runs the stages not finished yet. */
+/** Evaluates before training (when asked: `evalBeforeTraining`) and runs the stages not finished yet. */
 const runStages = async (ctx: Context): Promise<E.Either<RunError, void>> => {
   if (ctx.resume) Progress.truncateMetrics(ctx.run, ctx.progress, Number.POSITIVE_INFINITY)
-  if (ctx.recipe.evalAfterEachStage) {
+  if (ctx.recipe.evalBeforeTraining) {
     const before = await evalPhase(ctx, 'before training')
     if (E.isLeft(before)) return before
   }

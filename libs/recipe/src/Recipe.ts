@@ -114,6 +114,8 @@ export const Recipe = t.intersection([
     eval: Eval,
     /** Evaluate before training and after each stage (the summary's before/after SFT/after RL). */
     evalAfterEachStage: t.boolean,
+    /** Evaluate before training (default: as `evalAfterEachStage`); a model trained from scratch wins nothing there, so a run on a budget skips it (verl's `val_before_train`). */
+    evalBeforeTraining: t.boolean,
     checkpointEvery: Numbers.NonNegativeInt,
     /** RL episodes played by worker processes over a Redis queue (`--redis`, `--workers` override). */
     scaleOut: ScaleOut,
@@ -138,6 +140,7 @@ export type Resolved = Omit<Recipe, 'eval'> & {
   readonly critic: { readonly shareTrunk: boolean }
   readonly eval: Evaluate.Resolved & { readonly envs: ReadonlyArray<EnvConfig> }
   readonly evalAfterEachStage: boolean
+  readonly evalBeforeTraining: boolean
   readonly checkpointEvery: number
 }
 
@@ -218,6 +221,7 @@ export const resolve = (recipe: Recipe): Resolved => {
     critic: { ...defaults.critic, ...recipe.critic },
     eval: { ...Evaluate.resolve(recipe.eval ?? {}), envs: recipe.eval?.envs ?? lastStageEnv(recipe) },
     evalAfterEachStage: recipe.evalAfterEachStage ?? defaults.evalAfterEachStage,
+    evalBeforeTraining: recipe.evalBeforeTraining ?? recipe.evalAfterEachStage ?? defaults.evalAfterEachStage,
     checkpointEvery: recipe.checkpointEvery ?? defaults.checkpointEvery
   }
 }

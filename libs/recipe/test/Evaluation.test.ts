@@ -40,6 +40,26 @@ describe('Evaluation', () => {
     expect(transcripts).toHaveLength(3)
   })
 
+  it('a checkpoint of a run plays with the run\'s rollout settings, seed and evaluation settings on the given environment', async () => {
+    const run = RunDir.create('t', join(root, 'run-checkpoint'))
+    const recipe = Recipe.decode(json)
+    if (E.isLeft(recipe)) throw new Error(recipe.left)
+    const summary = await Pipeline.run({ run, backend: { name: 'cpu' }, reporter: { line: () => undefined } })(recipe.right)()
+    if (E.isLeft(summary)) throw new Error(summary.left.message)
+    const path = join(run.path, 'checkpoints', 'stage-0', 'end')
+    const played = recipe.right.eval.envs[0]!
+    const target = _.ofRunCheckpoint(run, path, played)(json)
+    if (E.isLeft(target)) throw new Error(target.left)
+    expect(target.right.recipe.rollout).toEqual(recipe.right.rollout)
+    expect(target.right.recipe.rollout?.systemPrompt).toBe('')
+    expect(target.right.recipe.eval).toEqual({ ...recipe.right.eval, envs: [played] })
+    expect(await _.run()(target.right)()).toEqual(E.right(summary.right.evals[summary.right.evals.length - 1]!.results))
+    const other = { kind: 'alfworld', settings: {} } as const
+    expect(_.ofRunCheckpoint(run, path, other)(json)).toMatchObject(E.right({ recipe: { eval: { envs: [other] } }, model: { kind: 'checkpoint', path } }))
+    const bad = _.ofRunCheckpoint(run, path, played)({ ...json, seed: -1 })
+    expect(E.isLeft(bad) && bad.left).toMatch(new RegExp(`^${run.file('recipe.json')}: invalid recipe`))
+  })
+
   it('a run without a finished stage, or with a bad recipe, is an error naming it', () => {
     const run = RunDir.create('t', join(root, 'empty'))
     expect(_.ofRun(run)(json)).toEqual(E.left(`${run.path} has no finished stage to evaluate`))

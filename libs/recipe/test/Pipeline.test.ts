@@ -47,6 +47,14 @@ describe('Pipeline', () => {
     expect(lines.some((l) => l.startsWith('stage 1 (sft on textworld/w1-o1-q1): 8 demonstrations'))).toBe(true)
   })
 
+  it('skips the evaluation before training when told to, and still evaluates after each stage', async () => {
+    const run = RunDir.create('t', join(root, 'no-before'))
+    const result = await _.run({ run, backend, reporter: quiet() })(recipe([sft], { evalBeforeTraining: false }))()
+    if (E.isLeft(result)) throw new Error(result.left.message)
+    expect(result.right.evals.map((e) => e.phase)).toEqual(['after stage 1 (sft on textworld/w1-o1-q1)'])
+    expect(run.readMetrics().filter((m) => m['kind'] === 'eval').map((m) => m['phase'])).toEqual(['after stage 1 (sft on textworld/w1-o1-q1)'])
+  })
+
   it('an RL stage with replicas shares its updates with worker threads and trains as many iterations', async () => {
     const run = RunDir.create('t', join(root, 'replicas'))
     const lines: string[] = []

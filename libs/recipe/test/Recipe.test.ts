@@ -28,6 +28,18 @@ describe('Recipe', () => {
     }
   })
 
+  it('evaluates before training as it evaluates after each stage, unless told otherwise', () => {
+    const phases = (extra: Record<string, unknown>) => {
+      const r = _.decode({ ...good, ...extra })
+      return E.isRight(r) ? [r.right.evalAfterEachStage, r.right.evalBeforeTraining] : r.left
+    }
+    expect(phases({})).toEqual([true, true])
+    expect(phases({ evalAfterEachStage: false })).toEqual([false, false])
+    expect(phases({ evalBeforeTraining: false })).toEqual([true, false])
+    expect(phases({ evalAfterEachStage: false, evalBeforeTraining: true })).toEqual([false, true])
+    expect(error({ ...good, evalBeforeTraining: 'no' })).toMatch(/evalBeforeTraining: expected boolean, got "no"/)
+  })
+
   it('rejects a wrong type, naming the field', () => {
     expect(error({ ...good, seed: 'one' })).toMatch(/seed: expected a non-negative integer, got "one"/)
   })

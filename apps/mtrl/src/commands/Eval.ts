@@ -4,8 +4,8 @@
  */
 import { Evaluate, Summary } from '@mtrl/eval'
 import { ChatPolicy, Episode } from '@mtrl/env-http'
-import { RunDir } from '@mtrl/experiment'
-import { EnvConfig, Evaluation, Recipe } from '@mtrl/recipe'
+import { Progress, RunDir } from '@mtrl/experiment'
+import { Evaluation, Recipe } from '@mtrl/recipe'
 import * as E from 'fp-ts/lib/Either.js'
 import { pipe } from 'fp-ts/lib/function.js'
 import { writeFile } from 'node:fs/promises'
@@ -41,7 +41,7 @@ const evalRemote = async (baseUrl: string, values: Flags, positionals: ReadonlyA
   return E.right(summary.failed === 0 ? 0 : 1)
 }
 
-/** What to evaluate: a run's final policy on its own evaluation, or a checkpoint on the environment of the flags. */
+/** What to evaluate: a run's final policy on its own evaluation, or a checkpoint on the environment of the flags (a checkpoint inside a run with the run's rollout and evaluation settings). */
 const target = async (values: Flags, positionals: ReadonlyArray<string>): Promise<E.Either<CliError, Evaluation.Target>> => {
   const { run: runDir, checkpoint } = values
   if (runDir !== undefined) {
@@ -50,7 +50,13 @@ const target = async (values: Flags, positionals: ReadonlyArray<string>): Promis
     return E.chain((recipe: unknown) => E.mapLeft(usage)(Evaluation.ofRun(run)(recipe)))(json)
   }
   if (checkpoint === undefined) return E.left(usage('give --run DIR or --checkpoint DIR'))
-  return E.map((env: EnvConfig.EnvConfig) => Evaluation.ofFolder(checkpoint, values.hf === true ? 'hf' : 'checkpoint', env))(envFromFlags(positionals[0], values))
+  const env = envFromFlags(positionals[0], values)
+  if (E.isLeft(env)) return env
+  const run = values.hf === true ? undefined : Progress.runOfCheckpoint(checkpoint)
+  if (run === undefined) return E.right(Evaluation.ofFolder(checkpoint, values.hf === true ? 'hf' : 'checkpoint', env.right))
+  process.stderr.write(`${checkpoint}: a checkpoint of ${run.path}, played with its rollout settings (system prompt, tokens per action) and evaluation settings\n`)
+  const json = await readJson(run.file('recipe.json'))()
+  return E.chain((recipe: unknown) => E.mapLeft(usage)(Evaluation.ofRunCheckpoint(run, checkpoint, env.right)(recipe)))(json)
 }
 
 /** The recipe's evaluation with the flags' overrides (`--split` or `--seed-base` choose the held-out seeds; neither: the recipe's own). */
@@ -90,7 +96,9 @@ mtrl eval --base-url URL --model NAME ENV [settings] [--episodes 100] [--concurr
 
 With --run, the run's final policy on the run's evaluation environments and seeds (so it
 reproduces the run's last evaluation). With --checkpoint, any mtrl checkpoint (or Hugging
-Face folder with --hf) on the environment given by ENV and its flags. With --base-url, a model
+Face folder with --hf) on the environment given by ENV and its flags; a checkpoint inside a run
+(RUN/checkpoints/stage-N/...) plays with that run's rollout settings (its system prompt and
+tokens per action, as it was trained) and evaluation settings, the flags overriding. With --base-url, a model
 served with an OpenAI-compatible API (vLLM, SGLang, Ollama, llama.cpp; key from
 OPENAI_API_KEY) plays through chat messages. Writes JSON with --json. --transcripts FILE
 writes every episode (prompt, actions, observations, rewards) as JSON lines, to see how the
