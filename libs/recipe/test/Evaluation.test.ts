@@ -24,36 +24,40 @@ const json = {
   evalAfterEachStage: false
 }
 
-describe('Evaluation', () => {
-  it('a run\'s final checkpoint on the run\'s evaluation reproduces its last evaluation, with a transcript per episode', async () => {
+/** One trained run (the recipe above), shared by the tests that read it. */
+let training: Promise<{ run: RunDir.RunDir; recipe: Recipe.Resolved; summary: Pipeline.Summary }> | undefined
+const trained = () =>
+  (training ??= (async () => {
     const run = RunDir.create('t', join(root, 'run'))
     const recipe = Recipe.decode(json)
     if (E.isLeft(recipe)) throw new Error(recipe.left)
     const summary = await Pipeline.run({ run, backend: { name: 'cpu' }, reporter: { line: () => undefined } })(recipe.right)()
     if (E.isLeft(summary)) throw new Error(summary.left.message)
+    return { run, recipe: recipe.right, summary: summary.right }
+  })())
+
+describe('Evaluation', () => {
+  it('a run\'s final checkpoint on the run\'s evaluation reproduces its last evaluation, with a transcript per episode', async () => {
+    const { run, summary } = await trained()
     const target = _.ofRun(run)(json)
     if (E.isLeft(target)) throw new Error(target.left)
     expect(target.right.model).toEqual({ kind: 'checkpoint', path: join(run.path, 'checkpoints', 'stage-0', 'end') })
     const transcripts: unknown[] = []
     const results = await _.run({ onTranscript: (t) => transcripts.push(t) })(target.right)()
-    expect(results).toEqual(E.right(summary.right.evals[summary.right.evals.length - 1]!.results))
+    expect(results).toEqual(E.right(summary.evals[summary.evals.length - 1]!.results))
     expect(transcripts).toHaveLength(3)
   })
 
   it('a checkpoint of a run plays with the run\'s rollout settings, seed and evaluation settings on the given environment', async () => {
-    const run = RunDir.create('t', join(root, 'run-checkpoint'))
-    const recipe = Recipe.decode(json)
-    if (E.isLeft(recipe)) throw new Error(recipe.left)
-    const summary = await Pipeline.run({ run, backend: { name: 'cpu' }, reporter: { line: () => undefined } })(recipe.right)()
-    if (E.isLeft(summary)) throw new Error(summary.left.message)
+    const { run, recipe, summary } = await trained()
     const path = join(run.path, 'checkpoints', 'stage-0', 'end')
-    const played = recipe.right.eval.envs[0]!
+    const played = recipe.eval.envs[0]!
     const target = _.ofRunCheckpoint(run, path, played)(json)
     if (E.isLeft(target)) throw new Error(target.left)
-    expect(target.right.recipe.rollout).toEqual(recipe.right.rollout)
+    expect(target.right.recipe.rollout).toEqual(recipe.rollout)
     expect(target.right.recipe.rollout?.systemPrompt).toBe('')
-    expect(target.right.recipe.eval).toEqual({ ...recipe.right.eval, envs: [played] })
-    expect(await _.run()(target.right)()).toEqual(E.right(summary.right.evals[summary.right.evals.length - 1]!.results))
+    expect(target.right.recipe.eval).toEqual({ ...recipe.eval, envs: [played] })
+    expect(await _.run()(target.right)()).toEqual(E.right(summary.evals[summary.evals.length - 1]!.results))
     const other = { kind: 'alfworld', settings: {} } as const
     expect(_.ofRunCheckpoint(run, path, other)(json)).toMatchObject(E.right({ recipe: { eval: { envs: [other] } }, model: { kind: 'checkpoint', path } }))
     const bad = _.ofRunCheckpoint(run, path, played)({ ...json, seed: -1 })
