@@ -105,6 +105,18 @@ describe('kill and resume', () => {
       expect(e.turns.length).toBeGreaterThan(0)
       for (const turn of e.turns.slice(0, -1)) expect(turn.observation.length).toBeGreaterThan(0)
     }
+    // at a temperature above 0, --seed draws the sample: the same seed the same actions, another seed other actions in the same games
+    const sampled = (seed: number) => {
+      const file = join(dir, `sampled-${seed}-${Math.random().toString(36).slice(2)}.jsonl`)
+      const r = runSync(['eval', '--checkpoint', checkpoint, 'textworld', '--config', env.settings, '--temperature', '1', '--seed', String(seed), '--transcripts', file])
+      expect(r.status, r.stderr).toBe(0)
+      return readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { seed: number; turns: Array<{ action: string }> }).map((e) => [e.seed, e.turns.map((t) => t.action)] as const)
+    }
+    const one = sampled(1)
+    expect(sampled(1)).toEqual(one)
+    const two = sampled(2)
+    expect(two.map(([seed]) => seed)).toEqual(one.map(([seed]) => seed))
+    expect(two).not.toEqual(one)
   }, 600_000)
 
   it('Ctrl-C during a long SFT stage stops within seconds (SFT yields to the event loop), and says how to resume', async () => {

@@ -17,7 +17,7 @@ import { startBackend } from '../Runtime.js'
 const flags = {
   ...backendFlag,
   ...envFlags,
-  ...{ run: text, checkpoint: text, hf: bool, episodes: int(), temperature: float(), 'seed-base': int(), split: text, json: bool, transcripts: text },
+  ...{ run: text, checkpoint: text, hf: bool, episodes: int(), temperature: float(), 'seed-base': int(), seed: int(), split: text, json: bool, transcripts: text },
   ...{ 'base-url': text, model: text, concurrency: int(4) }
 }
 type Flags = Values<typeof flags>
@@ -59,12 +59,12 @@ const target = async (values: Flags, positionals: ReadonlyArray<string>): Promis
   return E.chain((recipe: unknown) => E.mapLeft(usage)(Evaluation.ofRunCheckpoint(run, checkpoint, env.right)(recipe)))(json)
 }
 
-/** The recipe's evaluation with the flags' overrides (`--split` or `--seed-base` choose the held-out seeds; neither: the recipe's own). */
+/** The recipe's evaluation with the flags' overrides (`--split` or `--seed-base` choose the held-out seeds; neither: the recipe's own; `--seed` the sampling's). */
 const withFlags = (recipe: Recipe.Resolved, values: Flags): E.Either<CliError, Recipe.Resolved> => {
-  const { split, 'seed-base': seedBase, episodes = recipe.eval.episodes, temperature = recipe.eval.temperature } = values
+  const { split, 'seed-base': seedBase, episodes = recipe.eval.episodes, temperature = recipe.eval.temperature, seed = recipe.seed } = values
   if (split !== undefined && !Evaluate.Split.is(split)) return E.left(usage(`--split ${split}: expected validation or test`))
   const seeds = seedBase !== undefined ? Evaluate.resolve({ seedBase }) : split !== undefined ? Evaluate.resolve({ split }) : recipe.eval
-  return E.right({ ...recipe, eval: { ...recipe.eval, episodes, temperature, split: seeds.split, seedBase: seeds.seedBase } })
+  return E.right({ ...recipe, seed, eval: { ...recipe.eval, episodes, temperature, split: seeds.split, seedBase: seeds.seedBase } })
 }
 
 /** Evaluation of a local model (a run's, a checkpoint, a Hugging Face folder). */
@@ -91,7 +91,7 @@ export const evalCommand = make({
   summary: 'evaluate a run or a checkpoint on held-out seeds',
   help: `mtrl eval --run DIR [--episodes N]
 mtrl eval --checkpoint DIR ENV [settings] [--episodes 100] [--temperature 0] [--split test|validation | --seed-base N]
-          [--transcripts FILE]
+          [--seed N] [--transcripts FILE]
 mtrl eval --base-url URL --model NAME ENV [settings] [--episodes 100] [--concurrency 4]
 
 With --run, the run's final policy on the run's evaluation environments and seeds (so it
@@ -102,7 +102,9 @@ tokens per action, as it was trained) and evaluation settings, the flags overrid
 served with an OpenAI-compatible API (vLLM, SGLang, Ollama, llama.cpp; key from
 OPENAI_API_KEY) plays through chat messages. Writes JSON with --json. --transcripts FILE
 writes every episode (prompt, actions, observations, rewards) as JSON lines, to see how the
-policy fails. --backend B chooses the compute backend of a local model.
+policy fails. --seed N draws another sample of the same games at --temperature above 0 (the
+sampling's seed; default the run's, or 0), e.g. to count how often a policy wins each game.
+--backend B chooses the compute backend of a local model.
 
 ${envFlagsHelp}
 
