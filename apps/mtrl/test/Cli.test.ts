@@ -1,12 +1,17 @@
 import { spawnSync } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 
 const bin = join(__dirname, '..', 'bin', 'mtrl.mjs')
 const mtrl = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv = {}) => {
   const result = spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', env: { ...process.env, ...env }, timeout: 120_000 })
   return { code: result.status, stdout: result.stdout, stderr: result.stderr }
 }
+
+const scratch = mkdtempSync(join(tmpdir(), 'mtrl-cli-'))
+afterAll(() => rmSync(scratch, { recursive: true, force: true }))
 
 describe('mtrl CLI', () => {
   it('prints help listing the commands', () => {
@@ -72,5 +77,33 @@ describe('mtrl CLI', () => {
     const { code, stdout } = mtrl(['eval', '--checkpoint', model, '--hf', 'textworld', '--config', 'w1-o1-q1', '--episodes', '2', '--split', 'validation', '--json', '--backend', 'cpu'])
     expect(code).toBe(0)
     expect(JSON.parse(stdout).results.map((r: { episodes: number; seeds: unknown }) => [r.episodes, r.seeds])).toEqual([[2, { split: 'validation', first: 3_500_000_000, count: 2 }]])
+  })
+
+  it('sft --seed N trains with that training seed (recorded in the run\'s recipe.json) instead of the recipe\'s', () => {
+    const recipe = {
+      name: 'seed-flag',
+      seed: 3,
+      model: { kind: 'scratch', dModel: 16, layers: 1, heads: 2, maxLen: 256, corpusEpisodes: 4 },
+      stages: [{ kind: 'sft', env: { kind: 'textworld', settings: 'w1-o1-q1' }, episodes: 4, epochs: 1, batchSize: 4 }],
+      evalAfterEachStage: false,
+      eval: { episodes: 1, batch: 1 }
+    }
+    const file = join(scratch, 'seed-flag.json')
+    writeFileSync(file, JSON.stringify(recipe))
+    const sft = (dir: string, extra: ReadonlyArray<string>) => {
+      const { code, stderr } = mtrl(['sft', file, '--run-dir', join(scratch, dir), '--backend', 'cpu', ...extra])
+      expect(code, stderr).toBe(0)
+      const losses = readFileSync(join(scratch, dir, 'metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>).filter((m) => m['kind'] === 'sft').map((m) => m['loss/sft'])
+      return { seed: (JSON.parse(readFileSync(join(scratch, dir, 'recipe.json'), 'utf8')) as { seed: number }).seed, losses }
+    }
+    const own = sft('own', [])
+    const nine = sft('nine', ['--seed', '9'])
+    expect([own.seed, nine.seed]).toEqual([3, 9])
+    expect(nine.losses.length).toBe(own.losses.length)
+    expect(nine.losses).not.toEqual(own.losses)
+    expect(sft('own-again', ['--seed', '3']).losses).toEqual(own.losses)
+    const bad = mtrl(['sft', file, '--seed', '1.5'])
+    expect(bad.code).toBe(2)
+    expect(bad.stderr).toMatch(/--seed: expected a non-negative integer/)
   })
 })

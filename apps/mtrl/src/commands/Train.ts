@@ -28,7 +28,7 @@ const printSummary = (summary: Pipeline.Summary): void => {
   process.stdout.write(`${lines.join('\n')}\n`)
 }
 
-const sftFlags = { ...backendFlag, 'run-dir': text }
+const sftFlags = { ...backendFlag, 'run-dir': text, seed: int() }
 const trainFlags = { ...sftFlags, redis: text, workers: int(), queue: text }
 
 /** The recipe's scaleOut with `--redis`, `--workers` and `--queue` over it. */
@@ -79,12 +79,13 @@ export const runTrain = (recipe: Recipe.Resolved, argv: { readonly backend?: str
   return runIn(recipe, run, argv.backend, false)
 }
 
-/** `mtrl <command> RECIPE [flags]`: the recipe, adjusted by `adjust` (which may refuse it), run into a new run folder. */
+/** `mtrl <command> RECIPE [flags]`: the recipe (its training seed `--seed`'s when given), adjusted by `adjust` (which may refuse it), run into a new run folder. */
 const recipeCommand =
   <F extends typeof sftFlags>(adjust: (recipe: Recipe.Resolved, values: Values<F>, path: string | undefined) => E.Either<CliError, Recipe.Resolved>) =>
   ({ values, positionals }: Parsed<F>): TE.TaskEither<CliError, number> =>
     pipe(
       loadRecipe(positionals[0]),
+      TE.map((recipe) => (values.seed === undefined ? recipe : { ...recipe, seed: values.seed })),
       TE.chainEitherK((recipe) => adjust(recipe, values, positionals[0])),
       TE.chain((recipe) => runTrain(recipe, { backend: values.backend, runDir: values['run-dir'] }))
     )
@@ -92,11 +93,14 @@ const recipeCommand =
 export const train = make({
   name: 'train',
   summary: 'run a recipe: SFT stages, RL stages, evaluation',
-  help: `mtrl train RECIPE.json [--backend B] [--run-dir DIR] [--workers N] [--redis URL] [--queue NAME]
+  help: `mtrl train RECIPE.json [--backend B] [--run-dir DIR] [--seed N] [--workers N] [--redis URL] [--queue NAME]
 
 Runs every stage of the recipe in order (SFT on expert demonstrations, RL on the policy's own
 episodes), evaluating on held-out seeds before training and after each stage, into
 runs/<name>-<time>/ (or DIR): recipe.json (resolved), metrics.jsonl, checkpoints/, eval.json.
+--seed N trains with another training seed than the recipe's (data order, initialisation,
+training games, sampling; the held-out games stay the same): the run of mtrl ablate's cell
+for that seed.
 
 Scale-out (recipe field "scaleOut": { "redis", "workers", "groupsPerJob", "queue" }; flags override):
   --workers N   start N local worker processes (and a local redis-server unless --redis is given)
@@ -107,6 +111,7 @@ Scale-out (recipe field "scaleOut": { "redis", "workers", "groupsPerJob", "queue
 
 Examples:
   mtrl train recipes/default.json
+  mtrl train recipes/default.json --seed 2
   mtrl train recipes/default.json --workers 2
   mtrl train recipes/default.json --redis redis://10.0.0.1:6379
   mtrl train recipes/paper/algorithms.json --backend tensorflow`,
@@ -118,7 +123,7 @@ Examples:
 export const sft = make({
   name: 'sft',
   summary: 'run only the SFT stages of a recipe',
-  help: `mtrl sft RECIPE.json [--backend B] [--run-dir DIR]
+  help: `mtrl sft RECIPE.json [--backend B] [--run-dir DIR] [--seed N]
 
 Like mtrl train, keeping only the recipe's sft stages.
 
