@@ -69,6 +69,20 @@ describe('Pipeline', () => {
     expect(iterations[1]!['grad/critic_norm']).toBeGreaterThan(0)
   })
 
+  it('a PPO stage with a critic warm-up says the policy was not updated in its first iteration, and prints losses after it', async () => {
+    const run = RunDir.create('t', join(root, 'warm-up'))
+    const lines: string[] = []
+    const ppo = { kind: 'rl', env, iterations: 2, algorithm: 'ppo', seedsPerIteration: 2, criticWarmup: 1 }
+    const result = await _.run({ run, backend, reporter: quiet(lines) })(recipe([ppo], { evalAfterEachStage: false }))()
+    if (E.isLeft(result)) throw new Error(result.left.message)
+    const iterationLines = lines.filter((l) => / iter \d\/2 /.test(l))
+    expect(iterationLines).toHaveLength(2)
+    expect(iterationLines[0]).toContain('iter 1/2 ')
+    expect(iterationLines[0]).toContain('policy not updated (critic warm-up)')
+    expect(iterationLines[1]).toMatch(/iter 2\/2 .*loss\/policy -?\d+\.\d{4} entropy \d+\.\d{3} loss\/value \d/)
+    for (const l of iterationLines) expect(l).not.toMatch(/NaN/)
+  })
+
   it('an SFT stage with `until` ends at the first held-out check that wins enough, and logs its checks', async () => {
     const run = RunDir.create('t', join(root, 'until'))
     const lines: string[] = []

@@ -35,10 +35,16 @@ const makeTrainer = (ctx: Context, i: number, stage: RlStage, source: Env.EnvSou
   })
 }
 
-const iterationLine = (name: string, iteration: number, iterations: number, m: Metrics.Metrics): string =>
-  `${name}: iter ${iteration}/${iterations} success ${pct(m['episode/success_rate'] ?? 0)} return ${(m['episode/return'] ?? 0).toFixed(3)} turns ${(m['episode/turns'] ?? 0).toFixed(1)} ` +
-  `loss/policy ${(m['loss/policy'] ?? 0).toFixed(4)} loss/value ${(m['loss/value'] ?? 0).toFixed(4)} entropy ${(m['entropy/mean'] ?? 0).toFixed(3)} ` +
-  `(${(m['time/rollout_s'] ?? 0).toFixed(1)}+${(m['time/update_s'] ?? 0).toFixed(1)} s)`
+/** An iteration's line; an iteration without a policy update (the critic's warm-up) says so instead of a NaN policy loss and entropy. */
+const iterationLine = (name: string, iteration: number, iterations: number, m: Metrics.Metrics): string => {
+  const policy = Number.isNaN(m['loss/policy'] ?? 0)
+    ? 'policy not updated (critic warm-up)'
+    : `loss/policy ${(m['loss/policy'] ?? 0).toFixed(4)} entropy ${(m['entropy/mean'] ?? 0).toFixed(3)}`
+  return (
+    `${name}: iter ${iteration}/${iterations} success ${pct(m['episode/success_rate'] ?? 0)} return ${(m['episode/return'] ?? 0).toFixed(3)} turns ${(m['episode/turns'] ?? 0).toFixed(1)} ` +
+    `${policy} loss/value ${(m['loss/value'] ?? 0).toFixed(4)} (${(m['time/rollout_s'] ?? 0).toFixed(1)}+${(m['time/update_s'] ?? 0).toFixed(1)} s)`
+  )
+}
 
 /** Drives the trainer to the stage's budget (from its last checkpoint when resuming), logging each iteration; stops on request after a checkpoint. */
 const iterate = async (ctx: Context, i: number, stage: RlStage, name: string, trainer: Trainer.Trainer): Promise<E.Either<RunError, void>> => {
