@@ -79,6 +79,12 @@ describe('mtrl CLI', () => {
     expect(JSON.parse(stdout).results.map((r: { episodes: number; seeds: unknown }) => [r.episodes, r.seeds])).toEqual([[2, { split: 'validation', first: 3_500_000_000, count: 2 }]])
   })
 
+  it('eval --seed with --base-url is a usage error (a served model samples on its server), before any request', () => {
+    const { code, stderr } = mtrl(['eval', '--base-url', 'http://127.0.0.1:9', '--model', 'm', 'textworld', '--config', 'w1-o1-q1', '--seed', '2'])
+    expect(code).toBe(2)
+    expect(stderr).toMatch(/--seed sets the sampling seed of a local model/)
+  })
+
   it('sft --seed N trains with that training seed (recorded in the run\'s recipe.json) instead of the recipe\'s', () => {
     const recipe = {
       name: 'seed-flag',

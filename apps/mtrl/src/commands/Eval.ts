@@ -24,6 +24,7 @@ type Flags = Values<typeof flags>
 
 /** Evaluation of a remote model (OpenAI-compatible chat API) on held-out seeds: the same summary as a local evaluation. */
 const evalRemote = async (baseUrl: string, values: Flags, positionals: ReadonlyArray<string>): Promise<E.Either<CliError, number>> => {
+  if (values.seed !== undefined) return E.left(usage('--seed sets the sampling seed of a local model; a served model (--base-url) samples on its server'))
   const parsed = pipe(
     E.Do,
     E.apS('env', envFromFlags(positionals[0], values)),
