@@ -45,8 +45,10 @@ export type Truncation = t.TypeOf<typeof Truncation>
  *   self-supervised, like SFT's context loss (decision 0005); 0 turns it off;
  * - `kl`: estimator, placement (`reward` | `loss` | `none`) and controller of the coefficient;
  * - `priorKlEvery`: measure `kl/prior` (the drift from the stage's starting policy, a forward
- *   pass of the frozen reference over the whole batch) every N iterations (NaN in between; 0:
- *   never). A KL term in the reward or loss needs the reference every iteration and ignores it;
+ *   pass of the frozen reference over the whole batch, in the trainer's thread) every N
+ *   iterations (NaN in between; 0: never; default 5: measured every iteration it was about a
+ *   third of a critic-free iteration's update time on wasm with 2 replicas, decision 0010). A KL
+ *   term in the reward or loss needs the reference every iteration and ignores it;
  * - `filterZeroVariance`: drop groups whose episodes all got the same return;
  * - `truncation`: what an episode cut by the turn or context budget is to the estimator:
  *   `terminal` (a failure: nothing follows its last turn, so its return is its rewards; the
@@ -121,7 +123,7 @@ export const defaultConfig: Config = {
   entropyCoef: 0,
   valueCoef: 0,
   contextCoef: 0,
-  priorKlEvery: 1,
+  priorKlEvery: 5,
   maxGradNorm: 1,
   kl: { estimator: 'k3', placement: 'none', controller: { _tag: 'fixed', coef: 0.001 } },
   filterZeroVariance: false,
