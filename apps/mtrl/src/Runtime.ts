@@ -5,6 +5,7 @@
 import { Backend } from '@mtrl/backend'
 import * as E from 'fp-ts/lib/Either.js'
 import type * as TE from 'fp-ts/lib/TaskEither.js'
+import type { Pipeline } from '@mtrl/recipe'
 import { backendUnavailable, usage, type CliError } from './Command.js'
 
 export const startBackend =
@@ -17,3 +18,15 @@ export const startBackend =
     if (!quiet) process.stderr.write(`backend: ${result.right.name} (${result.right.via}, ${result.right.threads} thread${result.right.threads === 1 ? '' : 's'})\n`)
     return E.right(result.right)
   }
+
+/** Ctrl-C once: finish the current iteration, write a checkpoint, stop. Twice: stop now. */
+export const stopOnInterrupt = (): Pipeline.StopSignal & { readonly release: () => void } => {
+  let requested = false
+  const onSignal = (): void => {
+    if (requested) process.exit(130)
+    requested = true
+    process.stderr.write('\nstopping after the current iteration (Ctrl-C again to stop now)\n')
+  }
+  process.on('SIGINT', onSignal)
+  return { requested: () => requested, release: () => process.off('SIGINT', onSignal) }
+}

@@ -79,6 +79,14 @@ describe('mtrl CLI', () => {
     expect(JSON.parse(stdout).results.map((r: { episodes: number; seeds: unknown }) => [r.episodes, r.seeds])).toEqual([[2, { split: 'validation', first: 3_500_000_000, count: 2 }]])
   })
 
+  it('ablate --resume without --out is a usage error (which ablation to continue), before anything runs', () => {
+    const recipe = join(__dirname, '..', '..', '..', 'recipes', 'paper', 'rl-lift.json')
+    const { code, stdout, stderr } = mtrl(['ablate', recipe, '--resume', '--backend', 'cpu'])
+    expect(code).toBe(2)
+    expect(stderr).toMatch(/--resume: which ablation\? give its folder with --out DIR/)
+    expect(stdout).not.toMatch(/=== cell/)
+  })
+
   it('eval --seed with --base-url is a usage error (a served model samples on its server), before any request', () => {
     const { code, stderr } = mtrl(['eval', '--base-url', 'http://127.0.0.1:9', '--model', 'm', 'textworld', '--config', 'w1-o1-q1', '--seed', '2'])
     expect(code).toBe(2)

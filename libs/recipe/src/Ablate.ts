@@ -2,22 +2,27 @@
  * Running an ablation: every cell x seed of a grid over a recipe (decoded beforehand by
  * `Recipe.ablationPlan`) one after another, each into its own run folder `<out>/<cell>-seed<N>/`,
  * with `ablation.json` (the results and one row per cell, mean ± std over seeds) and
- * `report.html` rewritten after each run, so a stopped ablation keeps what it finished.
+ * `report.html` rewritten after each run, so a stopped ablation keeps what it finished; with
+ * `resume` it continues in the same folder (finished runs kept, an unfinished one resumed from
+ * its last checkpoint), so a grid of many hours can run over several sittings.
  *
  * @since 0.1.0
  */
-import { Ablation, RunDir, type Grid } from '@mtrl/experiment'
+import type { Summary } from '@mtrl/eval'
+import { Ablation, Progress, RunDir, type Grid } from '@mtrl/experiment'
 import * as E from 'fp-ts/lib/Either.js'
 import type * as TE from 'fp-ts/lib/TaskEither.js'
+import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import * as Pipeline from './Pipeline.js'
 import type { PlanItem } from './Recipe.js'
-import type { RunError } from './RunError.js'
+import { failed, stopped, type RunError } from './RunError.js'
 
 /**
  * Where an ablation writes and what it records: `out` (its folder), `title` (of its report),
  * `recipe` (the recipe's path), `grid` and `seeds` (as given), and how each run computes and
- * reports (`Pipeline.Options` without its run folder).
+ * reports (`Pipeline.Options` without its run folder); `resume`: continue an ablation in `out`
+ * (see {@link previous}).
  *
  * @category models
  */
@@ -27,6 +32,41 @@ export interface Options extends Omit<Pipeline.Options, 'run' | 'resume'> {
   readonly recipe: string
   readonly grid: Grid.Grid
   readonly seeds: ReadonlyArray<number>
+  readonly resume?: boolean
+}
+
+/**
+ * What a cell's run folder already holds: nothing (`New`), a run of the same recipe that
+ * finished (`Finished`, with its last evaluation) or did not (`Unfinished`), or a run of
+ * another recipe (`Other`).
+ *
+ * @category models
+ */
+export type Previous =
+  | { readonly _tag: 'New' }
+  | { readonly _tag: 'Finished'; readonly final: ReadonlyArray<Summary.Summary> }
+  | { readonly _tag: 'Unfinished' }
+  | { readonly _tag: 'Other' }
+
+/** JSON text with object keys sorted, so that two decodings of one recipe compare equal. */
+const canonical = (value: unknown): string =>
+  JSON.stringify(value, (_key, v: unknown) =>
+    v !== null && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v
+  )
+
+/**
+ * What the run folder `path` holds of the planned `recipe` (its `recipe.json` compared as
+ * JSON, key order aside; finished: `progress.json` says so and `eval.json` is written).
+ *
+ * @category destructors
+ */
+export const previous = (path: string, recipe: PlanItem['recipe']): Previous => {
+  if (!existsSync(join(path, 'recipe.json'))) return { _tag: 'New' }
+  const run = RunDir.open(path)
+  if (canonical(run.readJson('recipe.json')) !== canonical(JSON.parse(JSON.stringify(recipe)))) return { _tag: 'Other' }
+  if (!Progress.read(run).finished || !existsSync(run.file('eval.json'))) return { _tag: 'Unfinished' }
+  const evals = (run.readJson('eval.json') as { readonly evals: ReadonlyArray<Progress.PhaseEval> }).evals
+  return { _tag: 'Finished', final: evals[evals.length - 1]?.results ?? [] }
 }
 
 /** `runs/<name>-ablate-<time>`: an ablation's folder when none is given. @category constructors */
@@ -45,15 +85,26 @@ export const run =
   (options: Options) =>
   (plan: ReadonlyArray<PlanItem>): TE.TaskEither<RunError, ReadonlyArray<Ablation.Row>> =>
   async () => {
-    const { out, title, recipe, grid, seeds, ...pipeline } = options
+    const { out, title, recipe, grid, seeds, resume = false, ...pipeline } = options
     const results: Array<Ablation.Result & { readonly run: string }> = []
     for (const [n, item] of plan.entries()) {
       pipeline.reporter.line(`\n=== cell ${n + 1}/${plan.length}: ${item.cell}, seed ${item.seed} ===`)
-      const run = RunDir.create(item.cell, runPath(out, item))
-      run.writeJson('recipe.json', item.recipe)
-      const summary = await Pipeline.run({ ...pipeline, run })(item.recipe)()
-      if (E.isLeft(summary)) return summary
-      results.push({ cell: item.cell, seed: item.seed, final: summary.right.evals[summary.right.evals.length - 1]?.results ?? [], run: run.path })
+      const path = runPath(out, item)
+      const before = previous(path, item.recipe)
+      if (before._tag === 'Other') return E.left(failed(`${path} holds a run of another recipe than cell ${item.cell}, seed ${item.seed}: choose another --out`))
+      if (before._tag !== 'New' && !resume) return E.left(failed(`${path} already holds a run of cell ${item.cell}, seed ${item.seed}: continue the ablation with --resume, or choose another --out`))
+      let final: ReadonlyArray<Summary.Summary>
+      if (before._tag === 'Finished') {
+        pipeline.reporter.line(`finished before, kept: ${path}`)
+        final = before.final
+      } else {
+        const run = RunDir.create(item.cell, path)
+        if (before._tag === 'New') run.writeJson('recipe.json', item.recipe)
+        const summary = await Pipeline.run({ ...pipeline, run, resume: before._tag === 'Unfinished' })(item.recipe)()
+        if (E.isLeft(summary)) return summary.left._tag === 'Stopped' ? E.left(stopped(`${summary.left.message}; or continue the whole ablation with --resume and the same --out`)) : summary
+        final = summary.right.evals[summary.right.evals.length - 1]?.results ?? []
+      }
+      results.push({ cell: item.cell, seed: item.seed, final, run: RunDir.open(path).path })
       const dir = RunDir.open(out)
       dir.writeJson('ablation.json', { recipe, grid, seeds, results, rows: Ablation.rows(results) })
       const runs = results.map((r) => ({ cell: r.cell, seed: r.seed, metrics: RunDir.open(r.run).readMetrics() }))

@@ -1,7 +1,7 @@
 import { RunDir } from '@mtrl/experiment'
 import { TestBackend } from '@mtrl/testing'
 import * as E from 'fp-ts/lib/Either.js'
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -43,6 +43,46 @@ describe('Ablate', () => {
     expect(ablation.rows).toEqual(JSON.parse(JSON.stringify(rows.right)))
     expect(existsSync(join(out, 'report.html'))).toBe(true)
     for (const r of ablation.results) expect(existsSync(join(r.run, 'eval.json'))).toBe(true)
+  })
+
+  it('refuses a folder that holds a run unless resuming; resuming keeps finished runs, resumes an unfinished one, and refuses another recipe', async () => {
+    const grid = { 'stages.0.algorithm': ['grpo', 'rloo'] }
+    const plan = Recipe.ablationPlan(json, grid, [1])
+    if (E.isLeft(plan)) throw new Error(plan.left)
+    const out = join(root, 'resume')
+    const lines: string[] = []
+    const options = { out, title: 't', recipe: 'r.json', grid, seeds: [1], backend: { name: 'cpu' }, reporter: { line: (text: string) => void lines.push(text) } }
+    const first = await _.run(options)(plan.right)()
+    if (E.isLeft(first)) throw new Error(first.left.message)
+    const [grpo, rloo] = plan.right.map((item) => _.runPath(out, item)) as [string, string]
+    expect(_.previous(grpo, plan.right[0]!.recipe)._tag).toBe('Finished')
+    const grpoMetrics = readFileSync(join(grpo, 'metrics.jsonl'), 'utf8')
+
+    // Without --resume: an error naming the folder, and nothing overwritten.
+    const again = await _.run(options)(plan.right)()
+    expect(E.isLeft(again) && again.left.message).toContain(`${grpo} already holds a run of cell algorithm=grpo, seed 1: continue the ablation with --resume`)
+    expect(readFileSync(join(grpo, 'metrics.jsonl'), 'utf8')).toBe(grpoMetrics)
+
+    // The second run as if killed before it finished: resuming keeps the first and finishes the second.
+    rmSync(join(rloo, 'eval.json'))
+    writeFileSync(join(rloo, 'progress.json'), JSON.stringify({ nextStage: 0, evals: [], finished: false }))
+    expect(_.previous(rloo, plan.right[1]!.recipe)._tag).toBe('Unfinished')
+    lines.length = 0
+    const resumed = await _.run({ ...options, resume: true })(plan.right)()
+    if (E.isLeft(resumed)) throw new Error(resumed.left.message)
+    expect(lines).toContain(`finished before, kept: ${grpo}`)
+    expect(lines).not.toContain(`finished before, kept: ${rloo}`)
+    expect(readFileSync(join(grpo, 'metrics.jsonl'), 'utf8')).toBe(grpoMetrics)
+    expect(existsSync(join(rloo, 'eval.json'))).toBe(true)
+    expect(resumed.right).toEqual(first.right)
+    const rlooMetrics = readFileSync(join(rloo, 'metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>)
+    expect(rlooMetrics.filter((m) => m['kind'] === 'rl').map((m) => m['iteration'])).toEqual([0])
+
+    // Another recipe in the same folder (here: the other algorithm's plan) is refused, even when resuming.
+    const swapped = plan.right.map((item, i) => ({ ...item, recipe: plan.right[1 - i]!.recipe }))
+    expect(_.previous(grpo, swapped[0]!.recipe)._tag).toBe('Other')
+    const other = await _.run({ ...options, resume: true })(swapped)()
+    expect(E.isLeft(other) && other.left.message).toContain(`${grpo} holds a run of another recipe than cell algorithm=grpo, seed 1`)
   })
 
   it('names folders by the cell and the time', () => {

@@ -7,24 +7,29 @@ import { Ablation, Grid } from '@mtrl/experiment'
 import { Ablate, Recipe } from '@mtrl/recipe'
 import * as E from 'fp-ts/lib/Either.js'
 import { join } from 'node:path'
-import { backendFlag, fromRun, list, make, text, usage } from '../Command.js'
+import { backendFlag, bool, fromRun, list, make, text, usage } from '../Command.js'
 import { readJson } from '../Input.js'
-import { startBackend } from '../Runtime.js'
+import { startBackend, stopOnInterrupt } from '../Runtime.js'
 
 export const ablate = make({
   name: 'ablate',
   summary: 'run a grid of recipe variations with repeated seeds; one row per cell',
-  help: `mtrl ablate RECIPE.json [--grid path=v1,v2 ...] [--seeds 1,2,3] [--backend B] [--out DIR]
+  help: `mtrl ablate RECIPE.json [--grid path=v1,v2 ...] [--seeds 1,2,3] [--backend B] [--out DIR] [--resume]
 
 The grid comes from the recipe's "ablation" field, or from --grid flags (dotted recipe paths;
 paths joined by | are tied to one value; values parsed as JSON when they parse). Every cell is decoded like a recipe before anything
 runs. Results: DIR/<cell>-seed<N>/ run folders, DIR/ablation.json, DIR/report.html (the
 table and each cell's learning curves, mean over seeds), and a table.
+--resume continues an ablation in --out DIR (the same recipe, grid and seeds): finished runs
+are kept, an unfinished one resumes from its last checkpoint (as mtrl resume), the rest run.
+Without it, a DIR that already holds a cell's run is an error, so nothing is overwritten. Ctrl-C
+once stops after the current iteration's checkpoint.
 
 Examples:
   mtrl ablate recipes/paper/algorithms.json
-  mtrl ablate recipes/default.json --grid stages.1.algorithm=ppo,grpo,rloo,reinforce++ --seeds 1,2`,
-  flags: { ...backendFlag, grid: list, seeds: text, out: text },
+  mtrl ablate recipes/default.json --grid stages.1.algorithm=ppo,grpo,rloo,reinforce++ --seeds 1,2
+  mtrl ablate recipes/paper/rl-lift.json --out runs/rl-lift-ablation --resume`,
+  flags: { ...backendFlag, grid: list, seeds: text, out: text, resume: bool },
   positionals: true,
   run: ({ values, positionals }) => async () => {
     const path = positionals[0]
@@ -37,6 +42,7 @@ Examples:
     if (E.isLeft(grid)) return grid
     const seeds = values.seeds !== undefined ? values.seeds.split(',').map(Number) : (base.right.ablation?.seeds ?? [base.right.seed])
     if (seeds.some((s) => !Number.isInteger(s) || s < 0)) return E.left(usage(`--seeds: expected non-negative integers, got "${values.seeds}"`))
+    if (values.resume === true && values.out === undefined) return E.left(usage('--resume: which ablation? give its folder with --out DIR'))
     // Decode every cell before running any, so a bad grid fails at once.
     const planned = Recipe.ablationPlan(json.right, grid.right, seeds)
     if (E.isLeft(planned)) return E.left(usage(planned.left))
@@ -44,8 +50,9 @@ Examples:
     if (E.isLeft(backend)) return backend
     const out = values.out ?? Ablate.defaultOut(base.right.name)
     const reporter = { line: (text: string) => void process.stdout.write(`${text}\n`), note: (text: string) => void process.stderr.write(`${text}\n`) }
-    const options = { out, title: `${base.right.name}: ablation`, recipe: path, grid: grid.right, seeds, backend: backend.right, reporter, replicaInit: ThreadInit.init(backend.right.name) }
-    const rows = await Ablate.run(options)(planned.right)()
+    const stop = stopOnInterrupt()
+    const options = { out, title: `${base.right.name}: ablation`, recipe: path, grid: grid.right, seeds, backend: backend.right, reporter, stop, resume: values.resume === true, replicaInit: ThreadInit.init(backend.right.name) }
+    const rows = await Ablate.run(options)(planned.right)().finally(() => stop.release())
     if (E.isLeft(rows)) return E.left(fromRun(rows.left))
     process.stdout.write(`\n${Ablation.table(rows.right)}\n\n${join(out, 'ablation.json')}\n${join(out, 'report.html')}\n`)
     return E.right(0)

@@ -11,7 +11,7 @@ import * as TE from 'fp-ts/lib/TaskEither.js'
 import { backendFlag, fromRun, int, make, required, text, usage, type CliError, type Parsed, type Values } from '../Command.js'
 import { readJson } from '../Input.js'
 import * as ProgressBar from '../ProgressBar.js'
-import { startBackend } from '../Runtime.js'
+import { startBackend, stopOnInterrupt } from '../Runtime.js'
 import * as ScaleOut from '../ScaleOut.js'
 
 /** Reads and decodes a recipe file; a bad recipe fails before any work, naming the field. */
@@ -37,18 +37,6 @@ const withScaleOut = (recipe: Recipe.Resolved, values: Values<typeof trainFlags>
   if (redis === undefined && workers === undefined && queue === undefined) return recipe
   const optional = <A>(key: string, value: A | undefined) => (value === undefined ? {} : { [key]: value })
   return { ...recipe, scaleOut: { ...recipe.scaleOut, ...optional('redis', redis), ...optional('workers', workers), ...optional('queue', queue) } }
-}
-
-/** Ctrl-C once: finish the current iteration, write a checkpoint, stop. Twice: stop now. */
-const stopOnInterrupt = (): Pipeline.StopSignal & { readonly release: () => void } => {
-  let requested = false
-  const onSignal = (): void => {
-    if (requested) process.exit(130)
-    requested = true
-    process.stderr.write('\nstopping after the current iteration (Ctrl-C again to stop now)\n')
-  }
-  process.on('SIGINT', onSignal)
-  return { requested: () => requested, release: () => process.off('SIGINT', onSignal) }
 }
 
 /** Runs (or resumes) a recipe in a run folder, printing progress and the summary. */
