@@ -22,15 +22,21 @@ const json = {
   evalAfterEachStage: false
 }
 
+/** GRPO and RLOO cells of `json`, seed 1, into `root/<folder>`, with the reporter's lines. */
+const algorithms = (folder: string) => {
+  const grid = { 'stages.0.algorithm': ['grpo', 'rloo'] }
+  const plan = Recipe.ablationPlan(json, grid, [1])
+  if (E.isLeft(plan)) throw new Error(plan.left)
+  const out = join(root, folder)
+  const lines: string[] = []
+  const options = { out, title: 't', recipe: 'r.json', grid, seeds: [1], backend: { name: 'cpu' }, reporter: { line: (text: string) => void lines.push(text) } }
+  return { plan: plan.right, out, lines, options }
+}
+
 describe('Ablate', () => {
   it('runs every cell and seed into its own folder, and writes ablation.json and report.html with one row per cell', async () => {
-    const grid = { 'stages.0.algorithm': ['grpo', 'rloo'] }
-    const plan = Recipe.ablationPlan(json, grid, [1])
-    if (E.isLeft(plan)) throw new Error(plan.left)
-    const out = join(root, 'out')
-    const lines: string[] = []
-    const options = { out, title: 't', recipe: 'r.json', grid, seeds: [1], backend: { name: 'cpu' }, reporter: { line: (text: string) => void lines.push(text) } }
-    const rows = await _.run(options)(plan.right)()
+    const { plan, out, lines, options } = algorithms('out')
+    const rows = await _.run(options)(plan)()
     if (E.isLeft(rows)) throw new Error(rows.left.message)
     expect(rows.right.map((r) => [r.cell, r.env, r.seeds])).toEqual([
       ['algorithm=grpo', 'textworld/w1-o1-q1', 1],
@@ -46,29 +52,24 @@ describe('Ablate', () => {
   })
 
   it('refuses a folder that holds a run unless resuming; resuming keeps finished runs, resumes an unfinished one, and refuses another recipe', async () => {
-    const grid = { 'stages.0.algorithm': ['grpo', 'rloo'] }
-    const plan = Recipe.ablationPlan(json, grid, [1])
-    if (E.isLeft(plan)) throw new Error(plan.left)
-    const out = join(root, 'resume')
-    const lines: string[] = []
-    const options = { out, title: 't', recipe: 'r.json', grid, seeds: [1], backend: { name: 'cpu' }, reporter: { line: (text: string) => void lines.push(text) } }
-    const first = await _.run(options)(plan.right)()
+    const { plan, out, lines, options } = algorithms('resume')
+    const first = await _.run(options)(plan)()
     if (E.isLeft(first)) throw new Error(first.left.message)
-    const [grpo, rloo] = plan.right.map((item) => _.runPath(out, item)) as [string, string]
-    expect(_.previous(grpo, plan.right[0]!.recipe)._tag).toBe('Finished')
+    const [grpo, rloo] = plan.map((item) => _.runPath(out, item)) as [string, string]
+    expect(_.previous(grpo, plan[0]!.recipe)._tag).toBe('Finished')
     const grpoMetrics = readFileSync(join(grpo, 'metrics.jsonl'), 'utf8')
 
     // Without --resume: an error naming the folder, and nothing overwritten.
-    const again = await _.run(options)(plan.right)()
+    const again = await _.run(options)(plan)()
     expect(E.isLeft(again) && again.left.message).toContain(`${grpo} already holds a run of cell algorithm=grpo, seed 1: continue the ablation with --resume`)
     expect(readFileSync(join(grpo, 'metrics.jsonl'), 'utf8')).toBe(grpoMetrics)
 
     // The second run as if killed before it finished: resuming keeps the first and finishes the second.
     rmSync(join(rloo, 'eval.json'))
     writeFileSync(join(rloo, 'progress.json'), JSON.stringify({ nextStage: 0, evals: [], finished: false }))
-    expect(_.previous(rloo, plan.right[1]!.recipe)._tag).toBe('Unfinished')
+    expect(_.previous(rloo, plan[1]!.recipe)._tag).toBe('Unfinished')
     lines.length = 0
-    const resumed = await _.run({ ...options, resume: true })(plan.right)()
+    const resumed = await _.run({ ...options, resume: true })(plan)()
     if (E.isLeft(resumed)) throw new Error(resumed.left.message)
     expect(lines).toContain(`finished before, kept: ${grpo}`)
     expect(lines).not.toContain(`finished before, kept: ${rloo}`)
@@ -79,7 +80,7 @@ describe('Ablate', () => {
     expect(rlooMetrics.filter((m) => m['kind'] === 'rl').map((m) => m['iteration'])).toEqual([0])
 
     // Another recipe in the same folder (here: the other algorithm's plan) is refused, even when resuming.
-    const swapped = plan.right.map((item, i) => ({ ...item, recipe: plan.right[1 - i]!.recipe }))
+    const swapped = plan.map((item, i) => ({ ...item, recipe: plan[1 - i]!.recipe }))
     expect(_.previous(grpo, swapped[0]!.recipe)._tag).toBe('Other')
     const other = await _.run({ ...options, resume: true })(swapped)()
     expect(E.isLeft(other) && other.left.message).toContain(`${grpo} holds a run of another recipe than cell algorithm=grpo, seed 1`)
