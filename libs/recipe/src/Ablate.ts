@@ -54,16 +54,24 @@ const canonical = (value: unknown): string =>
     v !== null && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v
   )
 
+/** The fields of a recipe that decide what its run computes: all but its `description` and `ablation`. */
+const computed = (recipe: unknown): string => {
+  const { description: _d, ablation: _a, ...rest } = recipe as Record<string, unknown>
+  return canonical(rest)
+}
+
 /**
- * What the run folder `path` holds of the planned `recipe` (its `recipe.json` compared as
- * JSON, key order aside; finished: `progress.json` says so and `eval.json` is written).
+ * What the run folder `path` holds of the planned `recipe`: its `recipe.json` compared as JSON,
+ * key order, `description` and `ablation` aside (so `mtrl train RECIPE --seed N`'s run is the
+ * run of a cell without overrides for seed N); finished: `progress.json` says so and `eval.json`
+ * is written.
  *
  * @category destructors
  */
 export const previous = (path: string, recipe: PlanItem['recipe']): Previous => {
   if (!existsSync(join(path, 'recipe.json'))) return { _tag: 'New' }
   const run = RunDir.open(path)
-  if (canonical(run.readJson('recipe.json')) !== canonical(JSON.parse(JSON.stringify(recipe)))) return { _tag: 'Other' }
+  if (computed(run.readJson('recipe.json')) !== computed(JSON.parse(JSON.stringify(recipe)))) return { _tag: 'Other' }
   if (!Progress.read(run).finished || !existsSync(run.file('eval.json'))) return { _tag: 'Unfinished' }
   const evals = (run.readJson('eval.json') as { readonly evals: ReadonlyArray<Progress.PhaseEval> }).evals
   return { _tag: 'Finished', final: evals[evals.length - 1]?.results ?? [] }

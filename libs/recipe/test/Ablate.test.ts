@@ -57,6 +57,9 @@ describe('Ablate', () => {
     if (E.isLeft(first)) throw new Error(first.left.message)
     const [grpo, rloo] = plan.map((item) => _.runPath(out, item)) as [string, string]
     expect(_.previous(grpo, plan[0]!.recipe)._tag).toBe('Finished')
+    // What the run computes decides, not its description or ablation grid (mtrl train --seed N's run of the recipe is its cell's).
+    expect(_.previous(grpo, { ...plan[0]!.recipe, description: 'another text', ablation: { grid: {} } })._tag).toBe('Finished')
+    expect(_.previous(grpo, { ...plan[0]!.recipe, seed: 2 })._tag).toBe('Other')
     const grpoMetrics = readFileSync(join(grpo, 'metrics.jsonl'), 'utf8')
 
     // Without --resume: an error naming the folder, and nothing overwritten.
