@@ -84,6 +84,9 @@ describe('Recipe', () => {
     expect(withRl({ algorithm: 'rloo', groupSize: 1 })).toMatch(/stages\.1\.groupSize: expected at least 2 for rloo/)
     expect(error({ ...good, rollout: { topP: 1.5 } })).toMatch(/rollout\.topP: expected a number in \(0, 1\], got 1\.5/)
     expect(withRl({ replicas: 0 })).toMatch(/stages\.1\.replicas: expected a positive integer, got 0/)
+    expect(withRl({ replay: { share: 1.5, attempts: 2 } })).toMatch(/stages\.1\.replay\.share: expected a number in \[0, 1\], got 1\.5/)
+    expect(withRl({ replay: { share: 0.25 } })).toMatch(/stages\.1\.replay\.attempts/)
+    expect(withRl({ replay: { share: 0.25, attempts: 2 } })).toBe('decoded')
   })
 
   it('RL update replicas need a separate critic when the algorithm trains one', () => {

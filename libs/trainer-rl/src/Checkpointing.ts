@@ -2,8 +2,8 @@
  * Checkpoint and resume of an RL run, through the policy's `Checkpoint` (safetensors weights,
  * JSON metadata, atomic directory write). A checkpoint holds everything the next iteration
  * reads: policy and critic weights, both optimizers' moments and step counts, the KL coefficient,
- * the iteration count and the states of the random streams (tasks, sampling, shuffling; core
- * `Rng.state()`). A resumed run therefore continues the very same streams and, on the same
+ * the iteration count, the states of the random streams (tasks, sampling, shuffling; core
+ * `Rng.state()`) and the queue of lost games to replay. A resumed run therefore continues the very same streams and, on the same
  * backend, reproduces the metrics of an uninterrupted run.
  *
  * Each checkpoint is its own directory `iter-<n>` under the run's checkpoint directory, written
@@ -22,6 +22,7 @@ import * as t from 'io-ts'
 import { readdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import { KlController } from './KlController.js'
+import * as Replay from './Replay.js'
 import type { Trainer } from './Trainer.js'
 
 /** Policy's `Checkpoint.StateError`: storage failed, or the checkpoint does not fit this run. @category models @since 0.1.0 */
@@ -36,14 +37,18 @@ export const message: (error: CheckpointError) => string = Checkpoint.stateMessa
  * @category codecs
  * @since 0.1.0
  */
-export const TrainerState = t.type({
-  format: t.literal('mtrl-rl-trainer'),
-  version: t.literal(1),
-  iteration: t.number,
-  kl: KlController,
-  rng: t.type({ tasks: Rng.RngState, sampling: Rng.RngState, shuffle: Rng.RngState }),
-  optimizerSteps: t.type({ policy: t.number, critic: t.union([t.number, t.null]) })
-})
+export const TrainerState = t.intersection([
+  t.type({
+    format: t.literal('mtrl-rl-trainer'),
+    version: t.literal(1),
+    iteration: t.number,
+    kl: KlController,
+    rng: t.type({ tasks: Rng.RngState, sampling: Rng.RngState, shuffle: Rng.RngState }),
+    optimizerSteps: t.type({ policy: t.number, critic: t.union([t.number, t.null]) })
+  }),
+  /** The replay queue (absent in checkpoints written before replay existed: empty). */
+  t.partial({ replay: t.array(Replay.Entry) })
+])
 /** @category models @since 0.1.0 */
 export type TrainerState = t.TypeOf<typeof TrainerState>
 
@@ -81,6 +86,7 @@ export const save =
       iteration: trainer.state.iteration,
       kl: trainer.state.kl,
       rng: { tasks: trainer.state.tasks.state(), sampling: trainer.state.sampling.state(), shuffle: trainer.state.shuffle.state() },
+      ...(trainer.state.replay.length === 0 ? {} : { replay: [...trainer.state.replay] }),
       optimizerSteps: { policy: trainer.policyOptimizer.steps(), critic: trainer.criticOptimizer?.steps() ?? null }
     }
     const moments = new Map([...momentsOf('policyOptimizer', trainer.policyOptimizer), ...momentsOf('criticOptimizer', trainer.criticOptimizer)])
@@ -161,6 +167,7 @@ export const restore =
       trainer.state.tasks = Rng.fromState(s.rng.tasks)
       trainer.state.sampling = Rng.fromState(s.rng.sampling)
       trainer.state.shuffle = Rng.fromState(s.rng.shuffle)
+      trainer.state.replay = s.replay ?? []
       return E.right(trainer)
     } finally {
       critic?.dispose()

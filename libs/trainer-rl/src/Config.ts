@@ -13,6 +13,7 @@ import * as Aggregation from './Aggregation.js'
 import * as Algorithm from './Algorithm.js'
 import * as Kl from './Kl.js'
 import { KlController } from './KlController.js'
+import * as Replay from './Replay.js'
 
 /**
  * See `truncation` in {@link Config}.
@@ -50,6 +51,8 @@ export type Truncation = t.TypeOf<typeof Truncation>
  *   third of a critic-free iteration's update time on wasm with 2 replicas, decision 0010). A KL
  *   term in the reward or loss needs the reference every iteration and ignores it;
  * - `filterZeroVariance`: drop groups whose episodes all got the same return;
+ * - `replay`: the share of each iteration's seeds replaying recently lost training games, and
+ *   how often one game is replayed at most (see {@link Replay}; default share 0: off);
  * - `truncation`: what an episode cut by the turn or context budget is to the estimator:
  *   `terminal` (a failure: nothing follows its last turn, so its return is its rewards; the
  *   paper's "success within the exploration budget", and verl's end of sequence) or `bootstrap`
@@ -86,6 +89,7 @@ export const Config = t.type({
   kl: t.type({ estimator: Kl.Estimator, placement: Kl.Placement, controller: KlController }),
   priorKlEvery: Numbers.NonNegativeInt,
   filterZeroVariance: t.boolean,
+  replay: Replay.Options,
   truncation: Truncation,
   seed: Numbers.NonNegativeInt,
   checkpointEvery: Numbers.NonNegativeInt
@@ -127,6 +131,7 @@ export const defaultConfig: Config = {
   maxGradNorm: 1,
   kl: { estimator: 'k3', placement: 'none', controller: { _tag: 'fixed', coef: 0.001 } },
   filterZeroVariance: false,
+  replay: Replay.off,
   truncation: 'terminal',
   seed: 0,
   checkpointEvery: 0

@@ -25,6 +25,7 @@ import * as score from './internal/score.js'
 import { update } from './internal/update.js'
 import { assemble } from './internal/assemble.js'
 import { explainedVariance, type Metrics } from './Metrics.js'
+import * as Replay from './Replay.js'
 import type * as UpdateReplicas from './UpdateReplicas.js'
 
 /**
@@ -77,6 +78,8 @@ export interface State {
   tasks: Rng.Rng
   sampling: Rng.Rng
   shuffle: Rng.Rng
+  /** Lost training games waiting to be replayed (empty when `config.replay.share` is 0). */
+  replay: Replay.Queue
 }
 
 /**
@@ -132,7 +135,7 @@ export const make = (setup: Setup): Trainer => {
   return {
     setup,
     algorithm,
-    state: { iteration: 0, kl: config.kl.controller, ...streams(config.seed) },
+    state: { iteration: 0, kl: config.kl.controller, ...streams(config.seed), replay: [] },
     policyOptimizer,
     criticOptimizer,
     session,
@@ -183,8 +186,23 @@ const estimatorOf = (config: Config, algorithm: Algorithm.Algorithm) => {
   return configured.right
 }
 
+/** Per drawn seed: whether an episode of its game was lost (false when none of it came back). */
+const lostGames = (seeds: ReadonlyArray<number>, episodes: ReadonlyArray<{ readonly trajectory: { readonly seed: number; readonly won: boolean } }>): ReadonlyArray<boolean> => {
+  const lost = new Map<number, boolean>()
+  for (const { trajectory } of episodes) lost.set(trajectory.seed, (lost.get(trajectory.seed) ?? false) || !trajectory.won)
+  return seeds.map((seed) => lost.get(seed) ?? false)
+}
+
+/** Success rate of the episodes of replayed games (NaN when none was replayed). */
+const replaySuccess = (drawn: Replay.Draw, episodes: ReadonlyArray<{ readonly trajectory: { readonly seed: number; readonly won: boolean } }>): number => {
+  const replayed = new Set(drawn.seeds.filter((_, i) => drawn.replays[i]! > 0))
+  const played = episodes.filter((e) => replayed.has(e.trajectory.seed))
+  return played.length === 0 ? Number.NaN : played.filter((e) => e.trajectory.won).length / played.length
+}
+
 /**
- * One iteration: draws `seedsPerIteration` task seeds, rolls out `groupSize` episodes each,
+ * One iteration: draws `seedsPerIteration` task seeds (a share of them replays of recently
+ * lost games when `config.replay` is on), rolls out `groupSize` episodes each,
  * rewards them, estimates advantages (linking the samples of each episode), and updates the
  * critic and (after `criticWarmup` iterations) the policy. Environment failures end the
  * iteration with the environment's error (no update is made).
@@ -203,13 +221,15 @@ export const iterate =
     const { setup, state, algorithm } = trainer
     const { config } = setup
     const started = now()
-    const seeds = Array.from({ length: config.seedsPerIteration }, () => state.tasks.int(2147483647))
+    const drawn = Replay.draw(config.replay, config.seedsPerIteration, () => state.tasks.int(2147483647))(state.replay)
+    const seeds = drawn.seeds
     const generator: Generator.Generator = { session: trainer.session, template: setup.template, tokenizer: setup.tokenizer, contextLength: setup.contextLength }
     const play = setup.play ?? Rollout.run(config.rollout)(generator)
     const rolled = await play({ envs: setup.envs, seeds, groupSize: config.groupSize, rng: state.sampling })()
     if (E.isLeft(rolled)) return rolled
     const { episodes, metrics: rollout } = rolled.right
     const rolledAt = now()
+    state.replay = Replay.record(config.replay, config.seedsPerIteration, drawn, lostGames(seeds, episodes))(drawn.queue)
     if (config.rollout.turnsPerSlot === undefined) {
       const checked = Groups.check(config.groupSize)(episodes.map((e) => e.trajectory))
       if (E.isLeft(checked)) throw new Error(`Trainer.iterate: group integrity: ${checked.left}`)
@@ -226,6 +246,8 @@ export const iterate =
       outcomes,
       episodes: episodes.map((e) => e.trajectory),
       filtered: episodes.length - kept.length,
+      replayed: drawn.replays.filter((r) => r > 0).length,
+      replaySuccess: replaySuccess(drawn, episodes),
       rolloutSeconds: rolledAt - started
     }
     let metricsOut: Metrics

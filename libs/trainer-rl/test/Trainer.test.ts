@@ -1,4 +1,5 @@
-import { RewardFn } from '@mtrl/core'
+import { RewardFn, type Env } from '@mtrl/core'
+import * as E from 'fp-ts/lib/Either.js'
 import { Critic, ModelConfig, Policy } from '@mtrl/policy'
 import { Penalty } from '@mtrl/rewards'
 import { Memory } from '@mtrl/rollout'
@@ -143,6 +144,72 @@ describe('Trainer', () => {
     const m = await step(trainer)
     expect(m['episode/invalid_rate']).toBeGreaterThan(0)
     expect(m['episode/return']).toBeCloseTo(m['episode/success_rate'] - m['episode/invalid_rate'], 6)
+    trainer.dispose()
+    policy.dispose()
+  })
+
+  it('replays the games lost in the previous iteration: the next draw starts with them, most recent first', async () => {
+    // a bandit whose plays are recorded: (iteration, seed, won) per episode
+    const plays: { iteration: number; seed: number; won: boolean }[] = []
+    let iteration = 0
+    const recorded = (): Env.Env => {
+      const env = Toy.bandit()
+      let seed = -1
+      return {
+        ...env,
+        reset: (s) => ((seed = s), env.reset(s)),
+        step: (a) => async () => {
+          const r = await env.step(a)()
+          if (E.isRight(r)) plays.push({ iteration, seed, won: r.right.won })
+          return r
+        }
+      }
+    }
+    const config = toyConfig('grpo', 'bandit', { replay: { share: 0.5, attempts: 2 } })
+    const model = ModelConfig.make({ vocab: tokenizer.vocabSize, dModel: 16, layers: 1, heads: 2, maxLen: 64 })
+    const policy = Policy.make(model, 0)
+    const trainer = Trainer.make({ config, policy, envs: Array.from({ length: 16 }, recorded), template, tokenizer, contextLength: 64 })
+    let replayedGames = 0
+    for (; iteration < 6; iteration++) {
+      const before = trainer.state.replay
+      const queue = before.map((e) => e.seed)
+      const m = await step(trainer)
+      const seeds = [...new Set(plays.filter((p) => p.iteration === iteration).map((p) => p.seed))]
+      expect(seeds.slice(0, m['replay/games'])).toEqual(queue.slice(0, m['replay/games']))
+      expect(m['replay/games']).toBe(Math.min(2, queue.length))
+      replayedGames += m['replay/games']
+      // the queue now starts with this iteration's lost games (in draw order) that were replayed fewer than 2 times
+      const replayNumber = (i: number): number => (i < m['replay/games'] ? before[i]!.replays + 1 : 0)
+      const again = seeds.filter((s, i) => plays.some((p) => p.iteration === iteration && p.seed === s && !p.won) && replayNumber(i) < 2)
+      expect(trainer.state.replay.slice(0, again.length).map((e) => e.seed)).toEqual(again.slice(0, 4))
+      expect(trainer.state.replay.length).toBeLessThanOrEqual(4)
+      if (m['replay/games'] > 0) {
+        const replayed = seeds.slice(0, m['replay/games'])
+        const won = plays.filter((p) => p.iteration === iteration && replayed.includes(p.seed))
+        expect(m['replay/success_rate']).toBeCloseTo(won.filter((p) => p.won).length / won.length, 10)
+      } else expect(Number.isNaN(m['replay/success_rate'])).toBe(true)
+    }
+    expect(replayedGames).toBeGreaterThan(0) // a random bandit policy loses some games
+    const counts = new Map<number, number>()
+    for (const p of plays) counts.set(p.seed, (counts.get(p.seed) ?? 0) + 1)
+    expect(Math.max(...counts.values())).toBeLessThanOrEqual(4 * (1 + 2)) // groups of 4, at most 2 replays
+    trainer.dispose()
+    policy.dispose()
+  })
+
+  it('draws the same seeds as before replay existed when replay is off', async () => {
+    const seen: number[] = []
+    const envs = Array.from({ length: 16 }, (): Env.Env => {
+      const env = Toy.bandit()
+      return { ...env, reset: (s) => (seen.push(s), env.reset(s)) }
+    })
+    const model = ModelConfig.make({ vocab: tokenizer.vocabSize, dModel: 16, layers: 1, heads: 2, maxLen: 64 })
+    const policy = Policy.make(model, 0)
+    const trainer = Trainer.make({ config: toyConfig('grpo', 'bandit'), policy, envs, template, tokenizer, contextLength: 64 })
+    await step(trainer)
+    const tasks = Trainer.streams(0).tasks
+    expect([...new Set(seen)]).toEqual(Array.from({ length: 4 }, () => tasks.int(2147483647)))
+    expect(trainer.state.replay).toEqual([])
     trainer.dispose()
     policy.dispose()
   })

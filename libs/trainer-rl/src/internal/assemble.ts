@@ -13,6 +13,8 @@ export const assemble = (
     readonly outcomes: ReadonlyArray<number>
     readonly episodes: ReadonlyArray<{ readonly turns: ReadonlyArray<unknown> }>
     readonly filtered: number
+    readonly replayed: number
+    readonly replaySuccess: number
     readonly rolloutSeconds: number
   },
   stats:
@@ -60,6 +62,8 @@ export const assemble = (
     'episode/action_hacking_rate': r.actionHackingRate,
     'batch/samples': stats?.samples ?? 0,
     'batch/filtered_episodes': base.filtered,
+    'replay/games': base.replayed,
+    'replay/success_rate': base.replaySuccess,
     'logprob/sampler_trainer_gap': stats?.gap ?? Number.NaN,
     'perf/tokens_per_s': r.tokensPerSecond,
     'perf/update_tokens_per_s': stats?.updateTokensPerSecond ?? Number.NaN,
