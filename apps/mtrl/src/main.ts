@@ -7,6 +7,7 @@ import { ablate } from './commands/Ablate.js'
 import { advantages } from './commands/Advantages.js'
 import { collect } from './commands/Collect.js'
 import { evalCommand } from './commands/Eval.js'
+import { failures } from './commands/Failures.js'
 import { info } from './commands/Info.js'
 import { logprobs } from './commands/LogprobsCmd.js'
 import { report } from './commands/ReportCmd.js'
@@ -17,7 +18,7 @@ import { start } from './commands/Start.js'
 import { resume, sft, train } from './commands/Train.js'
 import { worker } from './commands/Worker.js'
 
-const commands: ReadonlyArray<Command> = [start, train, sft, resume, evalCommand, ablate, report, info, playCommand, serveEnv, worker, collect, advantages, logprobs, smoke]
+const commands: ReadonlyArray<Command> = [start, train, sft, resume, evalCommand, failures, ablate, report, info, playCommand, serveEnv, worker, collect, advantages, logprobs, smoke]
 
 const usage = (): string =>
   `mtrl: multi-turn agentic reinforcement learning for language-model agents

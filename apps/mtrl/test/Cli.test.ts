@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { Generator } from '@mtrl/env-textworld'
 import { afterAll, describe, expect, it } from 'vitest'
 
 const bin = join(__dirname, '..', 'bin', 'mtrl.mjs')
@@ -77,6 +78,41 @@ describe('mtrl CLI', () => {
     const { code, stdout } = mtrl(['eval', '--checkpoint', model, '--hf', 'textworld', '--config', 'w1-o1-q1', '--episodes', '2', '--split', 'validation', '--json', '--backend', 'cpu'])
     expect(code).toBe(0)
     expect(JSON.parse(stdout).results.map((r: { episodes: number; seeds: unknown }) => [r.episodes, r.seeds])).toEqual([[2, { split: 'validation', first: 3_500_000_000, count: 2 }]])
+  })
+
+  it('failures replays eval transcripts against their games and counts the lost games by first mistake', () => {
+    const line = (seed: number, actions: ReadonlyArray<string>, won: boolean) =>
+      JSON.stringify({ env: 'textworld/w2-o3-q4', seed, won, truncated: !won, prompt: '', turns: actions.map((action) => ({ action, valid: true, reward: 0, observation: '' })) })
+    const game = (seed: number) => Generator.generateOrThrow({ rooms: 2, objects: 3, questLength: 4, seed })
+    const w = (seed: number) => game(seed).quest.walkthrough
+    const file = join(scratch, 'transcripts.jsonl')
+    writeFileSync(
+      file,
+      [
+        line(1, w(1), true),
+        line(2, ['look', ...w(2)], true), // won after a detour
+        line(3, [w(3)[0]!, 'take zorkmid', 'take zorkmid'], false), // unknown name at turn 1
+        line(4, ['look', 'look'], false), // detour at turn 0
+        line(5, ['dance'], false) // unparsed at turn 0
+      ].join('\n') + '\n'
+    )
+    const { code, stdout, stderr } = mtrl(['failures', file, '--json'])
+    expect(code, stderr).toBe(0)
+    const [t] = JSON.parse(stdout)
+    expect(t).toMatchObject({ env: 'textworld/w2-o3-q4', episodes: 5, won: 2, lost: 3, recovered: 1, disagreements: 0 })
+    expect(t.firstMistakes).toEqual({ 'unknown-name': 1, unparsed: 1, elsewhere: 0, 'not-ready': 0, 'no-exit': 0, detour: 1 })
+    expect(t.meanMistakeTurn).toBeCloseTo(1 / 3, 10)
+    // a transcript whose recorded outcome the replay contradicts is flagged
+    writeFileSync(file, `${line(1, ['look'], true)}\n`)
+    expect(mtrl(['failures', file]).stdout).toMatch(/warning: 1 episodes end otherwise when replayed/)
+    // a bad line is a usage error naming the file, the line and the field
+    writeFileSync(file, `${line(1, w(1), true)}\n{"env":"textworld/w2-o3-q4","seed":"x"}\n`)
+    const bad = mtrl(['failures', file])
+    expect(bad.code).toBe(2)
+    expect(bad.stderr).toMatch(/transcripts\.jsonl:2/)
+    expect(bad.stderr).toMatch(/seed: expected number/)
+    writeFileSync(file, `${JSON.stringify({ env: 'alfworld/pick', seed: 1, won: false, truncated: false, prompt: '', turns: [] })}\n`)
+    expect(mtrl(['failures', file]).stderr).toMatch(/TextWorld transcripts only/)
   })
 
   it('ablate --resume without --out is a usage error (which ablation to continue), before anything runs', () => {

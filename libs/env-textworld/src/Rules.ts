@@ -33,8 +33,14 @@ const same = (state: State, feedback: string): Outcome => ({ state, feedback, va
 
 const NO_SUCH = "You can't see any such thing."
 
-/** Where entity `e` can be acted on from the player's room: 'held' | 'here' | undefined. */
-const reach = (game: Game, state: State, e: number): 'held' | 'here' | undefined => {
+/**
+ * Where entity `e` can be acted on from the player's room: `held`, `here`, or undefined (out of
+ * reach: another room, or inside a closed container).
+ *
+ * @category destructors
+ * @since 0.3.0
+ */
+export const reach = (game: Game, state: State, e: number): 'held' | 'here' | undefined => {
   const entity = game.entities[e]!
   const room = state[PLAYER]!
   switch (entity.kind) {

@@ -6,6 +6,7 @@
  */
 export * as Command from './Command.js'
 export * as Cooking from './Cooking.js'
+export * as Diagnosis from './Diagnosis.js'
 export * as Expert from './Expert.js'
 export * as Game from './Game.js'
 export * as Generator from './Generator.js'

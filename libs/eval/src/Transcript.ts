@@ -5,6 +5,7 @@
  * @since 0.1.0
  */
 import type { Trajectory } from '@mtrl/core'
+import * as t from 'io-ts'
 
 /**
  * @category models
@@ -18,6 +19,23 @@ export interface Transcript {
   readonly prompt: string
   readonly turns: ReadonlyArray<{ readonly action: string; readonly valid: boolean; readonly reward: number; readonly observation: string }>
 }
+
+/**
+ * A transcript as read back from a `--transcripts` file (one JSON line each).
+ *
+ * @category codecs
+ * @since 0.3.0
+ */
+export const Line: t.Type<Transcript, Transcript, unknown> = t.readonly(
+  t.type({
+    env: t.string,
+    seed: t.number,
+    won: t.boolean,
+    truncated: t.boolean,
+    prompt: t.string,
+    turns: t.readonlyArray(t.readonly(t.type({ action: t.string, valid: t.boolean, reward: t.number, observation: t.string })))
+  })
+)
 
 /**
  * The transcript of an episode, its token segments decoded with `decode` (a tokenizer's).
