@@ -38,6 +38,8 @@ export const mistakes: ReadonlyArray<Mistake> = ['unknown-name', 'unparsed', 'el
  * @since 0.3.0
  */
 export interface Diagnosis {
+  /** The verb of the quest's last command (`put`, `insert`, `eat`): which kind of goal it was. */
+  readonly questEnd: string
   readonly won: boolean
   readonly commands: number
   readonly firstMistake: O.Option<{ readonly turn: number; readonly command: string; readonly kind: Mistake }>
@@ -115,13 +117,14 @@ export const diagnose =
       }
       state = out.state
     }
-    return { won: outcome(state) === 'won', commands: played, firstMistake: first }
+    const last = game.quest.walkthrough[game.quest.walkthrough.length - 1] ?? ''
+    return { questEnd: last.split(' ')[0] ?? '', won: outcome(state) === 'won', commands: played, firstMistake: first }
   }
 
 /**
  * Counts over many episodes: how many were won and lost, the kinds of the lost games' first
- * mistakes, the mean turn of those mistakes (NaN when none), and how many won games had a
- * mistake (recovered from it).
+ * mistakes, the mean turn of those mistakes (NaN when none), how many won games had a mistake
+ * (recovered from it), and the success per quest ending.
  *
  * @category models
  * @since 0.3.0
@@ -133,6 +136,8 @@ export interface Tally {
   readonly firstMistakes: Readonly<Record<Mistake, number>>
   readonly meanMistakeTurn: number
   readonly recovered: number
+  /** Episodes and wins per quest ending (`Diagnosis.questEnd`), most frequent first. */
+  readonly byQuestEnd: ReadonlyArray<{ readonly questEnd: string; readonly episodes: number; readonly won: number }>
 }
 
 /**
@@ -161,5 +166,11 @@ export const tally = (diagnoses: ReadonlyArray<Diagnosis>): Tally => {
     )(d.firstMistake)
   const won = diagnoses.filter((d) => d.won).length
   const mistaken = Object.values(firstMistakes).reduce((a, b) => a + b, 0)
-  return { episodes: diagnoses.length, won, lost: diagnoses.length - won, firstMistakes, meanMistakeTurn: mistaken === 0 ? Number.NaN : turns / mistaken, recovered }
+  const ends = new Map<string, { episodes: number; won: number }>()
+  for (const d of diagnoses) {
+    const e = ends.get(d.questEnd) ?? { episodes: 0, won: 0 }
+    ends.set(d.questEnd, { episodes: e.episodes + 1, won: e.won + (d.won ? 1 : 0) })
+  }
+  const byQuestEnd = [...ends].map(([questEnd, e]) => ({ questEnd, ...e })).sort((a, b) => b.episodes - a.episodes || a.questEnd.localeCompare(b.questEnd))
+  return { episodes: diagnoses.length, won, lost: diagnoses.length - won, firstMistakes, meanMistakeTurn: mistaken === 0 ? Number.NaN : turns / mistaken, recovered, byQuestEnd }
 }

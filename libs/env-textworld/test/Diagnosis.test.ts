@@ -74,6 +74,22 @@ describe('Diagnosis', () => {
     expect(d.commands).toBe(6)
   })
 
+  it('names the quest by the verb of its last command, and tallies success per quest ending', () => {
+    const ends = new Set<string>()
+    const all = seeds.map((seed) => {
+      const g = game(seed)
+      const d = Diagnosis.diagnose(g)(seed % 2 === 0 ? g.quest.walkthrough : ['look'])
+      expect(g.quest.walkthrough[3]!.startsWith(`${d.questEnd} `)).toBe(true)
+      ends.add(d.questEnd)
+      return d
+    })
+    const t = Diagnosis.tally(all)
+    expect(new Set(t.byQuestEnd.map((e) => e.questEnd))).toEqual(ends)
+    expect(t.byQuestEnd.reduce((a, e) => a + e.episodes, 0)).toBe(seeds.length)
+    expect(t.byQuestEnd.reduce((a, e) => a + e.won, 0)).toBe(seeds.length / 2)
+    expect(t.byQuestEnd.map((e) => e.episodes)).toEqual([...t.byQuestEnd.map((e) => e.episodes)].sort((a, b) => b - a))
+  })
+
   it('tallies lost games by their first mistake, and won games that recovered from one', () => {
     const g = game(2)
     const w = g.quest.walkthrough
@@ -89,7 +105,8 @@ describe('Diagnosis', () => {
       lost: 2,
       firstMistakes: { 'unknown-name': 1, unparsed: 1, elsewhere: 0, 'not-ready': 0, 'no-exit': 0, detour: 0 },
       meanMistakeTurn: 0.5,
-      recovered: 1
+      recovered: 1,
+      byQuestEnd: [{ questEnd: g.quest.walkthrough[3]!.split(' ')[0], episodes: 4, won: 2 }]
     })
   })
 })

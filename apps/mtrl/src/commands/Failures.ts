@@ -77,7 +77,8 @@ the kind of their first mistake:
   not-ready     within reach, but its condition fails (putting what it does not hold)
   no-exit       walks where there is no exit
   detour        a valid command that is no step (the wrong container, the wrong way)
-and how many won games recovered from a mistake. --json prints the counts as JSON.
+how many won games recovered from a mistake, and the success per quest ending (the verb of
+the quest's last command: put, insert, eat). --json prints the counts as JSON.
 
 Examples:
   mtrl eval --run runs/default-20261130-101500Z --transcripts eval.jsonl && mtrl failures eval.jsonl
@@ -103,7 +104,8 @@ Examples:
         '  first mistake of the lost games:',
         ...Diagnosis.mistakes.map((m) => `    ${m.padEnd(13)} ${String(t.firstMistakes[m]).padStart(5)}  ${percent(t.firstMistakes[m], t.lost).padStart(6)}  ${what[m]}`),
         `  mean turn of that mistake (from 0): ${Number.isNaN(t.meanMistakeTurn) ? '-' : t.meanMistakeTurn.toFixed(2)}`,
-        `  won after a mistake: ${t.recovered} of ${t.won}`
+        `  won after a mistake: ${t.recovered} of ${t.won}`,
+        `  success per quest ending: ${t.byQuestEnd.map((e) => `${e.questEnd} ${e.won}/${e.episodes} (${percent(e.won, e.episodes)})`).join(', ')}`
       ]
       if (t.disagreements > 0) lines.push(`  warning: ${t.disagreements} episodes end otherwise when replayed (transcripts of another game version?)`)
       process.stdout.write(`${lines.join('\n')}\n`)
