@@ -107,12 +107,12 @@ export const diagnose =
     let played = 0
     for (const [turn, text] of commands.entries()) {
       if (outcome(state) !== 'playing') break
-      const before = distance(game, state)
       const command = parse(game)(text)
       const out = Rules.apply(game, state, command)
       played++
       if (O.isNone(first)) {
-        const step = out.valid && (out.won || distance(game, out.state) === before - 1)
+        // the expert's search runs only until the first mistake is found
+        const step = out.valid && (out.won || distance(game, out.state) === distance(game, state) - 1)
         if (!step) first = O.some({ turn, command: text, kind: out.valid ? 'detour' : invalidKind(game, state, command) })
       }
       state = out.state
