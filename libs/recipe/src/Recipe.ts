@@ -181,8 +181,8 @@ export const decode = (json: unknown): E.Either<string, Resolved> =>
 
 /** The trainer configuration of an RL stage: the library's defaults under the stage's fields; a checkpoint every `checkpointEvery` iterations (0: only on a stop). */
 export const trainerConfig = (stage: RlStage, rollout: Rollout.Options, seed: number, checkpointEvery = 0): TrainerConfig.Config => {
-  const { kind: _kind, env: _env, iterations: _iterations, reward: _reward, rollout: _stageRollout, replicas: _replicas, ...overrides } = stage
-  return { ...TrainerConfig.defaultConfig, ...overrides, rollout, seed, checkpointEvery }
+  const { kind: _kind, env: _env, iterations, reward: _reward, rollout: _stageRollout, replicas: _replicas, ...overrides } = stage
+  return { ...TrainerConfig.defaultConfig, decayIterations: iterations, ...overrides, rollout, seed, checkpointEvery }
 }
 
 /** Evaluation environments when the recipe names none: the last stage's (the one trained for last, the target of a curriculum). */

@@ -12,6 +12,7 @@ const good = {
     { kind: 'rl', env: { kind: 'textworld', settings: 'w2-o3-q4' }, iterations: 3, algorithm: 'grpo', groupSize: 4 }
   ]
 }
+const withRlDecoded = (patch: object): string => error({ ...good, stages: [good.stages[0], { ...good.stages[1], ...patch }] })
 const error = (json: unknown): string => {
   const r = _.decode(json)
   return E.isLeft(r) ? r.left : 'decoded'
@@ -87,6 +88,15 @@ describe('Recipe', () => {
     expect(withRl({ replay: { share: 1.5, attempts: 2 } })).toMatch(/stages\.1\.replay\.share: expected a number in \[0, 1\], got 1\.5/)
     expect(withRl({ replay: { share: 0.25 } })).toMatch(/stages\.1\.replay\.attempts/)
     expect(withRl({ replay: { share: 0.25, attempts: 2 } })).toBe('decoded')
+    expect(withRl({ minLrRatio: 1.5 })).toMatch(/stages\.1\.minLrRatio: expected a number in \[0, 1\], got 1\.5/)
+    expect(withRl({ minLrRatio: 0.1, warmupIterations: 3 })).toMatch(/stages\.1\.decayIterations: expected more than warmupIterations \(3\)/)
+  })
+
+  it('an RL stage decays its learning rate over its own iterations unless told otherwise', () => {
+    const rl = { ...good.stages[1]!, iterations: 40, minLrRatio: 0.1 } as _.RlStage
+    expect(_.trainerConfig(rl, {} as never, 0).decayIterations).toBe(40)
+    expect(_.trainerConfig({ ...rl, decayIterations: 25 }, {} as never, 0).decayIterations).toBe(25)
+    expect(withRlDecoded({ minLrRatio: 0.1 })).toBe('decoded')
   })
 
   it('RL update replicas need a separate critic when the algorithm trains one', () => {

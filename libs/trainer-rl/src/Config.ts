@@ -32,6 +32,11 @@ export type Truncation = t.TypeOf<typeof Truncation>
  * - `rollout`: see `Rollout.Options`;
  * - `policyLr`, `criticLr`: Adam learning rates (separate, as the paper: 1e-6 / 1e-5);
  * - `warmupIterations`: linear learning-rate warm-up of the policy, in iterations;
+ * - `minLrRatio`, `decayIterations`: cosine decay of the policy's learning rate after the warm-up
+ *   to `minLrRatio` x `policyLr` at iteration `decayIterations` (`@mtrl/optim`'s `Schedule`, as
+ *   SFT's; TRL and verl decay the actor's rate too). `minLrRatio` 1 (the default) keeps it
+ *   constant; a recipe's RL stage fills `decayIterations` with its `iterations` unless set. The
+ *   critic's rate stays constant (it tracks a moving policy);
  * - `ppoEpochs`, `minibatches`: passes over the batch and minibatches per pass;
  * - `clipLow`, `clipHigh`, `dualClip`, `aggregation`: the policy loss;
  * - `valueClip`: the value loss clip (`null`: none); `criticWarmup`: iterations of critic-only
@@ -74,6 +79,8 @@ export const Config = t.type({
   policyLr: Numbers.Positive,
   criticLr: Numbers.Positive,
   warmupIterations: Numbers.NonNegativeInt,
+  minLrRatio: Numbers.UnitInterval,
+  decayIterations: Numbers.NonNegativeInt,
   ppoEpochs: Numbers.PositiveInt,
   minibatches: Numbers.PositiveInt,
   clipLow: Numbers.NonNegative,
@@ -116,6 +123,8 @@ export const defaultConfig: Config = {
   policyLr: 1e-4,
   criticLr: 1e-3,
   warmupIterations: 0,
+  minLrRatio: 1,
+  decayIterations: 0,
   ppoEpochs: 1,
   minibatches: 1,
   clipLow: 0.2,
@@ -154,6 +163,8 @@ export const check = (config: Config): E.Either<Decode.DecodeError, Config> => {
   const estimator = Estimator.configure(config.estimator ?? algorithm.estimator)(config.estimatorOptions)
   if (E.isLeft(estimator))
     return E.left({ ...estimator.left, subject: 'trainer configuration', issues: estimator.left.issues.map((i) => ({ ...i, path: i.path === '' ? 'estimatorOptions' : `estimatorOptions.${i.path}` })) })
+  if (config.minLrRatio < 1 && config.decayIterations <= config.warmupIterations)
+    return E.left({ _tag: 'DecodeError', subject: 'trainer configuration', issues: [{ path: 'decayIterations', expected: `more than warmupIterations (${config.warmupIterations}) when minLrRatio < 1 (the iteration where the decay reaches its floor)`, actual: String(config.decayIterations) }] })
   if (algorithm.grouped && config.groupSize < 2)
     return E.left({ _tag: 'DecodeError', subject: 'trainer configuration', issues: [{ path: 'groupSize', expected: `at least 2 for ${config.algorithm} (it compares the episodes of a group)`, actual: String(config.groupSize) }] })
   return E.right(config)

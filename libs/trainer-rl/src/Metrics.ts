@@ -1,7 +1,7 @@
 /**
  * The metrics of one RL iteration, as data with namespaced names (the app logs them):
  * `loss/*`, `kl/*`, `clip/*`, `entropy/*`, `grad/*`, `value/*`, `advantage/*`, `episode/*`,
- * `batch/*`, `replay/*`, `logprob/*`, `perf/*`, `time/*`. Undefined quantities (no critic, no update) are NaN.
+ * `batch/*`, `replay/*`, `logprob/*`, `lr/*`, `perf/*`, `time/*`. Undefined quantities (no critic, no update) are NaN.
  *
  * - `logprob/sampler_trainer_gap`: mean |sampler log-prob - trainer log-prob| over action tokens
  *   (0 up to float error when sampling and scoring agree; grows with top-k / top-p sampling);
@@ -16,6 +16,7 @@
  * - `perf/tokens_per_s`: generated tokens per second of the rollout; `perf/update_tokens_per_s`:
  *   batch tokens times PPO epochs per second of the update;
  * - `value/explained_variance`: 1 - Var(R - V) / Var(R) over action tokens;
+ * - `lr/policy`: the policy's learning rate of the iteration's update (`Config.minLrRatio`);
  * - `replay/games`: how many of the iteration's games replay a lost one (`Config.replay`);
  *   `replay/success_rate`: the share of their episodes won (NaN when none). With replay on,
  *   `episode/success_rate` is over fresh and replayed games together, so it reads lower than
@@ -57,6 +58,7 @@ export interface Metrics {
   readonly 'replay/games': number
   readonly 'replay/success_rate': number
   readonly 'logprob/sampler_trainer_gap': number
+  readonly 'lr/policy': number
   readonly 'perf/tokens_per_s': number
   readonly 'perf/update_tokens_per_s': number
   readonly 'time/rollout_s': number

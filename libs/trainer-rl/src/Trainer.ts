@@ -12,7 +12,7 @@ import { Estimator } from '@mtrl/advantages'
 import { Rng, type Env, type EnvError, type RewardFn, type Sampler as SamplerContract, type Tokenizer } from '@mtrl/core'
 import { Critic, Policy, Sampler } from '@mtrl/policy'
 import { Batch, Rollout, type Generator } from '@mtrl/rollout'
-import { Optimizer } from '@mtrl/optim'
+import { Optimizer, Schedule } from '@mtrl/optim'
 import * as E from 'fp-ts/lib/Either.js'
 import type * as TE from 'fp-ts/lib/TaskEither.js'
 import * as Algorithm from './Algorithm.js'
@@ -180,6 +180,20 @@ const tokenStats = (
   }
 }
 
+/**
+ * The policy's learning rate at an iteration (0-based): `warmupIterations` of linear warm-up, then
+ * cosine decay to `minLrRatio` x `policyLr` at `decayIterations` (constant when `minLrRatio` is 1).
+ */
+export const policyLrAt =
+  (config: Pick<Config, 'policyLr' | 'warmupIterations' | 'minLrRatio' | 'decayIterations'>) =>
+  (iteration: number): number =>
+    Schedule.learningRate({
+      peak: config.policyLr,
+      warmupSteps: config.warmupIterations,
+      totalSteps: config.minLrRatio < 1 ? config.decayIterations : config.warmupIterations + 1,
+      minRatio: config.minLrRatio
+    })(iteration)
+
 const estimatorOf = (config: Config, algorithm: Algorithm.Algorithm) => {
   const configured = Estimator.configure(config.estimator ?? algorithm.estimator)(config.estimatorOptions)
   if (E.isLeft(configured)) throw new Error(`Trainer: ${configured.left.subject}: ${configured.left.issues.map((i) => `${i.path}: ${i.expected}`).join('; ')}`)
@@ -248,7 +262,8 @@ export const iterate =
       filtered: episodes.length - kept.length,
       replayed: drawn.replays.filter((r) => r > 0).length,
       replaySuccess: replaySuccess(drawn, episodes),
-      rolloutSeconds: rolledAt - started
+      rolloutSeconds: rolledAt - started,
+      policyLr: policyLrAt(config)(state.iteration)
     }
     let metricsOut: Metrics
     if (samples.length === 0) {
@@ -279,7 +294,7 @@ export const iterate =
         { batch, samples, episodes: linked, ...(tokenPenalty ? { tokenPenalty } : {}), ...(values ? { values } : {}), ...(after ? { valuesAfter: after } : {}) },
         estimatorOf(config, algorithm)
       )
-      const warm = config.warmupIterations > 0 ? Math.min(1, (state.iteration + 1) / config.warmupIterations) : 1
+      const policyLr = base.policyLr
       const updateStarted = now()
       const updated = update(
         {
@@ -289,7 +304,7 @@ export const iterate =
           critic: setup.critic,
           policyOptimizer: trainer.policyOptimizer,
           criticOptimizer: trainer.criticOptimizer,
-          policyLr: config.policyLr * warm,
+          policyLr,
           updatePolicy: state.iteration >= config.criticWarmup || !algorithm.critic,
           klCoef: state.kl.coef,
           shuffle: state.shuffle,

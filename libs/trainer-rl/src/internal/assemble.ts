@@ -16,6 +16,7 @@ export const assemble = (
     readonly replayed: number
     readonly replaySuccess: number
     readonly rolloutSeconds: number
+    readonly policyLr: number
   },
   stats:
     | {
@@ -65,6 +66,7 @@ export const assemble = (
     'replay/games': base.replayed,
     'replay/success_rate': base.replaySuccess,
     'logprob/sampler_trainer_gap': stats?.gap ?? Number.NaN,
+    'lr/policy': base.policyLr,
     'perf/tokens_per_s': r.tokensPerSecond,
     'perf/update_tokens_per_s': stats?.updateTokensPerSecond ?? Number.NaN,
     'time/rollout_s': base.rolloutSeconds,
