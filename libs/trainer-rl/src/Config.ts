@@ -56,6 +56,10 @@ export type Truncation = t.TypeOf<typeof Truncation>
  *   third of a critic-free iteration's update time on wasm with 2 replicas, decision 0010). A KL
  *   term in the reward or loss needs the reference every iteration and ignores it;
  * - `filterZeroVariance`: drop groups whose episodes all got the same return;
+ * - `oversample`: with `filterZeroVariance`, play `oversample` x `seedsPerIteration` groups and
+ *   update on the first `seedsPerIteration` that are kept (DAPO's dynamic sampling, verl's
+ *   `filter_groups`, in one rollout): the update's size stays, the share of it that carries
+ *   signal grows. 1 (default): play what the update takes;
  * - `replay`: the share of each iteration's seeds replaying recently lost training games, and
  *   how often one game is replayed at most (see {@link Replay}; default share 0: off);
  * - `truncation`: what an episode cut by the turn or context budget is to the estimator:
@@ -96,6 +100,7 @@ export const Config = t.type({
   kl: t.type({ estimator: Kl.Estimator, placement: Kl.Placement, controller: KlController }),
   priorKlEvery: Numbers.NonNegativeInt,
   filterZeroVariance: t.boolean,
+  oversample: Numbers.PositiveInt,
   replay: Replay.Options,
   truncation: Truncation,
   seed: Numbers.NonNegativeInt,
@@ -140,6 +145,7 @@ export const defaultConfig: Config = {
   maxGradNorm: 1,
   kl: { estimator: 'k3', placement: 'none', controller: { _tag: 'fixed', coef: 0.001 } },
   filterZeroVariance: false,
+  oversample: 1,
   replay: Replay.off,
   truncation: 'terminal',
   seed: 0,
@@ -165,6 +171,8 @@ export const check = (config: Config): E.Either<Decode.DecodeError, Config> => {
     return E.left({ ...estimator.left, subject: 'trainer configuration', issues: estimator.left.issues.map((i) => ({ ...i, path: i.path === '' ? 'estimatorOptions' : `estimatorOptions.${i.path}` })) })
   if (config.minLrRatio < 1 && config.decayIterations <= config.warmupIterations)
     return E.left({ _tag: 'DecodeError', subject: 'trainer configuration', issues: [{ path: 'decayIterations', expected: `more than warmupIterations (${config.warmupIterations}) when minLrRatio < 1 (the iteration where the decay reaches its floor)`, actual: String(config.decayIterations) }] })
+  if (config.oversample > 1 && !config.filterZeroVariance)
+    return E.left({ _tag: 'DecodeError', subject: 'trainer configuration', issues: [{ path: 'oversample', expected: '1 unless filterZeroVariance is on (extra groups are played to replace the filtered ones)', actual: String(config.oversample) }] })
   if (algorithm.grouped && config.groupSize < 2)
     return E.left({ _tag: 'DecodeError', subject: 'trainer configuration', issues: [{ path: 'groupSize', expected: `at least 2 for ${config.algorithm} (it compares the episodes of a group)`, actual: String(config.groupSize) }] })
   return E.right(config)

@@ -60,3 +60,24 @@ export const nonDegenerate = (groupIds: ReadonlyArray<string>, outcomes: ArrayLi
     return n === 1 || hi - lo > tolerance
   })
 }
+
+/**
+ * Caps a selection at its first `groups` groups (in order of first appearance): rows of later
+ * selected groups turn false. With `nonDegenerate`, DAPO's dynamic sampling (verl's
+ * `filter_groups`): play more groups than an update takes, keep the first ones that carry signal.
+ *
+ * @param keep one per row (e.g. `nonDegenerate`'s answer)
+ * @param groupIds one per row
+ * @category destructors
+ * @since 0.1.0
+ */
+export const firstGroups = (groups: number, keep: ReadonlyArray<boolean>, groupIds: ReadonlyArray<string>): ReadonlyArray<boolean> => {
+  const taken = new Set<string>()
+  return groupIds.map((id, i) => {
+    if (!keep[i]) return false
+    if (taken.has(id)) return true
+    if (taken.size >= groups) return false
+    taken.add(id)
+    return true
+  })
+}

@@ -34,7 +34,7 @@ import type * as UpdateReplicas from './UpdateReplicas.js'
  * - `policy`: trained in place; `reference`: a frozen copy of the policy as RL began, the
  *   anchor of the KL term (needed when `config.kl.placement` is not `none`) and, whenever given,
  *   of the `kl/prior` drift metric; `critic`: needed by algorithms with a critic (PPO);
- * - `envs`: `seedsPerIteration * groupSize` environments, one per episode slot;
+ * - `envs`: `seedsPerIteration * groupSize * oversample` environments, one per episode slot;
  * - `template`, `tokenizer`, `contextLength`: the sampler's text <-> tokens and context size;
  * - `reward`: per-turn rewards of an episode (default: the environment's own `turnRewards`),
  *   e.g. `RewardFn.sum([Outcome.outcome, Penalty.invalidActionPenalty(0.1)])` from `@mtrl/rewards`;
@@ -118,8 +118,8 @@ export const streams = (seed: number): Pick<State, 'tasks' | 'sampling' | 'shuff
 export const make = (setup: Setup): Trainer => {
   const { config } = setup
   const algorithm = Algorithm.registry[config.algorithm]
-  const slots = config.seedsPerIteration * config.groupSize
-  if (setup.envs.length !== slots) throw new Error(`Trainer.make: ${setup.envs.length} envs for ${config.seedsPerIteration} seeds x groupSize ${config.groupSize}`)
+  const slots = config.seedsPerIteration * config.groupSize * config.oversample
+  if (setup.envs.length !== slots) throw new Error(`Trainer.make: ${setup.envs.length} envs for ${config.seedsPerIteration} seeds x groupSize ${config.groupSize} x oversample ${config.oversample}`)
   if (algorithm.critic && setup.critic === undefined) throw new Error(`Trainer.make: ${algorithm.name} needs a critic`)
   if (config.kl.placement !== 'none' && setup.reference === undefined) throw new Error(`Trainer.make: KL placement ${config.kl.placement} needs a reference policy`)
   if (algorithm.grouped && config.groupSize < 2) throw new Error(`Trainer.make: ${algorithm.name} needs groupSize >= 2`)
@@ -215,9 +215,10 @@ const replaySuccess = (drawn: Replay.Draw, episodes: ReadonlyArray<{ readonly tr
 }
 
 /**
- * One iteration: draws `seedsPerIteration` task seeds (a share of them replays of recently
- * lost games when `config.replay` is on), rolls out `groupSize` episodes each,
- * rewards them, estimates advantages (linking the samples of each episode), and updates the
+ * One iteration: draws `seedsPerIteration` task seeds (`oversample` x as many with dynamic
+ * sampling; a share of them replays of recently lost games when `config.replay` is on), rolls
+ * out `groupSize` episodes each, rewards them, keeps the groups `filterZeroVariance` keeps (at
+ * most `seedsPerIteration`), estimates advantages (linking the samples of each episode), and updates the
  * critic and (after `criticWarmup` iterations) the policy. Environment failures end the
  * iteration with the environment's error (no update is made).
  *
@@ -235,7 +236,8 @@ export const iterate =
     const { setup, state, algorithm } = trainer
     const { config } = setup
     const started = now()
-    const drawn = Replay.draw(config.replay, config.seedsPerIteration, () => state.tasks.int(2147483647))(state.replay)
+    const played = config.seedsPerIteration * config.oversample
+    const drawn = Replay.draw(config.replay, played, () => state.tasks.int(2147483647))(state.replay)
     const seeds = drawn.seeds
     const generator: Generator.Generator = { session: trainer.session, template: setup.template, tokenizer: setup.tokenizer, contextLength: setup.contextLength }
     const play = setup.play ?? Rollout.run(config.rollout)(generator)
@@ -243,7 +245,7 @@ export const iterate =
     if (E.isLeft(rolled)) return rolled
     const { episodes, metrics: rollout } = rolled.right
     const rolledAt = now()
-    state.replay = Replay.record(config.replay, config.seedsPerIteration, drawn, lostGames(seeds, episodes))(drawn.queue)
+    state.replay = Replay.record(config.replay, played, drawn, lostGames(seeds, episodes))(drawn.queue)
     if (config.rollout.turnsPerSlot === undefined) {
       const checked = Groups.check(config.groupSize)(episodes.map((e) => e.trajectory))
       if (E.isLeft(checked)) throw new Error(`Trainer.iterate: group integrity: ${checked.left}`)
@@ -251,7 +253,8 @@ export const iterate =
     const reward = setup.reward ?? ((t) => t.turnRewards)
     const turnRewards = episodes.map((e) => reward(e.trajectory))
     const outcomes = turnRewards.map((rs) => rs.reduce((a, b) => a + b, 0))
-    const keep = config.filterZeroVariance ? Groups.nonDegenerate(episodes.map((e) => e.trajectory.groupId), outcomes) : episodes.map(() => true)
+    const groupIds = episodes.map((e) => e.trajectory.groupId)
+    const keep = config.filterZeroVariance ? Groups.firstGroups(config.seedsPerIteration, Groups.nonDegenerate(groupIds, outcomes), groupIds) : episodes.map(() => true)
     const kept = episodes.map((e, i) => ({ e, i })).filter(({ i }) => keep[i])
     const samples = kept.flatMap(({ e }) => e.samples)
     const base = {

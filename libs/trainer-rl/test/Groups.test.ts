@@ -31,4 +31,26 @@ describe('Groups', () => {
       })
     )
   })
+
+  it('firstGroups keeps the selected rows of the first n selected groups, in order of first appearance, and nothing else', () => {
+    const ids = ['a', 'b', 'a', 'c', 'b', 'd', 'c', 'd']
+    const keep = [true, false, true, true, false, true, true, true]
+    expect(_.firstGroups(2, keep, ids)).toEqual([true, false, true, true, false, false, true, false])
+    expect(_.firstGroups(0, keep, ids)).toEqual(ids.map(() => false))
+    expect(_.firstGroups(9, keep, ids)).toEqual(keep)
+  })
+  it('firstGroups never keeps a row the selection dropped, keeps at most n groups, and whole groups (property)', () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.integer({ min: 0, max: 6 }), fc.boolean()), { maxLength: 30 }), fc.integer({ min: 0, max: 7 }), (rows, n) => {
+        const ids = rows.map(([g]) => `g${g}`)
+        const keepGroup = new Map(rows.map(([g, k]) => [`g${g}`, k]))
+        const keep = ids.map((id) => keepGroup.get(id)!)
+        const out = _.firstGroups(n, keep, ids)
+        out.forEach((k, i) => k && expect(keep[i]).toBe(true))
+        const groups = new Set(ids.filter((_id, i) => out[i]))
+        expect(groups.size).toBe(Math.min(n, new Set(ids.filter((_id, i) => keep[i])).size))
+        ids.forEach((id, i) => keep[i] && expect(out[i]).toBe(groups.has(id)))
+      })
+    )
+  })
 })

@@ -6,6 +6,7 @@ import { Memory } from '@mtrl/rollout'
 import { expectNoLeak, TestBackend, Toy } from '@mtrl/testing'
 import * as tf from '@tensorflow/tfjs'
 import { beforeAll, describe, expect, it } from 'vitest'
+import * as Config from '../src/Config.js'
 import * as Trainer from '../src/Trainer.js'
 import { makeToyRun, step, template, tokenizer, toyConfig } from './fixtures/toyRun.js'
 
@@ -58,6 +59,25 @@ describe('Trainer', () => {
       expect(m['batch/filtered_episodes'] % 4).toBe(0)
     }
     run.dispose()
+  })
+
+  it('dynamic sampling: plays oversample x the groups and updates on the first seedsPerIteration that carry signal', async () => {
+    const config = toyConfig('grpo', 'bandit', { filterZeroVariance: true, oversample: 3 })
+    const played: number[] = []
+    const used: number[] = []
+    const run = makeToyRun(config, 'bandit')
+    for (let i = 0; i < 3; i++) {
+      const m = await step(run.trainer)
+      played.push(m['batch/samples'] + m['batch/filtered_episodes'])
+      used.push(m['batch/samples'])
+      expect(m['batch/samples'] % 4).toBe(0)
+      expect(m['batch/samples']).toBeLessThanOrEqual(16)
+    }
+    expect(played).toEqual([48, 48, 48])
+    expect(Math.max(...used)).toBe(16)
+    run.dispose()
+    const refused = Config.check(toyConfig('grpo', 'bandit', { oversample: 3 }))
+    expect(E.isLeft(refused) && refused.left.issues[0]!.path).toBe('oversample')
   })
 
   it('measures KL to the reference: 0 while the policy equals it, positive once it moved (in-reward and in-loss)', async () => {

@@ -25,7 +25,7 @@ const makeTrainer = (ctx: Context, i: number, stage: RlStage, source: Env.EnvSou
     policy: agent.policy,
     ...(agent.critic === undefined ? {} : { critic: agent.critic }),
     reference: agent.reference(),
-    envs: Array.from({ length: config.seedsPerIteration * config.groupSize }, () => source.make()),
+    envs: Array.from({ length: config.seedsPerIteration * config.groupSize * config.oversample }, () => source.make()),
     template: agent.template,
     tokenizer: agent.tokenizer,
     contextLength: agent.contextLength,
