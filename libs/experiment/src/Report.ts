@@ -29,6 +29,8 @@ export const curves: ReadonlyArray<{ readonly title: string; readonly metrics: R
   { title: 'Critic explained variance', metrics: ['value/explained_variance'] },
   { title: 'Advantages (action tokens)', metrics: ['advantage/mean', 'advantage/std'] },
   { title: 'Gradient norm (before clipping)', metrics: ['grad/policy_norm', 'grad/critic_norm'] },
+  { title: 'Policy learning rate (warm-up and decay)', metrics: ['lr/policy'] },
+  { title: 'Episodes left out of the update (zero-variance groups, dynamic sampling\'s surplus)', metrics: ['batch/filtered_episodes'] },
   { title: 'Tokens/s (rollout generation, update)', metrics: ['perf/tokens_per_s', 'perf/update_tokens_per_s'] }
 ]
 
