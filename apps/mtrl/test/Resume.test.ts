@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
@@ -96,6 +96,13 @@ describe('kill and resume', () => {
     expect(ofCheckpoint.status, ofCheckpoint.stderr).toBe(0)
     expect(ofCheckpoint.stderr).toContain(`a checkpoint of ${killed}`)
     expect(JSON.parse(ofCheckpoint.stdout).results).toEqual(evalOf(straight)[0])
+    // a copy outside the run has no recipe to read its settings from: the defaults are used, and said
+    const loose = join(dir, `loose-${Math.random().toString(36).slice(2)}`)
+    cpSync(checkpoint, loose, { recursive: true })
+    const ofLoose = runSync(['eval', '--checkpoint', loose, 'textworld', '--config', env.settings, '--json'])
+    expect(ofLoose.status, ofLoose.stderr).toBe(0)
+    expect(ofLoose.stderr).toContain(`${loose}: not inside a run`)
+    expect(ofLoose.stderr).toContain('default rollout settings (system prompt "You are an agent in a text environment.")')
     // the transcripts are the same episodes: one line each, as many wins, and the text of every turn
     const episodes = readFileSync(transcripts, 'utf8').trim().split('\n').map((l) => JSON.parse(l))
     expect(episodes.length).toBe(result.episodes)

@@ -6,6 +6,7 @@ import { Evaluate, Summary } from '@mtrl/eval'
 import { ChatPolicy, Episode } from '@mtrl/env-http'
 import { Progress, RunDir } from '@mtrl/experiment'
 import { Evaluation, Recipe } from '@mtrl/recipe'
+import { Rollout } from '@mtrl/rollout'
 import * as E from 'fp-ts/lib/Either.js'
 import { pipe } from 'fp-ts/lib/function.js'
 import { writeFile } from 'node:fs/promises'
@@ -54,7 +55,13 @@ const target = async (values: Flags, positionals: ReadonlyArray<string>): Promis
   const env = envFromFlags(positionals[0], values)
   if (E.isLeft(env)) return env
   const run = values.hf === true ? undefined : Progress.runOfCheckpoint(checkpoint)
-  if (run === undefined) return E.right(Evaluation.ofFolder(checkpoint, values.hf === true ? 'hf' : 'checkpoint', env.right))
+  if (run === undefined) {
+    if (values.hf !== true)
+      process.stderr.write(
+        `${checkpoint}: not inside a run (no recipe.json in the folder above checkpoints/stage-N), so it plays with the default rollout settings (system prompt ${JSON.stringify(Rollout.defaultOptions.systemPrompt)}); a policy trained with another system prompt plays off its distribution\n`
+      )
+    return E.right(Evaluation.ofFolder(checkpoint, values.hf === true ? 'hf' : 'checkpoint', env.right))
+  }
   process.stderr.write(`${checkpoint}: a checkpoint of ${run.path}, played with its rollout settings (system prompt, tokens per action) and evaluation settings\n`)
   const json = await readJson(run.file('recipe.json'))()
   return E.chain((recipe: unknown) => E.mapLeft(usage)(Evaluation.ofRunCheckpoint(run, checkpoint, env.right)(recipe)))(json)
