@@ -90,6 +90,8 @@ describe('Recipe', () => {
     expect(withRl({ replay: { share: 0.25, attempts: 2 } })).toBe('decoded')
     expect(withRl({ minLrRatio: 1.5 })).toMatch(/stages\.1\.minLrRatio: expected a number in \[0, 1\], got 1\.5/)
     expect(withRl({ minLrRatio: 0.1, warmupIterations: 3 })).toMatch(/stages\.1\.decayIterations: expected more than warmupIterations \(3\)/)
+    expect(withRl({ groupSize: 4, keepPerGroup: 5 })).toMatch(/stages\.1\.keepPerGroup: expected at most groupSize \(4\)/)
+    expect(withRl({ groupSize: 4, keepPerGroup: 2 })).toBe('decoded')
   })
 
   it('an RL stage decays its learning rate over its own iterations unless told otherwise', () => {

@@ -60,6 +60,10 @@ export type Truncation = t.TypeOf<typeof Truncation>
  *   update on the first `seedsPerIteration` that are kept (DAPO's dynamic sampling, verl's
  *   `filter_groups`, in one rollout): the update's size stays, the share of it that carries
  *   signal grows. 1 (default): play what the update takes;
+ * - `keepPerGroup`: update on at most this many episodes of each group, the ones whose returns
+ *   vary most (PODS's max-variance down-sampling, see `Groups.downsample`): play groups of
+ *   `groupSize`, whose rollout is cheap, train on `keepPerGroup` of each, whose update costs.
+ *   A game won once in 16 samples keeps its win. `null` (default): every episode;
  * - `replay`: the share of each iteration's seeds replaying recently lost training games, and
  *   how often one game is replayed at most (see {@link Replay}; default share 0: off);
  * - `truncation`: what an episode cut by the turn or context budget is to the estimator:
@@ -101,6 +105,7 @@ export const Config = t.type({
   priorKlEvery: Numbers.NonNegativeInt,
   filterZeroVariance: t.boolean,
   oversample: Numbers.PositiveInt,
+  keepPerGroup: t.union([Numbers.PositiveInt, t.null]),
   replay: Replay.Options,
   truncation: Truncation,
   seed: Numbers.NonNegativeInt,
@@ -146,6 +151,7 @@ export const defaultConfig: Config = {
   kl: { estimator: 'k3', placement: 'none', controller: { _tag: 'fixed', coef: 0.001 } },
   filterZeroVariance: false,
   oversample: 1,
+  keepPerGroup: null,
   replay: Replay.off,
   truncation: 'terminal',
   seed: 0,
@@ -173,6 +179,8 @@ export const check = (config: Config): E.Either<Decode.DecodeError, Config> => {
     return E.left({ _tag: 'DecodeError', subject: 'trainer configuration', issues: [{ path: 'decayIterations', expected: `more than warmupIterations (${config.warmupIterations}) when minLrRatio < 1 (the iteration where the decay reaches its floor)`, actual: String(config.decayIterations) }] })
   if (config.oversample > 1 && !config.filterZeroVariance)
     return E.left({ _tag: 'DecodeError', subject: 'trainer configuration', issues: [{ path: 'oversample', expected: '1 unless filterZeroVariance is on (extra groups are played to replace the filtered ones)', actual: String(config.oversample) }] })
+  if (config.keepPerGroup !== null && (config.keepPerGroup > config.groupSize || (algorithm.grouped && config.keepPerGroup < 2)))
+    return E.left({ _tag: 'DecodeError', subject: 'trainer configuration', issues: [{ path: 'keepPerGroup', expected: `at most groupSize (${config.groupSize})${algorithm.grouped ? ` and at least 2 for ${config.algorithm} (it compares the kept episodes of a group)` : ''}, or null`, actual: String(config.keepPerGroup) }] })
   if (algorithm.grouped && config.groupSize < 2)
     return E.left({ _tag: 'DecodeError', subject: 'trainer configuration', issues: [{ path: 'groupSize', expected: `at least 2 for ${config.algorithm} (it compares the episodes of a group)`, actual: String(config.groupSize) }] })
   return E.right(config)

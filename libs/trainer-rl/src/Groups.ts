@@ -81,3 +81,61 @@ export const firstGroups = (groups: number, keep: ReadonlyArray<boolean>, groupI
     return true
   })
 }
+
+/**
+ * Which `m` members of a group of outcomes vary most: the `k` highest and `m - k` lowest for
+ * the `k` in 0..m whose selection has the largest variance (PODS, Xu et al. 2025, "Not All
+ * Rollouts are Useful: Down-Sampling Rollouts in LLM Reinforcement Learning",
+ * https://arxiv.org/abs/2504.13818, shows the max-variance subset has that shape). Ties keep
+ * the earlier row. Answers the indices into `outcomes`, ascending; all of them when `m` >=
+ * their number.
+ *
+ * @category destructors
+ * @since 0.1.0
+ */
+export const maxVarianceSubset = (m: number, outcomes: ReadonlyArray<number>): ReadonlyArray<number> => {
+  const n = outcomes.length
+  if (m >= n) return outcomes.map((_, i) => i)
+  if (m <= 0) return []
+  const order = outcomes.map((x, i) => ({ x, i })).sort((a, b) => a.x - b.x || a.i - b.i)
+  const variance = (xs: ReadonlyArray<number>): number => {
+    const mean = xs.reduce((a, b) => a + b, 0) / xs.length
+    return xs.reduce((a, x) => a + (x - mean) ** 2, 0) / xs.length
+  }
+  let best: ReadonlyArray<{ x: number; i: number }> = order.slice(0, m)
+  let bestVariance = variance(best.map((o) => o.x))
+  for (let k = 1; k <= m; k++) {
+    const pick = [...order.slice(0, m - k), ...order.slice(n - k)]
+    const v = variance(pick.map((o) => o.x))
+    if (v > bestVariance + 1e-12) {
+      best = pick
+      bestVariance = v
+    }
+  }
+  return best.map((o) => o.i).sort((a, b) => a - b)
+}
+
+/**
+ * Caps each group at `m` members: of the rows `keep` selects, each group keeps the `m` whose
+ * outcomes vary most ({@link maxVarianceSubset}); rows `keep` dropped stay dropped. PODS's
+ * down-sampling: play large groups, whose rollouts are cheap, and update on the informative
+ * part of each, whose update is what costs (the estimator then compares the kept members).
+ *
+ * @param keep one per row (e.g. all true, or `firstGroups`'s answer)
+ * @param groupIds one per row
+ * @param outcomes one per row (e.g. the episode's total reward)
+ * @category destructors
+ * @since 0.1.0
+ */
+export const downsample = (m: number, keep: ReadonlyArray<boolean>, groupIds: ReadonlyArray<string>, outcomes: ArrayLike<number>): ReadonlyArray<boolean> => {
+  const rowsOf = new Map<string, number[]>()
+  groupIds.forEach((id, i) => {
+    if (!keep[i]) return
+    const rows = rowsOf.get(id)
+    if (rows === undefined) rowsOf.set(id, [i])
+    else rows.push(i)
+  })
+  const out = groupIds.map(() => false)
+  for (const rows of rowsOf.values()) for (const j of maxVarianceSubset(m, rows.map((i) => outcomes[i]!))) out[rows[j]!] = true
+  return out
+}

@@ -218,7 +218,7 @@ const replaySuccess = (drawn: Replay.Draw, episodes: ReadonlyArray<{ readonly tr
  * One iteration: draws `seedsPerIteration` task seeds (`oversample` x as many with dynamic
  * sampling; a share of them replays of recently lost games when `config.replay` is on), rolls
  * out `groupSize` episodes each, rewards them, keeps the groups `filterZeroVariance` keeps (at
- * most `seedsPerIteration`), estimates advantages (linking the samples of each episode), and updates the
+ * most `seedsPerIteration`) and of each the `keepPerGroup` most varied episodes, estimates advantages (linking the samples of each episode), and updates the
  * critic and (after `criticWarmup` iterations) the policy. Environment failures end the
  * iteration with the environment's error (no update is made).
  *
@@ -254,7 +254,8 @@ export const iterate =
     const turnRewards = episodes.map((e) => reward(e.trajectory))
     const outcomes = turnRewards.map((rs) => rs.reduce((a, b) => a + b, 0))
     const groupIds = episodes.map((e) => e.trajectory.groupId)
-    const keep = config.filterZeroVariance ? Groups.firstGroups(config.seedsPerIteration, Groups.nonDegenerate(groupIds, outcomes), groupIds) : episodes.map(() => true)
+    const selected = config.filterZeroVariance ? Groups.firstGroups(config.seedsPerIteration, Groups.nonDegenerate(groupIds, outcomes), groupIds) : episodes.map(() => true)
+    const keep = config.keepPerGroup === null ? selected : Groups.downsample(config.keepPerGroup, selected, groupIds, outcomes)
     const kept = episodes.map((e, i) => ({ e, i })).filter(({ i }) => keep[i])
     const samples = kept.flatMap(({ e }) => e.samples)
     const base = {

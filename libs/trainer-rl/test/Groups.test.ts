@@ -53,4 +53,53 @@ describe('Groups', () => {
       })
     )
   })
+
+  const variance = (xs: ReadonlyArray<number>): number => {
+    const mean = xs.reduce((a, b) => a + b, 0) / xs.length
+    return xs.reduce((a, x) => a + (x - mean) ** 2, 0) / xs.length
+  }
+  const subsets = (n: number, m: number): ReadonlyArray<ReadonlyArray<number>> =>
+    m === 0 ? [[]] : n < m ? [] : [...subsets(n - 1, m), ...subsets(n - 1, m - 1).map((s) => [...s, n - 1])]
+
+  it('maxVarianceSubset keeps the extremes: hand-derived cases', () => {
+    // one win in eight: the win and three losses (the earliest, ties keep the earlier row)
+    expect(_.maxVarianceSubset(4, [0, 0, 0, 1, 0, 0, 0, 0])).toEqual([0, 1, 2, 3])
+    // two wins of dense returns 2 and 3 among losses: both wins and the two lowest losses
+    expect(_.maxVarianceSubset(4, [0.5, 3, -0.2, 0.1, 2, 0.3])).toEqual([1, 2, 3, 4])
+    // all equal: the first m
+    expect(_.maxVarianceSubset(2, [1, 1, 1])).toEqual([0, 1])
+    // m >= n: everything; m = 0: nothing
+    expect(_.maxVarianceSubset(5, [3, 1])).toEqual([0, 1])
+    expect(_.maxVarianceSubset(0, [3, 1])).toEqual([])
+  })
+  it('maxVarianceSubset reaches the variance of the best subset of size m (property, brute force)', () => {
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: -4, max: 4 }), { minLength: 1, maxLength: 8 }), fc.integer({ min: 1, max: 8 }), (xs, m0) => {
+        const m = Math.min(m0, xs.length)
+        const picked = _.maxVarianceSubset(m, xs)
+        expect(picked.length).toBe(m)
+        expect(new Set(picked).size).toBe(m)
+        const best = Math.max(...subsets(xs.length, m).map((s) => variance(s.map((i) => xs[i]!))))
+        expect(variance(picked.map((i) => xs[i]!))).toBeCloseTo(best, 9)
+      })
+    )
+  })
+  it('downsample caps each group at m of its selected rows and never revives a dropped row', () => {
+    const ids = ['a', 'a', 'a', 'a', 'b', 'b', 'b', 'b', 'c', 'c']
+    const outcomes = [0, 1, 0, 0, 1, 1, 1, 0, 0, 0]
+    const keep = [true, true, true, true, true, true, true, true, false, false]
+    // a: the win and the first loss; b: the loss and the first win; c: dropped before
+    expect(_.downsample(2, keep, ids, outcomes)).toEqual([true, true, false, false, true, false, false, true, false, false])
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.integer({ min: 0, max: 4 }), fc.integer({ min: 0, max: 3 }), fc.boolean()), { maxLength: 30 }), fc.integer({ min: 1, max: 5 }), (rows, m) => {
+        const ids = rows.map(([g]) => `g${g}`)
+        const out = _.downsample(m, rows.map(([, , k]) => k), ids, rows.map(([, r]) => r))
+        out.forEach((k, i) => k && expect(rows[i]![2]).toBe(true))
+        for (const id of new Set(ids)) {
+          const selected = ids.filter((g, i) => g === id && rows[i]![2]).length
+          expect(ids.filter((g, i) => g === id && out[i]).length).toBe(Math.min(m, selected))
+        }
+      })
+    )
+  })
 })

@@ -80,6 +80,22 @@ describe('Trainer', () => {
     expect(E.isLeft(refused) && refused.left.issues[0]!.path).toBe('oversample')
   })
 
+  it('down-sampling: plays groups of groupSize and updates on keepPerGroup episodes of each', async () => {
+    const config = toyConfig('rloo', 'bandit', { groupSize: 8, keepPerGroup: 3 })
+    const run = makeToyRun(config, 'bandit')
+    for (let i = 0; i < 2; i++) {
+      const m = await step(run.trainer)
+      expect(m['batch/samples']).toBe(12)
+      expect(m['batch/filtered_episodes']).toBe(20)
+    }
+    run.dispose()
+    for (const [algorithm, keepPerGroup] of [['rloo', 1], ['rloo', 9], ['ppo', 9]] as const) {
+      const refused = Config.check(toyConfig(algorithm, 'bandit', { groupSize: 8, keepPerGroup }))
+      expect(E.isLeft(refused) && refused.left.issues[0]!.path).toBe('keepPerGroup')
+    }
+    expect(E.isRight(Config.check(toyConfig('ppo', 'bandit', { groupSize: 8, keepPerGroup: 1 })))).toBe(true)
+  })
+
   it('measures KL to the reference: 0 while the policy equals it, positive once it moved (in-reward and in-loss)', async () => {
     for (const placement of ['reward', 'loss'] as const) {
       const config = toyConfig('grpo', 'bandit', { kl: { estimator: 'k3', placement, controller: { _tag: 'fixed', coef: 0.01 } } })
