@@ -81,11 +81,7 @@ const invalidKind = (game: Game, state: State, command: Command): Mistake => {
   }
 }
 
-const distance = (game: Game, state: State): number =>
-  O.match(
-    () => Number.POSITIVE_INFINITY,
-    (plan: ReadonlyArray<string>) => plan.length
-  )(Expert.plan(game)(state))
+const distance = (game: Game, state: State): number => Expert.distance(game)(state)
 
 /**
  * Replays `commands` from the game's start (commands after the end of the episode are

@@ -208,3 +208,23 @@ export const nextAction =
   (game: Game) =>
   (state: State): O.Option<string> =>
     O.chain((p: ReadonlyArray<string>) => O.fromNullable(p[0]))(plan(game)(state))
+
+/**
+ * How many commands the win is away: the length of the expert's plan from `state`, infinite when
+ * it finds none (the game is over or cannot be won from there).
+ *
+ * @example
+ * import { Expert, Generator } from '@mtrl/env-textworld'
+ * const game = Generator.generateOrThrow({ rooms: 2, objects: 3, questLength: 4, seed: 7 })
+ * Expert.distance(game)(game.initial) // the walkthrough's length
+ *
+ * @category destructors
+ * @since 0.4.0
+ */
+export const distance =
+  (game: Game) =>
+  (state: State): number =>
+    O.match(
+      () => Number.POSITIVE_INFINITY,
+      (commands: ReadonlyArray<string>) => commands.length
+    )(plan(game)(state))

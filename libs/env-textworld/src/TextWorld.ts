@@ -19,6 +19,7 @@ import * as Cooking from './Cooking.js'
 import * as Expert from './Expert.js'
 import { maxScore, outcome, score, type Game, type State } from './Game.js'
 import * as Generator from './Generator.js'
+import * as IntermediateReward from './IntermediateReward.js'
 import * as Rules from './Rules.js'
 import * as Settings from './Settings.js'
 import * as Text from './Text.js'
@@ -27,11 +28,17 @@ import * as Text from './Text.js'
  * `admissible` (default true): list the admissible commands in every `info`. Computing them
  * costs about as much as the step itself; turn it off when the policy does not see them.
  *
+ * `reward` (default `score`): what a step's `reward` is. `score`: the points the command
+ * scored (the quest's milestones); `intermediate`: TextWorld's intermediate reward
+ * (`IntermediateReward`: +1 a step closer to the win, -1 farther, +1 the win), which asks the
+ * expert for a plan after every command. `info.score` stays the score either way.
+ *
  * @category models
  * @since 0.1.0
  */
 export interface Options {
   readonly admissible?: boolean
+  readonly reward?: 'score' | 'intermediate'
 }
 
 /**
@@ -108,6 +115,8 @@ export const make = (settings: Settings.Settings, options: Options = {}): TextWo
   const withAdmissible = options.admissible ?? true
   let game: Game | undefined
   let state: State | undefined
+  const intermediate = options.reward === 'intermediate'
+  let distance = Number.POSITIVE_INFINITY
   const reset = (seed: number): TE.TaskEither<EnvError.EnvError, Env.Observation> => () =>
     Promise.resolve(
       E.bimap(
@@ -115,6 +124,7 @@ export const make = (settings: Settings.Settings, options: Options = {}): TextWo
         (g: Game): Env.Observation => {
           game = g
           state = g.initial
+          if (intermediate) distance = Expert.distance(g)(g.initial)
           return { goal: g.objective, text: Text.describeRoom(g, g.initial), info: infoOf(g, g.initial, true, withAdmissible) }
         }
       )(gameFor(settings)(seed))
@@ -124,10 +134,16 @@ export const make = (settings: Settings.Settings, options: Options = {}): TextWo
     if (outcome(state) !== 'playing') return Promise.resolve(E.left(EnvError.episodeOver(envSpec.name)))
     const out = Rules.step(game)(state, action)
     state = out.state
+    let reward = out.reward
+    if (intermediate) {
+      const next = IntermediateReward.after(game, distance)(out.state)
+      reward = next.reward
+      distance = next.distance
+    }
     return Promise.resolve(
       E.right({
         observation: out.feedback,
-        reward: out.reward,
+        reward,
         done: out.won || out.lost,
         won: out.won,
         info: infoOf(game, out.state, out.valid, withAdmissible)

@@ -14,7 +14,7 @@ import * as t from 'io-ts'
 /** A TextWorld game: `"w2-o3-q4"`, `"tw-simple-dense-detailed"`, or the settings object. */
 const TextWorldConfig = t.intersection([
   t.type({ kind: t.literal('textworld'), settings: t.union([TwSettings.SettingsFromString, TwSettings.Settings]) }),
-  t.partial({ admissible: t.boolean })
+  t.partial({ admissible: t.boolean, reward: t.union([t.literal('score'), t.literal('intermediate')]) })
 ])
 const AlfWorldConfig = t.type({ kind: t.literal('alfworld'), settings: AlfWorld.Settings })
 const SweConfig = t.type({ kind: t.literal('swe'), settings: SweSettings.Settings })
@@ -35,7 +35,10 @@ export type EnvConfig = t.TypeOf<typeof EnvConfig>
 export const source = (config: EnvConfig, note: (text: string) => void = () => undefined): Env.EnvSource => {
   switch (config.kind) {
     case 'textworld':
-      return TextWorld.source(config.settings, config.admissible === undefined ? {} : { admissible: config.admissible })
+      return TextWorld.source(config.settings, {
+        ...(config.admissible === undefined ? {} : { admissible: config.admissible }),
+        ...(config.reward === undefined ? {} : { reward: config.reward })
+      })
     case 'alfworld':
       return AlfWorld.source(config.settings)
     case 'swe': {

@@ -37,6 +37,30 @@ describe('EnvConfig', () => {
     expect(h.expertPlan).toBeUndefined()
   })
 
+  it('{"kind": "textworld", "reward": "intermediate"} plays with TextWorld\'s intermediate reward; a bad value is named', async () => {
+    const decoded = Recipe.decode({ name: 'r', stages: [{ kind: 'rl', env: { kind: 'textworld', settings: 'w2-o3-q4', reward: 'intermediate' }, iterations: 1 }] })
+    if (E.isLeft(decoded)) throw new Error(decoded.left)
+    const played = async (config: unknown): Promise<number[]> => {
+      const s = source(config as Parameters<typeof source>[0])
+      const env = s.make()
+      await env.reset(5)()
+      const rewards: number[] = []
+      for (const command of ['look', ...s.expertPlan!(env)]) {
+        const step = await env.step(command)()
+        if (E.isLeft(step)) throw new Error(JSON.stringify(step.left))
+        rewards.push(step.right.reward)
+      }
+      return rewards
+    }
+    // a look leaves the plan as it was (0), each command of the plan brings the win one closer (+1)
+    expect(await played(decoded.right.stages[0]!.env)).toEqual([0, 1, 1, 1, 1])
+    const scored = Recipe.decode({ name: 'r', stages: [{ kind: 'rl', env: { kind: 'textworld', settings: 'w2-o3-q4' }, iterations: 1 }] })
+    if (E.isLeft(scored)) throw new Error(scored.left)
+    expect(await played(scored.right.stages[0]!.env)).not.toEqual([0, 1, 1, 1, 1])
+    const bad = Recipe.decode({ name: 'r', stages: [{ kind: 'rl', env: { kind: 'textworld', settings: 'w2-o3-q4', reward: 'progress' }, iterations: 1 }] })
+    expect(E.isLeft(bad) && bad.left).toMatch(/stages\.0\.env/)
+  })
+
   it('an sft stage on remote servers needs data (they have no expert), before any work', () => {
     const env = { kind: 'http', servers: servers.map((s) => s.url) }
     const decoded = Recipe.decode({ name: 'r', stages: [{ kind: 'sft', env, episodes: 10 }] })

@@ -12,6 +12,7 @@ import { Numbers, RewardFn } from '@mtrl/core'
 import * as t from 'io-ts'
 import * as Dense from './Dense.js'
 import * as Density from './Density.js'
+import * as Environment from './Environment.js'
 import * as Outcome from './Outcome.js'
 import * as Penalty from './Penalty.js'
 import * as TestPass from './TestPass.js'
@@ -35,7 +36,8 @@ export type Shaping = t.TypeOf<typeof Shaping>
 const kind = <P extends t.Props>(props: P) => t.intersection([t.type(props), Shaping])
 
 /**
- * The base rewards: `outcome` (sparse), `dense`, `density` with its `fraction`,
+ * The base rewards: `outcome` (sparse), `dense`, `density` with its `fraction`, `environment`
+ * (the environment's rewards as given),
  * `testPassRatio` and `binary` (SWE), each with optional {@link Shaping}.
  *
  * @category codecs
@@ -44,6 +46,7 @@ const kind = <P extends t.Props>(props: P) => t.intersection([t.type(props), Sha
 export const RewardSpec = t.union([
   kind({ kind: t.literal('outcome') }),
   kind({ kind: t.literal('dense') }),
+  kind({ kind: t.literal('environment') }),
   kind({ kind: t.literal('density'), fraction: Fraction }),
   kind({ kind: t.literal('testPassRatio') }),
   kind({ kind: t.literal('binary') })
@@ -57,6 +60,8 @@ const base = (spec: RewardSpec): RewardFn.RewardFn => {
       return Outcome.outcome
     case 'dense':
       return Dense.dense
+    case 'environment':
+      return Environment.environment
     case 'density':
       return Density.density(spec.fraction)
     case 'testPassRatio':

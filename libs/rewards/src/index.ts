@@ -8,6 +8,7 @@
  */
 export * as Dense from './Dense.js'
 export * as Density from './Density.js'
+export * as Environment from './Environment.js'
 export * as Outcome from './Outcome.js'
 export * as Penalty from './Penalty.js'
 export * as RewardSpec from './RewardSpec.js'

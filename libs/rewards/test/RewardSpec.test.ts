@@ -5,6 +5,7 @@ import * as E from 'fp-ts/lib/Either.js'
 import { describe, expect, it } from 'vitest'
 import * as Dense from '../src/Dense.js'
 import * as Density from '../src/Density.js'
+import * as Environment from '../src/Environment.js'
 import * as Outcome from '../src/Outcome.js'
 import * as Penalty from '../src/Penalty.js'
 import * as _ from '../src/RewardSpec.js'
@@ -17,6 +18,7 @@ const specArb: fc.Arbitrary<_.RewardSpec> = fc
     base: fc.oneof(
       fc.constant({ kind: 'outcome' as const }),
       fc.constant({ kind: 'dense' as const }),
+      fc.constant({ kind: 'environment' as const }),
       fc.double({ min: 0, max: 1, noNaN: true }).map((fraction) => ({ kind: 'density' as const, fraction: fraction + 0 })),
       fc.constant({ kind: 'testPassRatio' as const }),
       fc.constant({ kind: 'binary' as const })
@@ -51,7 +53,9 @@ describe('RewardSpec', () => {
             ? Outcome.outcome
             : spec.kind === 'dense'
               ? Dense.dense
-              : spec.kind === 'density'
+              : spec.kind === 'environment'
+                ? Environment.environment
+                : spec.kind === 'density'
                 ? Density.density(spec.fraction)
                 : spec.kind === 'testPassRatio'
                   ? TestPass.testPassRatio
@@ -67,6 +71,15 @@ describe('RewardSpec', () => {
         actual.forEach((r, k) => expect(r).toBeCloseTo(expected[k]!, 10))
       })
     )
+  })
+
+  it('environment: the turns\' own rewards, unchanged (dense would renormalise them)', () => {
+    fc.assert(
+      fc.property(Arbitraries.trajectory(), (trajectory) => {
+        expect(_.fromSpec({ kind: 'environment' })(trajectory)).toEqual(trajectory.turns.map((t) => t.reward))
+      })
+    )
+    expect(decode({ kind: 'environment', invalidActionPenalty: 0.1 })).toEqual(E.right({ kind: 'environment', invalidActionPenalty: 0.1 }))
   })
 
   it('reads a recipe\'s reward design', () => {
