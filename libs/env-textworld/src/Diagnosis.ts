@@ -81,8 +81,6 @@ const invalidKind = (game: Game, state: State, command: Command): Mistake => {
   }
 }
 
-const distance = (game: Game, state: State): number => Expert.distance(game)(state)
-
 /**
  * Replays `commands` from the game's start (commands after the end of the episode are
  * ignored) and finds the first one that is not a step towards the win.
@@ -108,7 +106,7 @@ export const diagnose =
       played++
       if (O.isNone(first)) {
         // the expert's search runs only until the first mistake is found
-        const step = out.valid && (out.won || distance(game, out.state) === distance(game, state) - 1)
+        const step = out.valid && (out.won || Expert.distance(game)(out.state) === Expert.distance(game)(state) - 1)
         if (!step) first = O.some({ turn, command: text, kind: out.valid ? 'detour' : invalidKind(game, state, command) })
       }
       state = out.state

@@ -13,9 +13,9 @@ import * as Expert from './Expert.js'
 import { outcome, type Game, type State } from './Game.js'
 
 /**
- * The reward of the command that took `before` to `after`, given the plan's length before it
- * (`Expert.distance`, infinite when no plan exists). Answers the reward and the plan's length
- * after it, for the next command.
+ * The reward of the command that led to `state`, given the plan's length before that command
+ * (`distanceBefore`: `Expert.distance`, infinite when no plan exists). Answers the reward and the
+ * plan's length now, the next command's `distanceBefore`.
  *
  * @example
  * import { Generator, IntermediateReward, Rules } from '@mtrl/env-textworld'
