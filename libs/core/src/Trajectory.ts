@@ -74,19 +74,25 @@ export type Segment = t.TypeOf<typeof Segment>
  * - `reward`: the environment's reward for the step (e.g. score delta);
  * - `valid`: the environment understood and could perform the action;
  * - `parsed`: the policy's reply had the required action format;
- * - `score` / `maxScore`: the running score after the step.
+ * - `score` / `maxScore`: the running score after the step;
+ * - `explored` (optional, true only when so): the action was not the policy's sample but an
+ *   exploration move (a rollout's `exploreRate`: one of the environment's admissible actions),
+ *   written into the context as if the policy had written it.
  *
  * @category codecs
  * @since 0.1.0
  */
-export const Turn = t.type({
-  action: t.string,
-  reward: t.number,
-  valid: t.boolean,
-  parsed: t.boolean,
-  score: t.number,
-  maxScore: t.number
-})
+export const Turn = t.intersection([
+  t.type({
+    action: t.string,
+    reward: t.number,
+    valid: t.boolean,
+    parsed: t.boolean,
+    score: t.number,
+    maxScore: t.number
+  }),
+  t.partial({ explored: t.boolean })
+])
 /** @category models @since 0.1.0 */
 export type Turn = t.TypeOf<typeof Turn>
 
@@ -151,6 +157,24 @@ export const actionMask = (trajectory: Trajectory): Float32Array => {
   let offset = 0
   for (const segment of trajectory.segments) {
     if (segment.kind === 'action' && segment.trainable !== false) out.fill(1, offset, offset + segment.tokens.length)
+    offset += segment.tokens.length
+  }
+  return out
+}
+
+/**
+ * Float mask over `tokens(trajectory)`: 1 on the action tokens of explored turns (`Turn.explored`:
+ * an exploration move, not the policy's sample), 0 elsewhere. An action segment of turn `k` is
+ * the reply of `turns[k]`.
+ *
+ * @category destructors
+ * @since 0.4.0
+ */
+export const exploredMask = (trajectory: Trajectory): Float32Array => {
+  const out = new Float32Array(length(trajectory))
+  let offset = 0
+  for (const segment of trajectory.segments) {
+    if (segment.kind === 'action' && trajectory.turns[segment.turn]?.explored === true) out.fill(1, offset, offset + segment.tokens.length)
     offset += segment.tokens.length
   }
   return out

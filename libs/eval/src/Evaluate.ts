@@ -97,7 +97,7 @@ export const defaultSettings: Resolved = resolve({})
 
 /**
  * Options of {@link run}: the settings, the rollout options (their temperature is replaced by
- * the evaluation's), the seed of the sampling stream, and a callback for every finished
+ * the evaluation's, and an `exploreRate` is ignored: an evaluation plays the policy alone), the seed of the sampling stream, and a callback for every finished
  * episode (e.g. to write transcripts).
  *
  * @category models
@@ -131,6 +131,7 @@ export const run =
   (source: Env.EnvSource): TE.TaskEither<EnvError.EnvError, Summary.Summary> =>
   async () => {
     const rng = Rng.make(options.seed)
+    const { exploreRate: _explore, ...played } = options.rollout
     const outcomes: Summary.Outcome[] = []
     const slots = Math.min(options.batch, generator.session.slots)
     const envs = Array.from({ length: slots }, () => source.make())
@@ -138,7 +139,7 @@ export const run =
       for (let start = 0; start < options.episodes; start += slots) {
         const count = Math.min(slots, options.episodes - start)
         const seeds = Array.from({ length: count }, (_, i) => options.seedBase + start + i)
-        const result = await Rollout.run({ ...options.rollout, temperature: options.temperature })(generator)({ envs: envs.slice(0, count), seeds, groupSize: 1, rng: rng.split() })()
+        const result = await Rollout.run({ ...played, temperature: options.temperature })(generator)({ envs: envs.slice(0, count), seeds, groupSize: 1, rng: rng.split() })()
         if (E.isLeft(result)) return result
         for (const episode of result.right.episodes) {
           options.onEpisode?.(episode.trajectory)

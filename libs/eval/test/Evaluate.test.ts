@@ -83,6 +83,20 @@ describe('Evaluate.run', () => {
     expect(a.seen).toEqual(Array.from({ length: 7 }, (_x, i) => _.defaultSettings.seedBase + i))
   })
 
+  it('plays the policy alone: a rollout exploreRate is ignored', async () => {
+    const play = async (rollout: Rollout.Options) => {
+      const g = generator(3)
+      const seen: Trajectory.Trajectory[] = []
+      await _.run(options({ rollout, onEpisode: (e) => seen.push(e) }))(g)(bandit({ n: 0 }))()
+      g.session.dispose()
+      return seen
+    }
+    const plain = await play(options().rollout)
+    const asked = await play({ ...options().rollout, exploreRate: 1 })
+    expect(asked.flatMap((e) => e.turns.map((t) => t.explored === true))).toEqual(plain.flatMap((e) => e.turns.map(() => false)))
+    expect(asked).toEqual(plain)
+  })
+
   it('summarises per task type where the source has types', async () => {
     const source = AlfWorld.source({ taskTypes: ['pick_and_place_simple', 'look_at_obj_in_light'], maxTurns: 1 })
     const g = generator(4)

@@ -43,7 +43,15 @@ import { drive, seedOf as internalSeedOf } from './internal/drive.js'
  * - `defaultAction`: when set, an unparseable reply, or (with `checkAdmissible`) an action not in
  *   the environment's admissible list, is replaced by this action and counted invalid (Verlog);
  * - `turnsPerSlot`: fixed-turn batching: every slot plays exactly this many turns, starting new
- *   episodes across boundaries; the episode cut at the edge is `truncated` (bootstrapped).
+ *   episodes across boundaries; the episode cut at the edge is `truncated` (bootstrapped);
+ * - `exploreRate`: at each turn of a slot whose environment lists admissible actions, with this
+ *   probability (drawn from the slot's stream) the action is one of those admissible actions,
+ *   drawn uniformly, instead of the policy's sample: the policy does not write it, its tokens
+ *   (the action's encoding and the first stop token, as an expert action is rendered) enter the
+ *   context as if it had, without sampler log-probs, and the turn is marked `explored`. It lets
+ *   RL see the outcome of actions the policy would not sample (epsilon-greedy exploration over
+ *   the environment's action set, as TextWorld agents that choose among admissible commands
+ *   explore). For training rollouts only: evaluations never explore. Off (0) by default.
  *
  * @category codecs
  * @since 0.1.0
@@ -62,7 +70,8 @@ export const Options = t.intersection([
     topP: Numbers.refine('a number in (0, 1]', (n) => n > 0 && n <= 1),
     defaultAction: t.string,
     checkAdmissible: t.boolean,
-    turnsPerSlot: Numbers.PositiveInt
+    turnsPerSlot: Numbers.PositiveInt,
+    exploreRate: Numbers.UnitInterval
   })
 ])
 /** @category models @since 0.1.0 */

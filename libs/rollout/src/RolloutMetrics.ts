@@ -11,6 +11,7 @@ import type { Trajectory } from '@mtrl/core'
  * - `successRate`: won episodes / episodes; `returnMean`: mean sum of environment rewards;
  * - `invalidRate`: turns the environment (or the admissibility check) rejected / turns;
  * - `formatErrorRate`: unparseable replies / turns; `cutOffRate`: replies that hit `maxNewTokens`;
+ * - `exploredRate`: exploration moves (turns marked `explored`, see `Rollout.Options.exploreRate`) / turns;
  * - `truncatedRate`: episodes ended by the turn or context budget;
  * - `actionHackingRate`: among consecutive turn pairs of an episode, the fraction where the
  *   reasoning text is unchanged (and non-empty) but the action changed (tagged format; 0 for plain);
@@ -29,6 +30,7 @@ export interface RolloutMetrics {
   readonly invalidRate: number
   readonly formatErrorRate: number
   readonly cutOffRate: number
+  readonly exploredRate: number
   readonly truncatedRate: number
   readonly actionHackingRate: number
   readonly generatedTokens: number
@@ -83,6 +85,7 @@ export const summarize = (trajectories: ReadonlyArray<Trajectory.Trajectory>, co
   let won = 0
   let invalid = 0
   let unparsed = 0
+  let explored = 0
   let truncated = 0
   let returns = 0
   for (const trajectory of trajectories) {
@@ -92,6 +95,7 @@ export const summarize = (trajectories: ReadonlyArray<Trajectory.Trajectory>, co
     for (const turn of trajectory.turns) {
       if (!turn.valid) invalid++
       if (!turn.parsed) unparsed++
+      if (turn.explored === true) explored++
     }
     returns += trajectory.turnRewards.reduce((a, b) => a + b, 0)
   }
@@ -105,6 +109,7 @@ export const summarize = (trajectories: ReadonlyArray<Trajectory.Trajectory>, co
     invalidRate: ratio(invalid, turns),
     formatErrorRate: ratio(unparsed, turns),
     cutOffRate: ratio(counters.cutOff, turns),
+    exploredRate: ratio(explored, turns),
     truncatedRate: ratio(truncated, n),
     actionHackingRate: ratio(counters.hackingPairs, counters.pairs),
     generatedTokens: counters.generatedTokens,

@@ -193,4 +193,71 @@ describe('Rollout failures', () => {
     expect(_.firstPrompt(options, template, tokens.length + options.maxNewTokens - 1)(start.right).fits).toBe(false)
     expect(_.firstPrompt(options, template, tokens.length + options.maxNewTokens)(start.right).fits).toBe(true)
   })
+  describe('exploreRate', () => {
+    const sampledLogprobs = (trajectory: Trajectory.Trajectory): Float32Array => {
+      const out = new Float32Array(Trajectory.length(trajectory))
+      let at = 0
+      for (const s of trajectory.segments) {
+        if (s.logprobs !== undefined) out.set(s.logprobs, at)
+        at += s.tokens.length
+      }
+      return out
+    }
+
+    it('at rate 1 plays an admissible action every turn: its encoding and the stop token, no sampler log-probs, marked explored', async () => {
+      const { episodes, metrics } = await run({ ...options, exploreRate: 1 }, [0, 1, 2, 3].map(() => Toy.corridor()), [1, 2, 3, 4], 1)
+      expect(metrics.exploredRate).toBe(1)
+      expect(metrics.generatedTokens).toBe(0)
+      for (const { trajectory } of episodes) {
+        expect(E.isRight(Trajectory.validate(trajectory))).toBe(true)
+        const actions = trajectory.segments.filter((s) => s.kind === 'action')
+        expect(actions).toHaveLength(trajectory.turns.length)
+        trajectory.turns.forEach((turn, k) => {
+          expect(turn.explored).toBe(true)
+          expect(['left', 'right', 'forward']).toContain(turn.action)
+          expect(Array.from(actions[k]!.tokens)).toEqual([...tokenizer.encode(turn.action), template.stopTokens[0]])
+          expect(actions[k]!.logprobs).toBeUndefined()
+        })
+        expect(Array.from(Trajectory.exploredMask(trajectory))).toEqual(Array.from(Trajectory.actionMask(trajectory)))
+      }
+    })
+
+    it('mixes moves and samples, and the context stays exact: the sampled tokens re-score to their sampler log-probs', async () => {
+      await expectNoLeak(async () => {
+        const { episodes, metrics } = await run({ ...options, exploreRate: 0.5 }, [0, 1, 2, 3, 4, 5].map(() => Toy.corridor('left', 6)), [1, 2, 3, 4, 5, 6], 1)
+        expect(metrics.exploredRate).toBeGreaterThan(0.2)
+        expect(metrics.exploredRate).toBeLessThan(0.8)
+        let mixed = 0
+        for (const { trajectory } of episodes) {
+          const flags = trajectory.turns.map((t) => t.explored === true)
+          if (flags.includes(true) && flags.includes(false)) mixed++
+          const ids = tf.tensor2d(Trajectory.tokens(trajectory), [1, Trajectory.length(trajectory)], 'int32')
+          const { logprobs, entropy } = Scoring.tokenLogprobs(policy)(ids, options.temperature)
+          const scored = logprobs.dataSync()
+          const sampled = sampledLogprobs(trajectory)
+          const explored = Trajectory.exploredMask(trajectory)
+          Trajectory.actionMask(trajectory).forEach((m, i) => m === 1 && explored[i] === 0 && expect(scored[i]).toBeCloseTo(sampled[i]!, 4))
+          tf.dispose([ids, logprobs, entropy])
+        }
+        expect(mixed).toBeGreaterThan(0)
+      })
+    })
+
+    it('at rate 0 plays the very episodes of a rollout without it, and never explores where no admissible actions are listed', async () => {
+      const a = await run(options, [0, 1].map(() => Toy.corridor()), [1, 2], 1, 128, 5)
+      const b = await run({ ...options, exploreRate: 0 }, [0, 1].map(() => Toy.corridor()), [1, 2], 1, 128, 5)
+      expect(b.episodes.map((e) => Array.from(Trajectory.tokens(e.trajectory)))).toEqual(a.episodes.map((e) => Array.from(Trajectory.tokens(e.trajectory))))
+      const unlisted = (): ReturnType<typeof Toy.corridor> => {
+        const env = Toy.corridor()
+        const strip = <A extends { readonly info: object }>(x: A): A => {
+          const { admissibleActions: _, ...info } = x.info as { readonly admissibleActions?: unknown }
+          return { ...x, info }
+        }
+        return { ...env, reset: (seed) => async () => E.map(strip)(await env.reset(seed)()), step: (action) => async () => E.map(strip)(await env.step(action)()) }
+      }
+      const c = await run({ ...options, exploreRate: 1 }, [unlisted(), unlisted()], [1, 2], 1)
+      expect(c.metrics.exploredRate).toBe(0)
+      expect(c.metrics.generatedTokens).toBeGreaterThan(0)
+    })
+  })
 })

@@ -66,6 +66,12 @@ export type Truncation = t.TypeOf<typeof Truncation>
  *   A game won once in 16 samples keeps its win. `null` (default): every episode;
  * - `replay`: the share of each iteration's seeds replaying recently lost training games, and
  *   how often one game is replayed at most (see {@link Replay}; default share 0: off);
+ * - `exploredCredit`: how the exploration moves of a rollout with `rollout.exploreRate` (admissible
+ *   actions played in place of the policy's sample) enter the policy loss: `signed` (by their
+ *   advantage, as sampled actions) or `positive` (default: only where the advantage is positive,
+ *   self-imitation's max(R - V, 0); a random move that did worse than expected says little about
+ *   the policy's own choices). Their behaviour log-probs are the policy's own at the rollout
+ *   temperature (a forward pass over the batch), so the first step's ratio is 1;
  * - `truncation`: what an episode cut by the turn or context budget is to the estimator:
  *   `terminal` (a failure: nothing follows its last turn, so its return is its rewards; the
  *   paper's "success within the exploration budget", and verl's end of sequence) or `bootstrap`
@@ -107,6 +113,7 @@ export const Config = t.type({
   oversample: Numbers.PositiveInt,
   keepPerGroup: t.union([Numbers.PositiveInt, t.null]),
   replay: Replay.Options,
+  exploredCredit: t.keyof({ signed: null, positive: null }),
   truncation: Truncation,
   seed: Numbers.NonNegativeInt,
   checkpointEvery: Numbers.NonNegativeInt
@@ -153,6 +160,7 @@ export const defaultConfig: Config = {
   oversample: 1,
   keepPerGroup: null,
   replay: Replay.off,
+  exploredCredit: 'positive',
   truncation: 'terminal',
   seed: 0,
   checkpointEvery: 0

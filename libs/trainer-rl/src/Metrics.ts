@@ -3,8 +3,8 @@
  * `loss/*`, `kl/*`, `clip/*`, `entropy/*`, `grad/*`, `value/*`, `advantage/*`, `episode/*`,
  * `batch/*`, `replay/*`, `logprob/*`, `lr/*`, `perf/*`, `time/*`. Undefined quantities (no critic, no update) are NaN.
  *
- * - `logprob/sampler_trainer_gap`: mean |sampler log-prob - trainer log-prob| over action tokens
- *   (0 up to float error when sampling and scoring agree; grows with top-k / top-p sampling);
+ * - `logprob/sampler_trainer_gap`: mean |sampler log-prob - trainer log-prob| over sampled action
+ *   tokens (exploration moves have no sampler log-probs) (0 up to float error when sampling and scoring agree; grows with top-k / top-p sampling);
  * - `kl/mean`, `kl/coef`: mean per-token KL to the reference (the configured estimator) before
  *   the update, and its coefficient; NaN when no KL term is on (`kl.placement: none`);
  * - `kl/prior`: drift from the prior: mean k3 KL of the policy that played the iteration to the
@@ -13,6 +13,8 @@
  * - `kl/policy_change`: mean (logp_old - logp) during the update (approx-KL to the rollout
  *   policy, verl's `ppo_kl`);
  * - `advantage/mean`, `advantage/std`: over action tokens (sample std);
+ * - `episode/explored_rate`: the share of the iteration's turns that were exploration moves
+ *   (`rollout.exploreRate`), whose episodes the `episode/*` rates include;
  * - `perf/tokens_per_s`: generated tokens per second of the rollout; `perf/update_tokens_per_s`:
  *   batch tokens times PPO epochs per second of the update;
  * - `value/explained_variance`: 1 - Var(R - V) / Var(R) over action tokens;
@@ -53,6 +55,7 @@ export interface Metrics {
   readonly 'episode/format_error_rate': number
   readonly 'episode/truncated_rate': number
   readonly 'episode/action_hacking_rate': number
+  readonly 'episode/explored_rate': number
   readonly 'batch/samples': number
   readonly 'batch/filtered_episodes': number
   readonly 'replay/games': number

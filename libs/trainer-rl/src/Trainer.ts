@@ -24,6 +24,7 @@ import { bootstraps, link } from './internal/link.js'
 import * as score from './internal/score.js'
 import { update } from './internal/update.js'
 import { assemble } from './internal/assemble.js'
+import { exploredMask, trainingBatch } from './internal/explored.js'
 import { explainedVariance, type Metrics } from './Metrics.js'
 import * as Replay from './Replay.js'
 import type * as UpdateReplicas from './UpdateReplicas.js'
@@ -152,9 +153,16 @@ const now = (): number => performance.now() / 1000
 /** Means over the action tokens of the batch: KL terms, sampler gap, advantage moments. */
 const tokenStats = (
   batch: Batch.Batch,
-  arrays: { readonly advantages: Float32Array; readonly oldLogprobs: Float32Array; readonly klTokens?: Float32Array; readonly priorTokens?: Float32Array }
+  arrays: {
+    readonly advantages: Float32Array
+    readonly oldLogprobs: Float32Array
+    readonly explored?: Float32Array
+    readonly klTokens?: Float32Array
+    readonly priorTokens?: Float32Array
+  }
 ) => {
   let count = 0
+  let sampledCount = 0
   let gap = 0
   let kl = 0
   let prior = 0
@@ -163,7 +171,10 @@ const tokenStats = (
   batch.actionMask.forEach((m, i) => {
     if (m !== 1) return
     count++
-    gap += Math.abs(batch.samplerLogprobs[i]! - arrays.oldLogprobs[i]!)
+    if (arrays.explored?.[i] !== 1) {
+      sampledCount++
+      gap += Math.abs(batch.samplerLogprobs[i]! - arrays.oldLogprobs[i]!)
+    }
     kl += arrays.klTokens?.[i] ?? 0
     prior += arrays.priorTokens?.[i] ?? 0
     sum += arrays.advantages[i]!
@@ -172,7 +183,7 @@ const tokenStats = (
   const mean = (x: number): number => (count === 0 ? Number.NaN : x / count)
   const advantageMean = mean(sum)
   return {
-    gap: mean(gap),
+    gap: sampledCount === 0 ? Number.NaN : gap / sampledCount,
     klMean: arrays.klTokens === undefined ? Number.NaN : mean(kl),
     priorKl: arrays.priorTokens === undefined ? Number.NaN : mean(prior),
     advantageMean,
@@ -275,10 +286,12 @@ export const iterate =
     } else {
       const batch = Batch.make({ pad: setup.tokenizer.special.pad })(samples)
       const temperature = config.rollout.temperature
+      const explored = exploredMask(samples, batch.time)
       // Without top-k / top-p the sampler's log-probs are the policy's own (same forward, same
       // temperature; `logprob/sampler_trainer_gap` checks it on the first minibatch), so the
-      // behaviour log-probs need no second forward pass. Truncated sampling renormalises them.
-      const exact = config.rollout.topK === undefined && config.rollout.topP === undefined
+      // behaviour log-probs need no second forward pass. Truncated sampling renormalises them,
+      // and exploration moves have none: then the policy scores the batch.
+      const exact = config.rollout.topK === undefined && config.rollout.topP === undefined && explored === undefined
       const oldLogprobs = exact ? batch.samplerLogprobs : score.logprobs(setup.policy, batch, temperature)
       const klNeeded = config.kl.placement !== 'none'
       const driftNow = config.priorKlEvery > 0 && state.iteration % config.priorKlEvery === 0
@@ -299,6 +312,7 @@ export const iterate =
         estimatorOf(config, algorithm)
       )
       const policyLr = base.policyLr
+      const trained = trainingBatch(config.exploredCredit, batch, explored, advantages)
       const updateStarted = now()
       const updated = update(
         {
@@ -314,12 +328,12 @@ export const iterate =
           shuffle: state.shuffle,
           ...(setup.replicas === undefined ? {} : { replicas: setup.replicas })
         },
-        { batch, oldLogprobs, advantages, returns, ...(values ? { oldValues: values } : {}), ...(klOn && config.kl.placement === 'loss' ? { refLogprobs } : {}) }
+        { batch: trained, oldLogprobs, advantages, returns, ...(values ? { oldValues: values } : {}), ...(klOn && config.kl.placement === 'loss' ? { refLogprobs } : {}) }
       )
       const updateSeconds = now() - updateStarted
       const stats = {
         updated,
-        ...tokenStats(batch, { advantages, oldLogprobs, ...(klTokens ? { klTokens } : {}), ...(priorTokens ? { priorTokens } : {}) }),
+        ...tokenStats(batch, { advantages, oldLogprobs, ...(explored ? { explored } : {}), ...(klTokens ? { klTokens } : {}), ...(priorTokens ? { priorTokens } : {}) }),
         ...(exact ? { gap: updated.samplerGap } : {}),
         explainedVariance: values === undefined ? Number.NaN : explainedVariance(values, returns, batch.actionMask),
         samples: samples.length,

@@ -37,6 +37,20 @@ describe('Trainer', () => {
     }
   })
 
+  it('scores exploration moves with the policy itself: the first step starts at ratio 1 (nothing clipped, no policy change)', async () => {
+    // Every turn explored, one minibatch, one pass: the loss is taken before any step, so with the
+    // policy's own log-probs as behaviour log-probs the ratio is exactly 1. Behaviour log-probs of
+    // 0 (what the batch holds for tokens without sampler log-probs) would give ratios p < 1.
+    const run = makeToyRun(toyConfig('ppo', 'corridor', { minibatches: 1, exploredCredit: 'signed', rollout: { ...toyConfig('ppo', 'corridor').rollout, exploreRate: 1 } }), 'corridor')
+    const m = await step(run.trainer)
+    expect(m['episode/explored_rate']).toBe(1)
+    expect(Number.isNaN(m['logprob/sampler_trainer_gap'])).toBe(true)
+    expect(m['clip/fraction']).toBe(0)
+    expect(Math.abs(m['kl/policy_change'])).toBeLessThan(1e-6)
+    expect(m['episode/turns']).toBeGreaterThan(0)
+    run.dispose()
+  })
+
   it('updates only the critic during critic warm-up', async () => {
     const run = makeToyRun(toyConfig('ppo', 'bandit', { criticWarmup: 1 }), 'bandit')
     const policyBefore = snapshot(Policy.trainableVariables(run.policy))

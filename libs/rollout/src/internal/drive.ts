@@ -50,6 +50,18 @@ export const drive = async (options: Options, generator: Generator, input: Input
   let failed: EnvError.EnvError | undefined
   const start = now()
 
+  const exploreRate = options.exploreRate ?? 0
+  const firstStop = template.stopTokens[0]
+  if (exploreRate > 0 && firstStop === undefined) throw new Error('Rollout.run: exploreRate needs a chat template with a stop token')
+  /** An exploration move's tokens: the action's encoding and the first stop token, as an expert action is rendered. */
+  const exploredTokens = (action: string): Int32Array => {
+    const body = tokenizer.encode(action)
+    const out = new Int32Array(body.length + 1)
+    out.set(body)
+    out[body.length] = firstStop!
+    return out
+  }
+
   const fits = (slot: number, extra: number): boolean => session.length(slot) + extra + options.maxNewTokens <= contextLength
 
   const finish = (open: Open, won: boolean, ending: Ending): void => {
@@ -136,15 +148,31 @@ export const drive = async (options: Options, generator: Generator, input: Input
     flush()
     const active = [...open.keys()]
     if (active.length === 0) break
-    const generations = session.generate(active, {
+    // Exploration moves: an admissible action in place of the policy's sample (see `exploreRate`).
+    const explored = new Map<number, { readonly action: string; readonly tokens: Int32Array }>()
+    if (exploreRate > 0)
+      for (const slot of active) {
+        const admissible = open.get(slot)!.admissible
+        if (admissible === undefined || admissible.length === 0 || rngs[slot]!.next() >= exploreRate) continue
+        const action = admissible[rngs[slot]!.int(admissible.length)]!
+        const tokens = exploredTokens(action)
+        if (session.length(slot) + tokens.length <= contextLength) explored.set(slot, { action, tokens })
+      }
+    const sampled = explored.size === 0 ? active : active.filter((slot) => !explored.has(slot))
+    const moves = [...explored].map(([slot, move]) => ({ slot, ...move }))
+    if (moves.length > 0) {
+      session.append(moves.map((m) => m.slot), moves.map((m) => m.tokens))
+      for (const m of moves) contextTokens += m.tokens.length
+    }
+    const generations = sampled.length === 0 ? [] : session.generate(sampled, {
       maxNewTokens: options.maxNewTokens,
       temperature: options.temperature,
       ...(options.topK === undefined ? {} : { topK: options.topK }),
       ...(options.topP === undefined ? {} : { topP: options.topP }),
       stopTokens: template.stopTokens,
-      rng: active.map((slot) => rngs[slot]!)
+      rng: sampled.map((slot) => rngs[slot]!)
     })
-    const sent = active.map((slot, i) => {
+    const sent = sampled.map((slot, i) => {
       const episode = open.get(slot)!
       const generation = generations[i]!
       generatedTokens += generation.tokens.length
@@ -159,8 +187,14 @@ export const drive = async (options: Options, generator: Generator, input: Input
       episode.replies.push({ reasoning: reply.reasoning, action: reply.action })
       const turn = episode.turns.length
       episode.segments.push({ kind: 'action', turn: windowed ? 0 : turn, tokens: generation.tokens, logprobs: generation.logprobs })
-      return { slot, episode, action, parsed, replaced: replace }
+      return { slot, episode, action, parsed, replaced: replace, explored: false }
     })
+    for (const { slot, action, tokens } of moves) {
+      const episode = open.get(slot)!
+      episode.replies.push({ reasoning: '', action })
+      episode.segments.push({ kind: 'action', turn: windowed ? 0 : episode.turns.length, tokens })
+      sent.push({ slot, episode, action, parsed: true, replaced: false, explored: true })
+    }
     const stepped = await Promise.all(sent.map(({ episode, action }) => episode.env.step(action)()))
     const stepFailure = stepped.find(E.isLeft)
     if (stepFailure !== undefined) {
@@ -168,7 +202,7 @@ export const drive = async (options: Options, generator: Generator, input: Input
       break
     }
     const results = stepped.map((r) => (r as E.Right<Env.StepResult>).right)
-    for (const [i, { slot, episode, action, parsed, replaced }] of sent.entries()) {
+    for (const [i, { slot, episode, action, parsed, replaced, explored: move }] of sent.entries()) {
       const result = results[i]!
       const turn: Trajectory.Turn = {
         action,
@@ -176,7 +210,8 @@ export const drive = async (options: Options, generator: Generator, input: Input
         valid: result.info.valid && !replaced,
         parsed,
         score: result.info.score,
-        maxScore: result.info.maxScore
+        maxScore: result.info.maxScore,
+        ...(move ? { explored: true } : {})
       }
       episode.turns.push(turn)
       episode.rewards.push(result.reward)

@@ -61,6 +61,7 @@ export const assemble = (
     'episode/format_error_rate': r.formatErrorRate,
     'episode/truncated_rate': r.truncatedRate,
     'episode/action_hacking_rate': r.actionHackingRate,
+    'episode/explored_rate': r.exploredRate,
     'batch/samples': stats?.samples ?? 0,
     'batch/filtered_episodes': base.filtered,
     'replay/games': base.replayed,
