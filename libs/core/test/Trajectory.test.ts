@@ -30,6 +30,14 @@ describe('Trajectory', () => {
     expect(Array.from(_.actionMask(example))).toEqual([0, 0, 0, 1, 1, 0, 1, 1, 1])
   })
 
+  it('marks the action tokens of explored turns only, and keeps the flag through the codec', () => {
+    expect(Array.from(_.exploredMask(example))).toEqual([0, 0, 0, 0, 0, 0, 0, 0, 0])
+    const explored: _.Trajectory = { ...example, turns: [turn('a', 0), { ...turn('b', 1), explored: true }] }
+    expect(Array.from(_.exploredMask(explored))).toEqual([0, 0, 0, 0, 0, 0, 1, 1, 1])
+    const back = Decode.decode('trajectory', _.Trajectory)(JSON.parse(JSON.stringify(_.Trajectory.encode(explored))))
+    expect(E.isRight(back) && back.right.turns.map((t) => t.explored === true)).toEqual([false, true])
+  })
+
   it('gives the turn of each token, -1 for the prompt', () => {
     expect(Array.from(_.turnIndex(example))).toEqual([-1, -1, -1, 0, 0, 0, 1, 1, 1])
   })

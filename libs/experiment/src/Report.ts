@@ -18,7 +18,7 @@ export const curves: ReadonlyArray<{ readonly title: string; readonly metrics: R
   { title: 'Success rate (the iteration\'s own sampled episodes)', metrics: ['episode/success_rate'] },
   { title: 'Mean return', metrics: ['episode/return'] },
   { title: 'Replayed lost games: the share of their episodes won (when replay is on)', metrics: ['replay/success_rate'] },
-  { title: 'Invalid actions and episodes cut by the turn budget', metrics: ['episode/invalid_rate', 'episode/truncated_rate'] },
+  { title: 'Invalid actions, episodes cut by the turn budget, exploration moves (share of turns)', metrics: ['episode/invalid_rate', 'episode/truncated_rate', 'episode/explored_rate'] },
   { title: 'Drift from the prior (KL of the policy to the RL stage\'s start)', metrics: ['kl/prior'] },
   { title: 'KL to the reference (the KL term, when on)', metrics: ['kl/mean'] },
   { title: 'Approx. KL to the rollout policy and clip fraction', metrics: ['kl/policy_change', 'clip/fraction'] },

@@ -92,6 +92,9 @@ describe('Recipe', () => {
     expect(withRl({ minLrRatio: 0.1, warmupIterations: 3 })).toMatch(/stages\.1\.decayIterations: expected more than warmupIterations \(3\)/)
     expect(withRl({ groupSize: 4, keepPerGroup: 5 })).toMatch(/stages\.1\.keepPerGroup: expected at most groupSize \(4\)/)
     expect(withRl({ groupSize: 4, keepPerGroup: 2 })).toBe('decoded')
+    expect(withRl({ rollout: { exploreRate: 1.5 } })).toMatch(/stages\.1\.rollout\.exploreRate: expected a number in \[0, 1\], got 1\.5/)
+    expect(withRl({ exploredCredit: 'all' })).toMatch(/stages\.1\.exploredCredit/)
+    expect(withRl({ rollout: { exploreRate: 0.1 }, exploredCredit: 'signed' })).toBe('decoded')
   })
 
   it('an RL stage decays its learning rate over its own iterations unless told otherwise', () => {
