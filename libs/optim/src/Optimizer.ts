@@ -111,6 +111,42 @@ export const gradients = (
 }
 
 /**
+ * Gradient accumulation: the sum over `items` of the gradients of `f(item).loss` with respect to
+ * `variables`, one backward pass per item (so only one item's activations are alive at a time),
+ * with the losses and auxiliary scalars summed. For the sum to be the gradient of the whole
+ * batch's loss, each item's loss must be its share of it (e.g. token sums over the whole batch's
+ * token count), as for data-parallel shards. With one item it is {@link gradients}. The caller
+ * owns the gradients.
+ *
+ * @example
+ * import * as tf from '@tensorflow/tfjs'
+ * import { Optimizer } from '@mtrl/optim'
+ * const w = tf.variable(tf.scalar(2))
+ * const { grads } = Optimizer.accumulatedGradients([w], [1, 3], (x) => ({ loss: tf.mul(w, x) as tf.Scalar }))
+ * // grads[0] is 4 (= 1 + 3)
+ *
+ * @category combinators
+ * @since 0.4.0
+ */
+export const accumulatedGradients = <A>(
+  variables: ReadonlyArray<tf.Variable>,
+  items: ReadonlyArray<A>,
+  f: (item: A) => { readonly loss: tf.Scalar; readonly aux?: Readonly<Record<string, tf.Scalar>> }
+): { readonly grads: tf.Tensor[]; readonly loss: number; readonly aux: Readonly<Record<string, number>> } => {
+  if (items.length === 0) throw new Error('Optimizer.accumulatedGradients: no item')
+  let total = gradients(variables, () => f(items[0]!))
+  for (const item of items.slice(1)) {
+    const next = gradients(variables, () => f(item))
+    const grads = total.grads.map((g, i) => tf.add(g, next.grads[i]!))
+    tf.dispose([...total.grads, ...next.grads])
+    const aux = { ...total.aux }
+    for (const [k, v] of Object.entries(next.aux)) aux[k] = (aux[k] ?? 0) + v
+    total = { grads, loss: total.loss + next.loss, aux }
+  }
+  return total
+}
+
+/**
  * Clips `grads` (in the optimizer's variable order) to `maxNorm` (global norm; `Infinity`
  * disables it) and takes one Adam step at `learningRate`. Returns the norm before clipping.
  * The caller keeps owning `grads`.

@@ -13,6 +13,30 @@ const variable = (values: number[]): tf.Variable => {
 }
 
 describe('Optimizer', () => {
+  it('accumulates gradients: the sum over items equals the gradient of the summed loss, with losses and aux summed, leaving no tensor', async () => {
+    const w = variable([0.5, -1, 2])
+    const items = [tf.tensor1d([1, 2, 3]), tf.tensor1d([-2, 0.5, 1]), tf.tensor1d([0, 1, -1])]
+    // a non-linear loss per item: sum(tanh(w * x)^2)
+    const lossOf = (x: tf.Tensor1D) => tf.sum(tf.square(tf.tanh(tf.mul(w, x)))) as tf.Scalar
+    const whole = _.gradients([w], () => ({ loss: tf.addN(items.map((x) => lossOf(x as tf.Tensor1D))) as tf.Scalar }))
+    const summed = await expectNoLeak(() => {
+      const r = _.accumulatedGradients([w], items, (x) => ({ loss: lossOf(x as tf.Tensor1D), aux: { one: tf.scalar(1) } }))
+      const values = Array.from(r.grads[0]!.dataSync())
+      tf.dispose(r.grads)
+      return { values, loss: r.loss, aux: r.aux }
+    })
+    const expected = Array.from(whole.grads[0]!.dataSync())
+    summed.values.forEach((g, i) => expect(g).toBeCloseTo(expected[i]!, 5))
+    expect(summed.loss).toBeCloseTo(whole.loss, 5)
+    expect(summed.aux).toEqual({ one: 3 })
+    // one item: exactly gradients()
+    const single = _.accumulatedGradients([w], [items[0]!], (x) => ({ loss: lossOf(x as tf.Tensor1D) }))
+    const direct = _.gradients([w], () => ({ loss: lossOf(items[0] as tf.Tensor1D) }))
+    expect(Array.from(single.grads[0]!.dataSync())).toEqual(Array.from(direct.grads[0]!.dataSync()))
+    expect(() => _.accumulatedGradients([w], [], () => ({ loss: tf.scalar(0) }))).toThrow(/no item/)
+    tf.dispose([...whole.grads, ...single.grads, ...direct.grads, ...items, w])
+  })
+
   it('takes Adam steps: the first moves every weight by lr against the gradient sign', async () => {
     const w = variable([1, -2])
     await expectNoLeak(() => {

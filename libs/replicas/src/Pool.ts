@@ -219,6 +219,9 @@ export const dispatch = (pool: Pool, part: string, weights: Float32Array, payloa
  * caller and the workers: `payloads[0]` is the caller's (its loss from `local`), the rest go to
  * workers 1, 2, ... Returns the summed gradients (the caller owns them) and the summed
  * auxiliary scalars. With one payload it is `Optimizer.gradients` of `local(payloads[0])`.
+ * `split` cuts the caller's payload into micro-batches whose losses add up to its loss (one
+ * backward pass each, gradients summed: `Optimizer.accumulatedGradients`); workers split theirs
+ * with their task's `Handler.split`.
  *
  * @category combinators
  * @since 0.1.0
@@ -228,13 +231,14 @@ export const gradients = <P>(
   part: string,
   variables: ReadonlyArray<tf.Variable>,
   payloads: ReadonlyArray<P>,
-  local: (payload: P) => { readonly loss: tf.Scalar; readonly aux?: Readonly<Record<string, tf.Scalar>> }
+  local: (payload: P) => { readonly loss: tf.Scalar; readonly aux?: Readonly<Record<string, tf.Scalar>> },
+  split?: (payload: P) => ReadonlyArray<P>
 ): { readonly grads: tf.Tensor[]; readonly aux: Readonly<Record<string, number>> } => {
   if (payloads.length === 0) throw new Error('Replicas.gradients: no shard')
   const remote = payloads.slice(1)
   if (remote.length > 0 && (pool === undefined || remote.length > pool.size)) throw new Error(`Replicas.gradients: ${payloads.length} shards for ${(pool?.size ?? 0) + 1} replicas`)
   const answers = remote.length === 0 || pool === undefined ? () => [] : dispatch(pool, part, flatten(variables), remote)
-  const mine = Optimizer.gradients(variables, () => local(payloads[0]!))
+  const mine = Optimizer.accumulatedGradients(variables, split === undefined ? [payloads[0]!] : split(payloads[0]!), local)
   let others: ReadonlyArray<Answer>
   try {
     others = answers()

@@ -28,6 +28,12 @@ export interface Handler {
   readonly variables: Readonly<Record<string, ReadonlyArray<tf.Variable>>>
   /** The part's loss on a payload (differentiable), with auxiliary scalars. */
   readonly loss: (part: string, payload: unknown) => { readonly loss: tf.Scalar; readonly aux?: Readonly<Record<string, tf.Scalar>> }
+  /**
+   * Micro-batches of a payload whose losses add up to its loss: the replica takes one backward
+   * pass per micro-batch and sums the gradients (gradient accumulation), so its memory is that of
+   * one micro-batch. None: the payload in one pass.
+   */
+  readonly split?: (part: string, payload: unknown) => ReadonlyArray<unknown>
 }
 
 /**

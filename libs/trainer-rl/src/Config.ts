@@ -66,6 +66,13 @@ export type Truncation = t.TypeOf<typeof Truncation>
  *   A game won once in 16 samples keeps its win. `null` (default): every episode;
  * - `replay`: the share of each iteration's seeds replaying recently lost training games, and
  *   how often one game is replayed at most (see {@link Replay}; default share 0: off);
+ * - `microBatchTokens`: the most tokens (rows x width) one backward pass of the update takes:
+ *   each thread's share of a minibatch is cut into micro-batches of this size whose gradients are
+ *   summed before the step (gradient accumulation; verl's `ppo_micro_batch_size_per_gpu`, TRL's
+ *   `gradient_accumulation_steps`). The step is the same up to float summation order; only the
+ *   memory of a pass is bounded. On wasm, whose heap stops at 4 GB and never shrinks, a pass over
+ *   16 rows of ~370 tokens grew it past 3.5 GB and a run aborted (decision 0010, session 19);
+ *   default 4096;
  * - `exploredCredit`: how the exploration moves of a rollout with `rollout.exploreRate` (admissible
  *   actions played in place of the policy's sample) enter the policy loss: `signed` (by their
  *   advantage, as sampled actions) or `positive` (default: only where the advantage is positive,
@@ -113,6 +120,7 @@ export const Config = t.type({
   oversample: Numbers.PositiveInt,
   keepPerGroup: t.union([Numbers.PositiveInt, t.null]),
   replay: Replay.Options,
+  microBatchTokens: Numbers.PositiveInt,
   exploredCredit: t.keyof({ signed: null, positive: null }),
   truncation: Truncation,
   seed: Numbers.NonNegativeInt,
@@ -160,6 +168,7 @@ export const defaultConfig: Config = {
   oversample: 1,
   keepPerGroup: null,
   replay: Replay.off,
+  microBatchTokens: 4096,
   exploredCredit: 'positive',
   truncation: 'terminal',
   seed: 0,

@@ -32,15 +32,15 @@ const noise = (n: number, seed: number): Float32Array => {
   return Float32Array.from({ length: n }, () => rng.next() * 2 - 1)
 }
 
-const models = (withCritic: boolean) => {
+const models = (withCritic: boolean, shareTrunk = false) => {
   const policy = Policy.make(modelConfig, 11)
-  const critic = withCritic ? Critic.make(policy, { shareTrunk: false }, 5) : undefined
+  const critic = withCritic ? Critic.make(policy, { shareTrunk }, 5) : undefined
   return { policy, critic }
 }
 
 /** One update of the same batch from the same weights, alone or with `workers` replicas. */
-const run = async (config: Config, lossKind: 'ppo' | 'policyGradient', workers: number | undefined) => {
-  const { policy, critic } = models(lossKind === 'ppo')
+const run = async (config: Config, lossKind: 'ppo' | 'policyGradient', workers: number | undefined, shareTrunk = false) => {
+  const { policy, critic } = models(lossKind === 'ppo', shareTrunk)
   const reference = Policy.make(modelConfig, 12)
   const batch = Batch.make({ pad: 0 })(Array.from({ length: 7 }, (_, i) => episode(i)))
   const n = batch.batch * batch.time
@@ -108,6 +108,17 @@ describe('UpdateReplicas', () => {
     const alone = await run(config, 'policyGradient', undefined)
     const parallel = await run(config, 'policyGradient', 2)
     expectSameUpdate(alone, parallel)
+  }, 120_000)
+
+  it('micro-batches (gradient accumulation) take the same steps as whole shards: alone, with a worker, and with a critic sharing the trunk', async () => {
+    // 7 episodes of 6-14 tokens in 2 minibatches: shards of ~40 tokens, cut into micro-batches of 16
+    const config: Config = { ...defaultConfig, rollout: { ...defaultConfig.rollout, temperature }, ppoEpochs: 1, minibatches: 2, entropyCoef: 0.01, contextCoef: 0.3 }
+    const micro = { ...config, microBatchTokens: 16 }
+    const whole = await run(config, 'ppo', undefined)
+    expect(config.microBatchTokens).toBeGreaterThan(7 * 14)
+    expectSameUpdate(whole, await run(micro, 'ppo', undefined))
+    expectSameUpdate(whole, await run(micro, 'ppo', 1))
+    expectSameUpdate(await run(config, 'ppo', undefined, true), await run(micro, 'ppo', undefined, true))
   }, 120_000)
 
   it('refuses a critic that shares the policy trunk, and a trainer built on other models', async () => {

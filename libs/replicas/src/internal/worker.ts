@@ -43,7 +43,8 @@ const run = async (): Promise<void> => {
         const variables = handler.variables[request.part]
         if (variables === undefined) throw new Error(`replica: no loss part ${request.part}`)
         assign(variables, request.weights)
-        const { grads, aux } = Optimizer.gradients(variables, () => handler.loss(request.part, request.payload))
+        const items = handler.split?.(request.part, request.payload) ?? [request.payload]
+        const { grads, aux } = Optimizer.accumulatedGradients(variables, items, (payload) => handler.loss(request.part, payload))
         const flat = flatten(grads)
         tf.dispose(grads)
         answer(port, { _tag: 'Gradients', grads: flat, aux }, [flat.buffer as ArrayBuffer])

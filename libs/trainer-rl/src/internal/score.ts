@@ -6,18 +6,43 @@ import { Critic, Scoring, type Policy } from '@mtrl/policy'
 import type { Batch } from '@mtrl/rollout'
 import * as tf from '@tensorflow/tfjs'
 
-const CHUNK = 32
+/**
+ * Tokens (rows x width) of one chunk at most, unless a single row is longer. A forward pass holds
+ * every intermediate of its chunk until it ends, about 0.1 MB per token for rl-lift's model
+ * (1.1 GB for 32 rows of 366 tokens, measured with `tf.profile` on wasm), and wasm's heap never
+ * shrinks and stops at 4 GB: chunks of 32 rows grew it to 3.6 GB within two iterations and a
+ * REINFORCE++ run in one thread aborted at its seventh ("memory access out of bounds").
+ */
+export const CHUNK_TOKENS = 4096
+
+/** Consecutive runs of `order` (rows sorted by length) whose rows x longest row stay within `CHUNK_TOKENS`. */
+export const chunksOf = (order: ReadonlyArray<number>, lengths: ArrayLike<number>): number[][] => {
+  const out: number[][] = []
+  let current: number[] = []
+  let width = 1
+  for (const r of order) {
+    const w = Math.max(width, lengths[r]!)
+    if (current.length > 0 && (current.length + 1) * w > CHUNK_TOKENS) {
+      out.push(current)
+      current = []
+      width = 1
+    }
+    current.push(r)
+    width = Math.max(width, lengths[r]!)
+  }
+  if (current.length > 0) out.push(current)
+  return out
+}
 
 /**
- * Rows in order of length, `CHUNK` at a time, each chunk cut to its longest row (only padding
- * goes; a causal model scores the kept tokens as in the full row), written back in place.
+ * Rows in order of length, in chunks of at most `CHUNK_TOKENS` tokens, each cut to its longest row
+ * (only padding goes; a causal model scores the kept tokens as in the full row), written back in place.
  */
 const chunked = (batch: Batch.Batch, f: (ids: tf.Tensor2D) => tf.Tensor): Float32Array => {
   const T = batch.time
   const out = new Float32Array(batch.batch * T)
   const order = Array.from({ length: batch.batch }, (_, i) => i).sort((a, b) => batch.lengths[a]! - batch.lengths[b]!)
-  for (let start = 0; start < order.length; start += CHUNK) {
-    const rows = order.slice(start, start + CHUNK)
+  for (const rows of chunksOf(order, batch.lengths)) {
     const time = Math.max(1, ...rows.map((r) => batch.lengths[r]!))
     const flat = new Int32Array(rows.length * time)
     rows.forEach((r, i) => flat.set(batch.ids.subarray(r * T, r * T + time), i * time))

@@ -56,6 +56,29 @@ export interface ValueShard extends Rows {
   readonly meanWeights: Float32Array
 }
 
+/**
+ * A shard cut into micro-batches of at most `maxTokens` tokens (rows x width; one row per
+ * micro-batch when a row is longer): consecutive rows, every `[rows, time]` array cut with them.
+ * The weights are the whole minibatch's, so the micro-batches' losses and metrics add up to the
+ * shard's (gradient accumulation, verl's micro-batch per device); causal scoring of a row is
+ * unchanged by its neighbours. A shard within the budget comes back alone.
+ */
+export const microShards =
+  (maxTokens: number) =>
+  <S extends Rows>(shard: S): S[] => {
+    const per = Math.max(1, Math.floor(maxTokens / shard.time))
+    if (per >= shard.rows) return [shard]
+    const out: S[] = []
+    for (let start = 0; start < shard.rows; start += per) {
+      const rows = Math.min(per, shard.rows - start)
+      const from = start * shard.time
+      const to = from + rows * shard.time
+      const cut = Object.fromEntries(Object.entries(shard).map(([k, v]) => [k, v instanceof Float32Array || v instanceof Int32Array ? v.slice(from, to) : v]))
+      out.push({ ...cut, rows } as S)
+    }
+    return out
+  }
+
 type Terms = { readonly loss: tf.Scalar; readonly aux: Record<string, tf.Scalar> }
 
 const matrix = (shard: Rows, data: Float32Array): tf.Tensor2D => tf.tensor2d(data, [shard.rows, shard.time])

@@ -15,8 +15,8 @@ import * as tf from '@tensorflow/tfjs'
 import * as Aggregation from '../Aggregation.js'
 import type { Config } from '../Config.js'
 import type * as UpdateReplicas from '../UpdateReplicas.js'
-import { idsOf, policyLoss, policyTerms, valueLoss, valueTerms, type LossSettings, type PolicyShard, type ValueShard } from './shardLoss.js'
-import type { UpdatePayload } from './updateTask.js'
+import { idsOf, microShards, policyLoss, policyTerms, valueLoss, valueTerms, type LossSettings, type PolicyShard, type ValueShard } from './shardLoss.js'
+import { splitPayload, type UpdatePayload } from './updateTask.js'
 
 export interface UpdateInput {
   readonly batch: Batch.Batch
@@ -103,6 +103,9 @@ export const update = (context: UpdateContext, input: UpdateInput): UpdateMetric
   const fused = context.updatePolicy && criticStep !== undefined && criticStep.critic.shareTrunk && criticStep.critic.policy === policy
   if (fused && replicas !== undefined && replicas.size > 0) throw new Error('update: replicas do not take a critic that shares the policy trunk')
   const shardCount = 1 + (replicas?.size ?? 0)
+  const microTokens = config.microBatchTokens
+  const splitPolicy = (p: UpdatePayload & { readonly part: 'policy' }) => splitPayload(p) as ReadonlyArray<typeof p>
+  const splitCritic = (p: UpdatePayload & { readonly part: 'critic' }) => splitPayload(p) as ReadonlyArray<typeof p>
   for (let epoch = 0; epoch < config.ppoEpochs; epoch++) {
     const order = Rng.shuffle(context.shuffle)(rows)
     const size = Math.ceil(order.length / Math.max(1, config.minibatches))
@@ -167,11 +170,14 @@ export const update = (context: UpdateContext, input: UpdateInput): UpdateMetric
         // the values read the trunk through a stop-gradient, so the two parts are disjoint.
         const { policyShard, valueShard } = shards[0]!
         const policyVariables = context.policyOptimizer.variables
-        const { grads, aux } = Optimizer.gradients([...policyVariables, ...criticStep!.optimizer.variables], () => {
+        const micro = microShards(microTokens)
+        const values = micro(valueShard!)
+        const pairs = micro(policyShard).map((p, i) => ({ policyShard: p, valueShard: values[i]! }))
+        const { grads, aux } = Optimizer.accumulatedGradients([...policyVariables, ...criticStep!.optimizer.variables], pairs, (pair) => {
           const toTrunk = config.valueCoef > 0
-          const scores = Scoring.tokenLogprobsWithValues(policy, criticStep!.critic, { entropy: true, valueGradient: toTrunk ? 'trunk' : 'head' })(idsOf(policyShard), settings.temperature)
-          const p = policyTerms(settings, context.klCoef, policyShard, scores)
-          const v = valueTerms(settings, valueShard!, scores.values)
+          const scores = Scoring.tokenLogprobsWithValues(policy, criticStep!.critic, { entropy: true, valueGradient: toTrunk ? 'trunk' : 'head' })(idsOf(pair.policyShard), settings.temperature)
+          const p = policyTerms(settings, context.klCoef, pair.policyShard, scores)
+          const v = valueTerms(settings, pair.valueShard, scores.values)
           return { loss: tf.add(p.loss, toTrunk ? tf.mul(v.loss, config.valueCoef) : v.loss) as tf.Scalar, aux: { ...p.aux, ...v.aux } }
         })
         recordPolicy(aux, applied(context.policyOptimizer, context.policyLr, grads.slice(0, policyVariables.length)))
@@ -180,13 +186,13 @@ export const update = (context: UpdateContext, input: UpdateInput): UpdateMetric
       }
       const workers = replicas?.workers
       if (context.updatePolicy) {
-        const payloads = shards.map((s) => ({ part: 'policy', settings, klCoef: context.klCoef, shard: s.policyShard }) satisfies UpdatePayload)
-        const { grads, aux } = Workers.gradients(workers, 'policy', context.policyOptimizer.variables, payloads, (p) => policyLoss(policy, settings, p.klCoef, p.shard))
+        const payloads = shards.map((s) => ({ part: 'policy', settings, klCoef: context.klCoef, microTokens, shard: s.policyShard }) satisfies UpdatePayload)
+        const { grads, aux } = Workers.gradients(workers, 'policy', context.policyOptimizer.variables, payloads, (p) => policyLoss(policy, settings, p.klCoef, p.shard), splitPolicy)
         recordPolicy(aux, applied(context.policyOptimizer, context.policyLr, grads))
       }
       if (criticStep !== undefined) {
-        const payloads = shards.map((s) => ({ part: 'critic', settings, shard: s.valueShard! }) satisfies UpdatePayload)
-        const { grads, aux } = Workers.gradients(workers, 'critic', criticStep.optimizer.variables, payloads, (p) => valueLoss(criticStep.critic, settings, p.shard))
+        const payloads = shards.map((s) => ({ part: 'critic', settings, microTokens, shard: s.valueShard! }) satisfies UpdatePayload)
+        const { grads, aux } = Workers.gradients(workers, 'critic', criticStep.optimizer.variables, payloads, (p) => valueLoss(criticStep.critic, settings, p.shard), splitCritic)
         recordCritic(aux, applied(criticStep.optimizer, config.criticLr, grads))
       }
     }

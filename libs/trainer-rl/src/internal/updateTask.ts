@@ -5,7 +5,7 @@
 import { Critic, Policy, type Lora, type ModelConfig } from '@mtrl/policy'
 import type { Task } from '@mtrl/replicas'
 import * as tf from '@tensorflow/tfjs'
-import { policyLoss, valueLoss, type LossSettings, type PolicyShard, type ValueShard } from './shardLoss.js'
+import { microShards, policyLoss, valueLoss, type LossSettings, type PolicyShard, type ValueShard } from './shardLoss.js'
 
 type Weights = ReadonlyArray<readonly [string, Policy.HostTensor]>
 
@@ -22,9 +22,16 @@ export interface UpdateTaskData {
   readonly critic: { readonly config: ModelConfig.ModelConfig; readonly weights: Weights } | undefined
 }
 
+/** A shard's loss part; `microTokens`: the most tokens one backward pass takes (see `Config.microBatchTokens`). */
 export type UpdatePayload =
-  | { readonly part: 'policy'; readonly settings: LossSettings; readonly klCoef: number; readonly shard: PolicyShard }
-  | { readonly part: 'critic'; readonly settings: LossSettings; readonly shard: ValueShard }
+  | { readonly part: 'policy'; readonly settings: LossSettings; readonly klCoef: number; readonly microTokens: number; readonly shard: PolicyShard }
+  | { readonly part: 'critic'; readonly settings: LossSettings; readonly microTokens: number; readonly shard: ValueShard }
+
+/** A payload in micro-batches of at most `microTokens` tokens, whose gradients add up to its gradient. */
+export const splitPayload = (payload: UpdatePayload): ReadonlyArray<UpdatePayload> =>
+  payload.part === 'policy'
+    ? microShards(payload.microTokens)(payload.shard).map((shard) => ({ ...payload, shard }))
+    : microShards(payload.microTokens)(payload.shard).map((shard) => ({ ...payload, shard }))
 
 const build = (data: UpdateTaskData): Task.Handler => {
   const policy = Policy.fromHost(data.policy.config, new Map(data.policy.weights), data.policy.lora === undefined ? {} : { lora: data.policy.lora })
@@ -44,7 +51,8 @@ const build = (data: UpdateTaskData): Task.Handler => {
       if (p.part === 'policy') return policyLoss(policy, p.settings, p.klCoef, p.shard)
       if (critic === undefined) throw new Error('replica: no critic')
       return valueLoss(critic, p.settings, p.shard)
-    }
+    },
+    split: (_part, payload) => splitPayload(payload as UpdatePayload)
   }
 }
 export default build
