@@ -7,7 +7,9 @@
  * trunk (one forward and backward per minibatch), and a critic-free loss (REINFORCE++, GRPO,
  * RLOO), each alone and (separate critic, critic-free) with BENCH_REPLICAS - 1 data-parallel
  * worker replicas (`UpdateReplicas`, default BENCH_REPLICAS 2), best of BENCH_RUNS (default 2)
- * after one warm-up, and prints the ratios.
+ * after one warm-up, and prints the ratios. On wasm it also prints the wasm heap (which never
+ * shrinks) after those updates, in micro-batches of `microBatchTokens` (default 4096), and after
+ * one more critic-free update in one thread with whole minibatches (no micro-batching).
  *
  * Run: npm run bench -w @mtrl/trainer-rl
  */
@@ -16,6 +18,7 @@ import { Rng, type Trajectory } from '@mtrl/core'
 import { Optimizer } from '@mtrl/optim'
 import { Critic, ModelConfig, Policy } from '@mtrl/policy'
 import { Batch } from '@mtrl/rollout'
+import * as tf from '@tensorflow/tfjs'
 import { cpus, loadavg } from 'node:os'
 import { defaultConfig, type Config } from '../src/Config.js'
 import * as score from '../src/internal/score.js'
@@ -65,7 +68,7 @@ const main = async (): Promise<void> => {
   const advantages = Float32Array.from({ length: batch.batch * batch.time }, () => rng.next() * 2 - 1)
   const returns = Float32Array.from({ length: batch.batch * batch.time }, () => rng.next() * 2 - 1)
 
-  const time = async (mode: 'separate' | 'shared' | 'none', workers = 0): Promise<number> => {
+  const time = async (mode: 'separate' | 'shared' | 'none', workers = 0, overrides: Partial<Config> = {}): Promise<number> => {
     const policy = Policy.make(config, 0)
     const critic = mode === 'none' ? undefined : Critic.make(policy, { shareTrunk: mode === 'shared' }, 1)
     const replicas = workers === 0 ? undefined : await UpdateReplicas.start(policy, critic, workers, ThreadInit.init(backend.name))
@@ -75,7 +78,7 @@ const main = async (): Promise<void> => {
     const iteration = (): void => {
       const oldValues = critic === undefined ? undefined : score.valuesBefore(score.valuesAfter(critic, batch), batch)
       update(
-        { config: rlConfig, lossKind: mode === 'none' ? 'policyGradient' : 'ppo', policy, critic, policyOptimizer, criticOptimizer, policyLr: 1e-5, updatePolicy: true, klCoef: 0, shuffle: Rng.make(2), ...(replicas === undefined ? {} : { replicas }) },
+        { config: { ...rlConfig, ...overrides }, lossKind: mode === 'none' ? 'policyGradient' : 'ppo', policy, critic, policyOptimizer, criticOptimizer, policyLr: 1e-5, updatePolicy: true, klCoef: 0, shuffle: Rng.make(2), ...(replicas === undefined ? {} : { replicas }) },
         { batch, oldLogprobs, advantages, returns, ...(oldValues === undefined ? {} : { oldValues }) }
       )
     }
@@ -101,6 +104,13 @@ const main = async (): Promise<void> => {
   if (REPLICAS > 1) {
     line(`PPO, separate critic, ${REPLICAS} replicas:`, await time('separate', REPLICAS - 1), separate)
     line(`critic-free, ${REPLICAS} replicas:`, await time('none', REPLICAS - 1), none)
+  }
+  const heap = (): number | undefined => (tf.backend() as { readonly wasm?: { readonly HEAPU8: Uint8Array } }).wasm?.HEAPU8.length
+  const micro = heap()
+  if (micro !== undefined) {
+    await time('none', 0, { microBatchTokens: 1e9 })
+    const whole = heap()!
+    console.log(`wasm heap: ${(micro / 2 ** 30).toFixed(2)} GiB after the updates above (micro-batches of ${rlConfig.microBatchTokens} tokens), ${(whole / 2 ** 30).toFixed(2)} GiB after one critic-free update with whole minibatches (${EPISODES / 4} episodes)`)
   }
 }
 
