@@ -1,4 +1,4 @@
-import { Rng, Trajectory } from '@mtrl/core'
+import { Rng, Trajectory, type Env } from '@mtrl/core'
 import { ChatTemplate, ModelConfig, Policy, Sampler, Scoring } from '@mtrl/policy'
 import { expectNoLeak, TestBackend, Toy } from '@mtrl/testing'
 import * as tf from '@tensorflow/tfjs'
@@ -247,13 +247,14 @@ describe('Rollout failures', () => {
       const a = await run(options, [0, 1].map(() => Toy.corridor()), [1, 2], 1, 128, 5)
       const b = await run({ ...options, exploreRate: 0 }, [0, 1].map(() => Toy.corridor()), [1, 2], 1, 128, 5)
       expect(b.episodes.map((e) => Array.from(Trajectory.tokens(e.trajectory)))).toEqual(a.episodes.map((e) => Array.from(Trajectory.tokens(e.trajectory))))
-      const unlisted = (): ReturnType<typeof Toy.corridor> => {
+      const unlisted = (): Env.Env => {
         const env = Toy.corridor()
-        const strip = <A extends { readonly info: object }>(x: A): A => {
-          const { admissibleActions: _, ...info } = x.info as { readonly admissibleActions?: unknown }
-          return { ...x, info }
+        const strip = <A extends { readonly info: Env.StepInfo }>(x: A): A => ({ ...x, info: { valid: x.info.valid, score: x.info.score, maxScore: x.info.maxScore } })
+        return {
+          ...env,
+          reset: (seed) => async () => E.map((o: Env.Observation) => strip(o))(await env.reset(seed)()),
+          step: (action) => async () => E.map((r: Env.StepResult) => strip(r))(await env.step(action)())
         }
-        return { ...env, reset: (seed) => async () => E.map(strip)(await env.reset(seed)()), step: (action) => async () => E.map(strip)(await env.step(action)()) }
       }
       const c = await run({ ...options, exploreRate: 1 }, [unlisted(), unlisted()], [1, 2], 1)
       expect(c.metrics.exploredRate).toBe(0)
