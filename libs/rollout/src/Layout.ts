@@ -5,6 +5,7 @@
  *
  * @since 0.1.0
  */
+import type { Tokenizer } from '@mtrl/core'
 import * as ActionFormat from './ActionFormat.js'
 
 /**
@@ -38,3 +39,28 @@ export const reply = (format: ActionFormat.ActionFormat, action: string, reasoni
       return `${reasoning.length > 0 ? `${reasoning}\n` : ''}<action>${action}</action>`
   }
 }
+
+/**
+ * The tokens of a reply the policy did not sample (an expert's, an exploration move's): its
+ * encoding, then the template's first stop token, as a sampled reply ends.
+ *
+ * @example
+ * import { Layout } from '@mtrl/rollout'
+ * declare const template: import('@mtrl/core').Tokenizer.ChatTemplate
+ * declare const tokenizer: import('@mtrl/core').Tokenizer.Tokenizer
+ * const tokens = Layout.replyTokens(template, tokenizer)(Layout.reply('plain', 'take key'))
+ *
+ * @category destructors
+ * @since 0.4.0
+ */
+export const replyTokens =
+  (template: Tokenizer.ChatTemplate, tokenizer: Tokenizer.Tokenizer) =>
+  (text: string): Int32Array => {
+    const stop = template.stopTokens[0]
+    if (stop === undefined) throw new Error('Layout.replyTokens: the chat template has no stop token')
+    const body = tokenizer.encode(text)
+    const out = new Int32Array(body.length + 1)
+    out.set(body)
+    out[body.length] = stop
+    return out
+  }

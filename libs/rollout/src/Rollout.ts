@@ -47,8 +47,8 @@ import { drive, seedOf as internalSeedOf } from './internal/drive.js'
  * - `exploreRate`: at each turn of a slot whose environment lists admissible actions, with this
  *   probability (drawn from the slot's stream) the action is one of those admissible actions,
  *   drawn uniformly, instead of the policy's sample: the policy does not write it, its tokens
- *   (the action's encoding and the first stop token, as an expert action is rendered) enter the
- *   context as if it had, without sampler log-probs, and the turn is marked `explored`. It lets
+ *   (the action written in `actionFormat` and the first stop token, as an expert's reply is
+ *   rendered, `Layout.replyTokens`) enter the context as if it had, without sampler log-probs, and the turn is marked `explored`. It lets
  *   RL see the outcome of actions the policy would not sample (epsilon-greedy exploration over
  *   the environment's action set, as TextWorld agents that choose among admissible commands
  *   explore). For training rollouts only: evaluations never explore. Off (0) by default.

@@ -5,6 +5,7 @@ import * as tf from '@tensorflow/tfjs'
 import * as E from 'fp-ts/lib/Either.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Generator } from '../src/Generator.js'
+import * as Layout from '../src/Layout.js'
 import * as Memory from '../src/Memory.js'
 import * as _ from '../src/Rollout.js'
 
@@ -220,6 +221,16 @@ describe('Rollout failures', () => {
         })
         expect(Array.from(Trajectory.exploredMask(trajectory))).toEqual(Array.from(Trajectory.actionMask(trajectory)))
       }
+    })
+
+    it('writes a move in the tagged format as an expert reply is written', async () => {
+      const { episodes } = await run({ ...options, actionFormat: 'tagged', exploreRate: 1 }, [Toy.corridor()], [1], 1)
+      const { trajectory } = episodes[0]!
+      const actions = trajectory.segments.filter((s) => s.kind === 'action')
+      trajectory.turns.forEach((turn, k) => {
+        expect(Array.from(actions[k]!.tokens)).toEqual(Array.from(Layout.replyTokens(template, tokenizer)(`<action>${turn.action}</action>`)))
+        expect(turn.parsed).toBe(true)
+      })
     })
 
     it('mixes moves and samples, and the context stays exact: the sampled tokens re-score to their sampler log-probs', async () => {

@@ -32,15 +32,7 @@ export interface Renderer {
   readonly tokenizer: Tokenizer.Tokenizer
 }
 
-const actionTokens = (renderer: Renderer, text: string): Int32Array => {
-  const body = renderer.tokenizer.encode(text)
-  const stop = renderer.template.stopTokens[0]
-  if (stop === undefined) throw new Error('ExpertData: the chat template has no stop token')
-  const out = new Int32Array(body.length + 1)
-  out.set(body)
-  out[body.length] = stop
-  return out
-}
+const actionTokens = (renderer: Renderer, text: string): Int32Array => Layout.replyTokens(renderer.template, renderer.tokenizer)(text)
 
 /**
  * A conversation as a training sample: an optional system message, a user message, then

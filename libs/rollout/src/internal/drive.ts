@@ -51,16 +51,9 @@ export const drive = async (options: Options, generator: Generator, input: Input
   const start = now()
 
   const exploreRate = options.exploreRate ?? 0
-  const firstStop = template.stopTokens[0]
-  if (exploreRate > 0 && firstStop === undefined) throw new Error('Rollout.run: exploreRate needs a chat template with a stop token')
-  /** An exploration move's tokens: the action's encoding and the first stop token, as an expert action is rendered. */
-  const exploredTokens = (action: string): Int32Array => {
-    const body = tokenizer.encode(action)
-    const out = new Int32Array(body.length + 1)
-    out.set(body)
-    out[body.length] = firstStop!
-    return out
-  }
+  const replyTokens = Layout.replyTokens(template, tokenizer)
+  /** An exploration move's tokens: the action written in the action format, as an expert's reply is. */
+  const exploredTokens = (action: string): Int32Array => replyTokens(Layout.reply(options.actionFormat, action))
 
   const fits = (slot: number, extra: number): boolean => session.length(slot) + extra + options.maxNewTokens <= contextLength
 
