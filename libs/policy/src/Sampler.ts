@@ -1,6 +1,6 @@
 /**
  * Batched multi-turn sampling with a per-layer KV cache kept per slot across turns (decision
- * 0002): `append` pre-fills observation tokens, `generate` samples an action (its tokens,
+ * 0002), on a {@link Decoder}: `append` pre-fills observation tokens, `generate` samples an action (its tokens,
  * including the final stop token, are appended to the cache), `reset` empties a slot for a new
  * episode. Nothing is ever re-encoded. Each slot has its own positions in a preallocated
  * cache, so slots of any lengths share a call without padding.
@@ -11,9 +11,9 @@
  * @since 0.1.0
  */
 import type { Rng, Sampler as Contracts } from '@mtrl/core'
-import { forward, makeCache, prepare, type Prepared } from './internal/decode.js'
+import * as Decoder from './Decoder.js'
 import { draw } from './internal/sample.js'
-import { weightOf, type Policy } from './Policy.js'
+import type { Policy } from './Policy.js'
 
 /** Sampling options of one `generate` call (core's `Sampler.GenerateOptions`). @category models @since 0.1.0 */
 export type GenerateOptions = Contracts.GenerateOptions
@@ -35,10 +35,9 @@ export interface Options {
 }
 
 /**
- * A sampling session over `slots` independent sequences. It keeps the weights in decode layout
- * (transposed, fused) between calls and rebuilds them when any policy variable has been
- * assigned since, so a session stays valid across optimizer steps. The KV cache lives in host
- * memory. `dispose` releases both.
+ * A sampling session over `slots` independent sequences, on a {@link Decoder.make} of the
+ * policy (weights in decode layout, rebuilt after optimizer steps; the KV cache in host memory).
+ * `dispose` releases both.
  *
  * @example
  * import { Rng } from '@mtrl/core'
@@ -53,25 +52,11 @@ export interface Options {
  * @since 0.1.0
  */
 export const make = (policy: Policy, options: Options): SamplerSession => {
-  const config = policy.config
-  const S = options.slots
-  const maxLen = options.maxLen
-  if (!Number.isInteger(S) || S <= 0) throw new Error(`Sampler.make: slots must be a positive integer, got ${S}`)
-  if (!Number.isInteger(maxLen) || maxLen <= 0 || maxLen > config.maxLen) throw new Error(`Sampler.make: maxLen must be in [1, ${config.maxLen}], got ${maxLen}`)
-  const V = config.vocab
-  let cache = makeCache(config, S, maxLen)
+  const decoder = Decoder.make(policy, options)
+  const S = decoder.slots
+  const V = policy.config.vocab
   const pending: Array<Float32Array | undefined> = new Array(S).fill(undefined)
   let disposed = false
-  // Decode-layout weights, rebuilt when any variable has been assigned since (an optimizer step
-  // replaces a variable's dataId), so a session always samples from the current weights.
-  let prepared: { readonly prep: Prepared; readonly ids: ReadonlyArray<object> } | undefined
-  const weights = (): Prepared => {
-    const ids = Object.values(policy.variables).map((v) => v.dataId)
-    if (prepared !== undefined && prepared.ids.length === ids.length && prepared.ids.every((id, i) => id === ids[i])) return prepared.prep
-    prepared?.prep.dispose()
-    prepared = { prep: prepare(config, weightOf(policy)), ids }
-    return prepared.prep
-  }
 
   const checkSlots = (slots: ReadonlyArray<number>): void => {
     if (disposed) throw new Error('SamplerSession used after dispose')
@@ -83,25 +68,29 @@ export const make = (policy: Policy, options: Options): SamplerSession => {
     }
   }
 
+  /** Feeds the items to the decoder; their logits become the slots' next-token distributions. */
+  const feed = (items: ReadonlyArray<Decoder.Feed>): void => {
+    const logits = decoder.feed(items)
+    items.forEach(({ slot }, i) => (pending[slot] = logits[i]))
+  }
+
   const append = (slots: ReadonlyArray<number>, tokens: ReadonlyArray<Int32Array>): void => {
     checkSlots(slots)
     if (slots.length !== tokens.length) throw new Error(`append: ${slots.length} slots but ${tokens.length} token arrays`)
     const items = slots.map((slot, i) => ({ slot, tokens: tokens[i]! })).filter((item) => item.tokens.length > 0)
-    if (items.length === 0) return
     for (const { slot, tokens: t } of items) {
-      if (cache.lengths[slot]! + t.length > maxLen) throw new Error(`append: slot ${slot} would hold ${cache.lengths[slot]! + t.length} tokens, more than maxLen ${maxLen}`)
+      if (decoder.length(slot) + t.length > decoder.maxLen) throw new Error(`append: slot ${slot} would hold ${decoder.length(slot) + t.length} tokens, more than maxLen ${decoder.maxLen}`)
       for (const id of t) if (!(id >= 0 && id < V)) throw new Error(`append: token id ${id} outside the vocabulary [0, ${V})`)
     }
-    const logits = forward(weights(), cache, items)
-    items.forEach(({ slot }, r) => (pending[slot] = logits.slice(r * V, (r + 1) * V)))
+    if (items.length > 0) feed(items)
   }
 
   const generate = (slots: ReadonlyArray<number>, opts: GenerateOptions): ReadonlyArray<Generation> => {
     checkSlots(slots)
     for (const s of slots) {
       if (pending[s] === undefined) throw new Error(`generate: slot ${s} is empty; append a prompt first`)
-      if (cache.lengths[s]! + opts.maxNewTokens > maxLen)
-        throw new Error(`generate: slot ${s} holds ${cache.lengths[s]} tokens; ${opts.maxNewTokens} more would exceed maxLen ${maxLen}`)
+      if (decoder.length(s) + opts.maxNewTokens > decoder.maxLen)
+        throw new Error(`generate: slot ${s} holds ${decoder.length(s)} tokens; ${opts.maxNewTokens} more would exceed maxLen ${decoder.maxLen}`)
     }
     const stop = new Set(opts.stopTokens)
     const rngs = opts.rng
@@ -110,34 +99,27 @@ export const make = (policy: Policy, options: Options): SamplerSession => {
     const outTokens = slots.map(() => [] as number[])
     const outLogprobs = slots.map(() => [] as number[])
     const stopped = slots.map(() => false)
-    if (slots.length > 0 && opts.maxNewTokens > 0) {
-      const prep = weights()
-      const sampling = { temperature: opts.temperature, topK: opts.topK, topP: opts.topP }
-      {
-        let active = slots.map((_, r) => r)
-        for (let t = 0; t < opts.maxNewTokens && active.length > 0; t++) {
-          const items = active.map((r) => {
-            const slot = slots[r]!
-            const { token, logprob } = draw(pending[slot]!, 0, V, sampling, rngOf(r))
-            outTokens[r]!.push(token)
-            outLogprobs[r]!.push(logprob)
-            if (stop.has(token)) stopped[r] = true
-            return { slot, tokens: [token] }
-          })
-          // the sampled tokens enter the cache (their logits are the next step's distribution)
-          const logits = forward(prep, cache, items)
-          items.forEach(({ slot }, i) => (pending[slot] = logits.slice(i * V, (i + 1) * V)))
-          active = active.filter((r) => !stopped[r] && outTokens[r]!.length < opts.maxNewTokens)
-        }
-      }
+    const sampling = { temperature: opts.temperature, topK: opts.topK, topP: opts.topP }
+    let active = opts.maxNewTokens > 0 ? slots.map((_, r) => r) : []
+    while (active.length > 0) {
+      const items = active.map((r) => {
+        const slot = slots[r]!
+        const { token, logprob } = draw(pending[slot]!, 0, V, sampling, rngOf(r))
+        outTokens[r]!.push(token)
+        outLogprobs[r]!.push(logprob)
+        if (stop.has(token)) stopped[r] = true
+        return { slot, tokens: [token] }
+      })
+      // the sampled tokens enter the cache (their logits are the next step's distribution)
+      feed(items)
+      active = active.filter((r) => !stopped[r] && outTokens[r]!.length < opts.maxNewTokens)
     }
     return slots.map((_, r) => ({ tokens: Int32Array.from(outTokens[r]!), logprobs: Float32Array.from(outLogprobs[r]!), stopped: stopped[r]! }))
   }
 
   const reset = (slot: number): void => {
     checkSlots([slot])
-    cache.lengths[slot] = 0
-    cache.last[slot] = -1
+    decoder.reset(slot)
     pending[slot] = undefined
   }
 
@@ -145,15 +127,13 @@ export const make = (policy: Policy, options: Options): SamplerSession => {
     slots: S,
     length: (slot) => {
       checkSlots([slot])
-      return cache.lengths[slot]!
+      return decoder.length(slot)
     },
     append,
     generate,
     reset,
     dispose: () => {
-      prepared?.prep.dispose()
-      prepared = undefined
-      cache = makeCache(config, S, maxLen)
+      decoder.dispose()
       pending.fill(undefined)
       disposed = true
     }

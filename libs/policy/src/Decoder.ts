@@ -1,0 +1,195 @@
+/**
+ * The step-level KV-cached decoder under {@link Sampler}: `slots` independent sequences in a
+ * preallocated host cache; `feed` runs any number of new tokens for any set of slots in one
+ * forward call (prefill and decode rows mixed) and returns each fed slot's next-token logits.
+ * A server that batches requests continuously (one `feed` per step, requests joining and
+ * leaving between steps) and a prefix cache (`truncate`, `copy`) are built on it; `Sampler`
+ * adds the draw loop of one `generate` call.
+ *
+ * The weights are kept in decode layout between calls and rebuilt when any policy variable has
+ * been assigned since (an optimizer step replaces a variable's dataId), so a decoder always
+ * decodes with the current weights. Per-row results do not depend on which other rows share a
+ * call (every op between the weight products runs row by row on the host).
+ *
+ * @since 0.5.0
+ */
+import { canonSpan, headDim } from './ModelConfig.js'
+import { forward, makeCache, prepare, type Prepared } from './internal/decode.js'
+import { weightOf, type Policy } from './Policy.js'
+
+/**
+ * Tokens to append to one slot.
+ *
+ * @category models
+ * @since 0.5.0
+ */
+export interface Feed {
+  readonly slot: number
+  readonly tokens: ArrayLike<number>
+}
+
+/**
+ * A KV-cached decoder over `slots` sequences of at most `maxLen` tokens; `dispose` frees the
+ * decode-layout weights and the cache.
+ *
+ * @category models
+ * @since 0.5.0
+ */
+export interface Decoder {
+  readonly slots: number
+  readonly maxLen: number
+  /** Number of tokens the slot holds. */
+  readonly length: (slot: number) => number
+  /** A copy of the token ids the slot holds, in order. */
+  readonly tokens: (slot: number) => Int32Array
+  /**
+   * Appends each feed's tokens to its slot (one forward call for all of them) and returns the
+   * next-token logits after each feed's last token (`[vocab]` each, in the order of `feeds`).
+   * Feeds must name distinct slots and hold at least one token.
+   */
+  readonly feed: (feeds: ReadonlyArray<Feed>) => ReadonlyArray<Float32Array>
+  /**
+   * Keeps the slot's first `length` tokens. Without canon mixing any shorter length is exact;
+   * with it (`ModelConfig.canonSpan > 0`, whose per-slot memory holds only the last positions)
+   * only `length` 0 or the slot's own length is, and others throw: check {@link canTruncate}.
+   */
+  readonly truncate: (slot: number, length: number) => void
+  /** Whether `truncate(slot, length)` is exact for this model and slot. */
+  readonly canTruncate: (slot: number, length: number) => boolean
+  /**
+   * Makes slot `to` hold slot `from`'s first `length` tokens (keys, values and tokens copied:
+   * no forward pass), under the same condition as `truncate` for `length` below `from`'s length.
+   */
+  readonly copy: (from: number, to: number, length: number) => void
+  /** Empties the slot (`truncate(slot, 0)`). */
+  readonly reset: (slot: number) => void
+  readonly dispose: () => void
+}
+
+/**
+ * @category models
+ * @since 0.5.0
+ */
+export interface Options {
+  readonly slots: number
+  /** Longest sequence per slot (at most the model's `maxLen`). */
+  readonly maxLen: number
+}
+
+/**
+ * A decoder of `policy` (which it reads, never owns).
+ *
+ * @example
+ * import { Decoder, ModelConfig, Policy } from '@mtrl/policy'
+ * const policy = Policy.make(ModelConfig.make({ vocab: 64, dModel: 32, layers: 1, heads: 2 }), 0)
+ * const decoder = Decoder.make(policy, { slots: 2, maxLen: 64 })
+ * const [a, b] = decoder.feed([{ slot: 0, tokens: [1, 2, 3] }, { slot: 1, tokens: [4] }])
+ * decoder.dispose()
+ *
+ * @category constructors
+ * @since 0.5.0
+ */
+export const make = (policy: Policy, options: Options): Decoder => {
+  const config = policy.config
+  const S = options.slots
+  const maxLen = options.maxLen
+  if (!Number.isInteger(S) || S <= 0) throw new Error(`Decoder.make: slots must be a positive integer, got ${S}`)
+  if (!Number.isInteger(maxLen) || maxLen <= 0 || maxLen > config.maxLen) throw new Error(`Decoder.make: maxLen must be in [1, ${config.maxLen}], got ${maxLen}`)
+  const V = config.vocab
+  const span = canonSpan(config)
+  let cache = makeCache(config, S, maxLen)
+  // each slot's token ids; the cache's lengths say how many are held
+  const held: Int32Array[] = Array.from({ length: S }, () => new Int32Array(maxLen))
+  let disposed = false
+  let prepared: { readonly prep: Prepared; readonly ids: ReadonlyArray<object> } | undefined
+  const weights = (): Prepared => {
+    const ids = Object.values(policy.variables).map((v) => v.dataId)
+    if (prepared !== undefined && prepared.ids.length === ids.length && prepared.ids.every((id, i) => id === ids[i])) return prepared.prep
+    prepared?.prep.dispose()
+    prepared = { prep: prepare(config, weightOf(policy)), ids }
+    return prepared.prep
+  }
+
+  const checkSlot = (slot: number): void => {
+    if (disposed) throw new Error('Decoder used after dispose')
+    if (!Number.isInteger(slot) || slot < 0 || slot >= S) throw new Error(`slot ${slot} out of range [0, ${S})`)
+  }
+  const canTruncate = (slot: number, length: number): boolean => {
+    checkSlot(slot)
+    const n = cache.lengths[slot]!
+    return Number.isInteger(length) && length >= 0 && length <= n && (span === 0 || length === 0 || length === n)
+  }
+  const checkTruncate = (slot: number, length: number, what: string): void => {
+    if (!canTruncate(slot, length))
+      throw new Error(
+        `${what}: cannot keep ${length} of slot ${slot}'s ${cache.lengths[slot]} tokens${span > 0 ? ' (canon mixing remembers only the last positions: keep 0 or all)' : ''}`
+      )
+  }
+
+  const feed = (feeds: ReadonlyArray<Feed>): ReadonlyArray<Float32Array> => {
+    const seen = new Set<number>()
+    for (const { slot, tokens } of feeds) {
+      checkSlot(slot)
+      if (seen.has(slot)) throw new Error(`feed: slot ${slot} given twice`)
+      seen.add(slot)
+      if (tokens.length === 0) throw new Error(`feed: no tokens for slot ${slot}`)
+      if (cache.lengths[slot]! + tokens.length > maxLen) throw new Error(`feed: slot ${slot} would hold ${cache.lengths[slot]! + tokens.length} tokens, more than maxLen ${maxLen}`)
+      for (let i = 0; i < tokens.length; i++) if (!(tokens[i]! >= 0 && tokens[i]! < V)) throw new Error(`feed: token id ${tokens[i]} outside the vocabulary [0, ${V})`)
+    }
+    if (feeds.length === 0) return []
+    for (const { slot, tokens } of feeds) held[slot]!.set(tokens, cache.lengths[slot]!)
+    const logits = forward(weights(), cache, feeds)
+    return feeds.map((_, r) => logits.slice(r * V, (r + 1) * V))
+  }
+
+  const truncate = (slot: number, length: number): void => {
+    checkTruncate(slot, length, 'truncate')
+    cache.lengths[slot] = length
+    cache.last[slot] = length === 0 ? -1 : held[slot]![length - 1]!
+  }
+
+  const copy = (from: number, to: number, length: number): void => {
+    checkSlot(to)
+    checkTruncate(from, length, 'copy')
+    if (from === to) return truncate(to, length)
+    const hd = headDim(config)
+    const cap = cache.capacity
+    for (const store of [cache.k, cache.v])
+      for (const layer of store)
+        for (let h = 0; h < config.kvHeads; h++) {
+          const src = (from * config.kvHeads + h) * cap * hd
+          layer.copyWithin((to * config.kvHeads + h) * cap * hd, src, src + length * hd)
+        }
+    const D = config.dModel
+    for (const memory of cache.canon)
+      for (const site of [memory.attn, memory.mlp]) site.copyWithin(to * span * D, from * span * D, (from + 1) * span * D)
+    cache.lengths[to] = length
+    cache.last[to] = length === 0 ? -1 : held[from]![length - 1]!
+    held[to]!.set(held[from]!.subarray(0, length))
+  }
+
+  return {
+    slots: S,
+    maxLen,
+    length: (slot) => {
+      checkSlot(slot)
+      return cache.lengths[slot]!
+    },
+    tokens: (slot) => {
+      checkSlot(slot)
+      return held[slot]!.slice(0, cache.lengths[slot]!)
+    },
+    feed,
+    truncate,
+    canTruncate,
+    copy,
+    reset: (slot) => truncate(slot, 0),
+    dispose: () => {
+      prepared?.prep.dispose()
+      prepared = undefined
+      cache = makeCache(config, S, maxLen)
+      held.length = 0
+      disposed = true
+    }
+  }
+}
