@@ -1,0 +1,265 @@
+/**
+ * From an OpenAI conversation (messages and tools) to the prompt's token ids, as the model
+ * expects them, and the tokens that end a reply:
+ *
+ * - `jinja`: the model's own Hugging Face chat template (`chat_template` of
+ *   tokenizer_config.json), rendered with `@huggingface/jinja` (the renderer transformers.js
+ *   uses) exactly as Python `transformers`' `apply_chat_template` renders it, then encoded;
+ * - `turns`: mtrl's token-level chat template (`ChatTemplate.make`: a role token or ChatML header
+ *   per turn), the layout mtrl's rollouts and SFT data use, so a model trained by `mtrl train`
+ *   sees the token sequence it was trained on. Tool calls are written as `hermes` blocks.
+ *
+ * @since 0.1.0
+ */
+import { Tokenizer } from '@mtrl/core'
+import { Template } from '@huggingface/jinja'
+import { ChatTemplate } from '@mtrl/policy'
+import * as E from 'fp-ts/lib/Either.js'
+import * as ToolCalls from './ToolCalls.js'
+
+/**
+ * A tool call of an assistant message; `arguments` is the parsed JSON object.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface ToolCall {
+  readonly id: string
+  readonly name: string
+  readonly arguments: Readonly<Record<string, unknown>>
+}
+
+/**
+ * One message, its content flattened to text.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type Message =
+  | { readonly role: 'system'; readonly content: string }
+  | { readonly role: 'user'; readonly content: string }
+  | { readonly role: 'assistant'; readonly content: string; readonly toolCalls: ReadonlyArray<ToolCall> }
+  | { readonly role: 'tool'; readonly content: string; readonly toolCallId: string }
+
+/**
+ * A function tool in OpenAI's format (`{"type": "function", "function": {...}}`), as given.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Tool {
+  readonly type: 'function'
+  readonly function: { readonly name: string; readonly description?: string | undefined; readonly parameters?: unknown }
+}
+
+/**
+ * @category models
+ * @since 0.1.0
+ */
+export interface Conversation {
+  readonly messages: ReadonlyArray<Message>
+  readonly tools: ReadonlyArray<Tool>
+}
+
+/**
+ * A chat format: `render` gives the prompt ids (ending where the assistant's reply starts) or
+ * why the conversation cannot be rendered; `toolSyntax` is how replies write tool calls
+ * (`undefined`: this format has no tools).
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface ChatFormat {
+  readonly kind: 'jinja' | 'turns'
+  readonly render: (conversation: Conversation) => E.Either<string, Int32Array>
+  /** The prompt as text (for `jinja`, what was encoded; for `turns`, the decoded ids). */
+  readonly text: (conversation: Conversation, options?: TextOptions) => E.Either<string, string>
+  readonly stopTokens: ReadonlyArray<number>
+  readonly toolSyntax: ToolCalls.Syntax | undefined
+}
+
+/**
+ * Options of `text` (for `jinja`): `addGenerationPrompt` (default true; false renders a finished
+ * conversation, e.g. SFT data) and extra template variables (Llama 3.1's `date_string`,
+ * `tools_in_user_message`).
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface TextOptions {
+  readonly addGenerationPrompt?: boolean
+  readonly variables?: Readonly<Record<string, unknown>>
+}
+
+const endMarkers = ['<|im_end|>', '<|eot_id|>', '<|eom_id|>', '<|endoftext|>', '<|end_of_text|>', '</s>', '<end_of_turn>']
+
+/** Ids of the end-of-reply markers this tokenizer has as single tokens. */
+const markerIds = (tokenizer: Tokenizer.Tokenizer): number[] =>
+  endMarkers.flatMap((m) => {
+    const ids = tokenizer.encode(m)
+    return ids.length === 1 && tokenizer.decode(ids) === m ? [ids[0]!] : []
+  })
+
+const templateMessage = (m: Message): Record<string, unknown> => {
+  switch (m.role) {
+    case 'assistant':
+      return m.toolCalls.length === 0
+        ? { role: m.role, content: m.content }
+        : { role: m.role, content: m.content, tool_calls: m.toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })) }
+    case 'tool':
+      return { role: m.role, content: m.content, tool_call_id: m.toolCallId }
+    default:
+      return { role: m.role, content: m.content }
+  }
+}
+
+const errorText = (e: unknown): string => (e instanceof Error ? e.message : String(e))
+
+/**
+ * The format of a Hugging Face chat template. `specials` are the template's `bos_token` and
+ * `eos_token` strings (from tokenizer_config.json).
+ *
+ * @example
+ * import { ChatFormat } from '@mtrl/serving'
+ * declare const tokenizer: import('@mtrl/core').Tokenizer.Tokenizer
+ * const format = ChatFormat.jinja('{% for m in messages %}{{ m.content }}{% endfor %}', tokenizer, { eos_token: '</s>' })
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const jinja = (source: string, tokenizer: Tokenizer.Tokenizer, specials: { readonly bos_token?: string | undefined; readonly eos_token?: string | undefined } = {}): ChatFormat => {
+  const template = new Template(source)
+  const mentionsTools = source.includes('tools')
+  const text = (c: Conversation, options: TextOptions = {}): E.Either<string, string> => {
+    if (c.tools.length > 0 && !mentionsTools) return E.left("this model's chat template has no tools: send the request without `tools`")
+    try {
+      return E.right(
+        template.render({
+          messages: c.messages.map(templateMessage),
+          ...(c.tools.length > 0 ? { tools: c.tools } : {}),
+          add_generation_prompt: options.addGenerationPrompt ?? true,
+          bos_token: specials.bos_token ?? '',
+          eos_token: specials.eos_token ?? '',
+          ...options.variables
+        })
+      )
+    } catch (e) {
+      return E.left(`the chat template cannot render this conversation: ${errorText(e)}`)
+    }
+  }
+  return {
+    kind: 'jinja',
+    text,
+    render: (c) => E.map(tokenizer.encode)(text(c)),
+    stopTokens: [...new Set([tokenizer.special.eos, tokenizer.special.endOfTurn, ...markerIds(tokenizer)])],
+    toolSyntax: ToolCalls.syntaxOfTemplate(source)
+  }
+}
+
+const toolLine = (tools: ReadonlyArray<Tool>): string =>
+  tools.length === 0
+    ? ''
+    : `Tools: ${tools
+        .map((t) => {
+          const props = (t.function.parameters as { properties?: Record<string, unknown> } | undefined)?.properties ?? {}
+          return `${t.function.name}(${Object.keys(props).join(', ')})`
+        })
+        .join(' ')}. Call one as <tool_call>{"name": ..., "arguments": {...}}</tool_call>.`
+
+/** Consecutive messages of the same side (user and tool vs assistant) as one turn's text. */
+const turnsOf = (messages: ReadonlyArray<Message>): ReadonlyArray<{ readonly assistant: boolean; readonly text: string }> => {
+  const turns: Array<{ assistant: boolean; text: string }> = []
+  for (const m of messages) {
+    const assistant = m.role === 'assistant'
+    const text = m.role === 'assistant' && m.toolCalls.length > 0 ? [m.content, ToolCalls.write('hermes')(m.toolCalls)].filter((s) => s.length > 0).join('\n') : m.content
+    const last = turns[turns.length - 1]
+    if (last !== undefined && last.assistant === assistant && !assistant) last.text = `${last.text}\n${text}`
+    else turns.push({ assistant, text })
+  }
+  return turns
+}
+
+/**
+ * The format of mtrl's token-level template for `tokenizer` (what `mtrl train` agents use): the
+ * leading system messages form the system turn (plus a line naming the tools), then user and
+ * tool messages are observations and assistant messages are replies ended by the stop token,
+ * exactly as a rollout lays them out. The last message must be a user or tool message.
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const turns = (tokenizer: Tokenizer.Tokenizer): ChatFormat => {
+  const template = ChatTemplate.make(tokenizer)
+  const stop = template.stopTokens[0]!
+  const render = (c: Conversation): E.Either<string, Int32Array> => {
+    const firstOther = c.messages.findIndex((m) => m.role !== 'system')
+    const systems = firstOther < 0 ? c.messages : c.messages.slice(0, firstOther)
+    const rest = firstOther < 0 ? [] : c.messages.slice(firstOther)
+    if (rest.some((m) => m.role === 'system')) return E.left('system messages must come first for this model')
+    const system = [...systems.map((m) => m.content), toolLine(c.tools)].filter((s) => s.length > 0).join('\n')
+    const ts = turnsOf(rest)
+    if (ts.length === 0 || ts[0]!.assistant) return E.left('the conversation must start (after system messages) with a user message for this model')
+    if (ts[ts.length - 1]!.assistant) return E.left('the last message must be a user or tool message for this model')
+    const parts: Int32Array[] = [template.prompt(system, ts[0]!.text)]
+    for (const turn of ts.slice(1)) {
+      if (!turn.assistant) parts.push(template.observation(turn.text))
+      else {
+        const body = tokenizer.encode(turn.text)
+        parts.push(body, Int32Array.of(stop))
+      }
+    }
+    return E.right(Tokenizer.concat(parts))
+  }
+  return {
+    kind: 'turns',
+    render,
+    text: (c) => E.map(tokenizer.decode)(render(c)),
+    stopTokens: template.stopTokens,
+    toolSyntax: 'hermes'
+  }
+}
+
+/**
+ * The chat template text of a Hugging Face `tokenizer_config.json` (a string, or a list of named
+ * templates of which `default` is taken), if it has one.
+ *
+ * @category destructors
+ * @since 0.1.0
+ */
+export const templateOfConfig = (config: unknown): string | undefined => {
+  const t = (config as { chat_template?: unknown } | null | undefined)?.chat_template
+  if (typeof t === 'string') return t
+  if (Array.isArray(t)) {
+    const named = t as ReadonlyArray<{ name?: unknown; template?: unknown }>
+    const pick = named.find((x) => x.name === 'default') ?? named[0]
+    return typeof pick?.template === 'string' ? pick.template : undefined
+  }
+  return undefined
+}
+
+const tokenText = (value: unknown): string | undefined => {
+  if (typeof value === 'string') return value
+  const content = (value as { content?: unknown } | null | undefined)?.content
+  return typeof content === 'string' ? content : undefined
+}
+
+/**
+ * The format a model is served with: its tokenizer's own Jinja chat template (a Hugging Face
+ * tokenizer whose tokenizer_config.json has `chat_template`), or `template` when given (a
+ * template file's text), else mtrl's {@link turns}.
+ *
+ * @example
+ * import { ChatFormat } from '@mtrl/serving'
+ * declare const tokenizer: import('@mtrl/core').Tokenizer.Tokenizer
+ * const format = ChatFormat.forTokenizer(tokenizer) // turns for a word tokenizer
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const forTokenizer = (tokenizer: Tokenizer.Tokenizer, template?: string): ChatFormat => {
+  const config = (tokenizer as { readonly config?: unknown }).config
+  const source = template ?? templateOfConfig(config)
+  if (source === undefined) return turns(tokenizer)
+  const cfg = (config ?? {}) as Record<string, unknown>
+  return jinja(source, tokenizer, { bos_token: tokenText(cfg['bos_token']), eos_token: tokenText(cfg['eos_token']) })
+}

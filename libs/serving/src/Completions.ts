@@ -1,0 +1,266 @@
+/**
+ * OpenAI chat completions on an {@link Engine}: a decoded {@link Request.ChatRequest} becomes
+ * `n` sequences (the rendered prompt, the request's sampling), and their completions become the
+ * `chat.completion` object, or, streaming, `chat.completion.chunk`s as tokens arrive. Free of
+ * HTTP: `Server` carries these over the wire, and anything else (a test, an in-process agent)
+ * can call them directly.
+ *
+ * `logprobs` are under the distribution each token was drawn from (temperature and top-p
+ * applied; greedy reports temperature 1), the numbers an RL trainer needs as behaviour
+ * log-probs; `top_logprobs` are from the tempered distribution before top-p.
+ *
+ * @since 0.1.0
+ */
+import { Rng, type Tokenizer } from '@mtrl/core'
+import * as E from 'fp-ts/lib/Either.js'
+import { randomBytes } from 'node:crypto'
+import type { Agent } from '@mtrl/policy'
+import * as ChatFormat from './ChatFormat.js'
+import * as Engine from './Engine.js'
+import * as ReplyText from './internal/replyText.js'
+import * as Request from './Request.js'
+import type * as Response from './Response.js'
+import * as ToolCalls from './ToolCalls.js'
+
+/**
+ * A served model: its name in requests, tokenizer, chat format and engine.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Model {
+  readonly name: string
+  readonly tokenizer: Tokenizer.Tokenizer
+  readonly format: ChatFormat.ChatFormat
+  readonly engine: Engine.Engine
+}
+
+/**
+ * A refused request: HTTP status and the OpenAI error fields.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Refusal extends Request.Invalid {
+  readonly status: number
+  readonly type: 'invalid_request_error' | 'not_found_error'
+}
+
+/**
+ * - `name`: the model's id in requests (default `mtrl`);
+ * - `chatTemplate`: a Jinja chat template to use in place of the tokenizer's own;
+ * - `slots`, `maxLen` (default the agent's context), `prefillChunk`: the engine's.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface ModelOptions {
+  readonly name?: string
+  readonly chatTemplate?: string
+  readonly slots?: number
+  readonly maxLen?: number
+  readonly prefillChunk?: number
+}
+
+/**
+ * The model of an agent (a run's checkpoint, a Hugging Face folder): its policy on an engine, in
+ * its chat format ({@link ChatFormat.forTokenizer}). `close` waits for what is in flight and
+ * frees the engine; the agent stays the caller's.
+ *
+ * @example
+ * import { Agent } from '@mtrl/policy'
+ * import { Completions } from '@mtrl/serving'
+ * declare const agent: Agent.Agent
+ * const model = Completions.model(agent, { name: 'textworld-agent' })
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const model = (agent: Agent.Agent, options: ModelOptions = {}): Model & { readonly close: () => Promise<void> } => {
+  const engine = Engine.make(agent.policy, {
+    maxLen: Math.min(options.maxLen ?? agent.contextLength, agent.policy.config.maxLen),
+    ...(options.slots === undefined ? {} : { slots: options.slots }),
+    ...(options.prefillChunk === undefined ? {} : { prefillChunk: options.prefillChunk })
+  })
+  return { name: options.name ?? 'mtrl', tokenizer: agent.tokenizer, format: ChatFormat.forTokenizer(agent.tokenizer, options.chatTemplate), engine, close: engine.close }
+}
+
+const invalid = (i: Request.Invalid, status = 400): Refusal => ({ ...i, status, type: 'invalid_request_error' })
+
+/**
+ * What a request asks the engine for, checked: the prompt ids, the token budget, one random
+ * stream per choice.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Plan {
+  readonly request: Request.ChatRequest
+  readonly prompt: Int32Array
+  readonly maxTokens: number
+  readonly stops: ReadonlyArray<string>
+  readonly toolSyntax: ToolCalls.Syntax | undefined
+  readonly rngs: ReadonlyArray<Rng.Rng>
+}
+
+/**
+ * Checks a request against the model and renders its prompt. `draw` seeds the choices of a
+ * request without `seed`.
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const plan =
+  (model: Model, draw: () => number) =>
+  (request: Request.ChatRequest): E.Either<Refusal, Plan> => {
+    if (request.model !== model.name) return E.left({ message: `The model \`${request.model}\` does not exist; this server serves \`${model.name}\``, param: 'model', code: 'model_not_found', status: 404, type: 'not_found_error' })
+    if ((request.top_logprobs ?? 0) > 0 && request.logprobs !== true) return E.left(invalid({ message: 'top_logprobs: needs logprobs: true', param: 'top_logprobs', code: null }))
+    const conversation = Request.conversation(request)
+    if (E.isLeft(conversation)) return E.left(invalid(conversation.left))
+    const tools = conversation.right.tools
+    if (tools.length > 0 && model.format.toolSyntax === undefined) return E.left(invalid({ message: "tools: this model's chat template writes no tool calls", param: 'tools', code: null }))
+    const stops = Request.stops(request)
+    if (E.isLeft(stops)) return E.left(invalid(stops.left))
+    const prompt = model.format.render(conversation.right)
+    if (E.isLeft(prompt)) return E.left(invalid({ message: `messages: ${prompt.left}`, param: 'messages', code: null }))
+    const context = model.engine.maxLen
+    const n = prompt.right.length
+    const room = context - n
+    if (room < 1) return E.left(invalid({ message: `This model's maximum context length is ${context} tokens. However, your messages resulted in ${n} tokens.`, param: 'messages', code: 'context_length_exceeded' }))
+    const asked = request.max_completion_tokens ?? request.max_tokens ?? undefined
+    if (asked !== undefined && asked > room)
+      return E.left(invalid({ message: `This model's maximum context length is ${context} tokens. However, you requested ${n + asked} tokens (${n} in the messages, ${asked} in the completion).`, param: request.max_completion_tokens != null ? 'max_completion_tokens' : 'max_tokens', code: 'context_length_exceeded' }))
+    const seed = request.seed ?? undefined
+    const rngs = Array.from({ length: request.n ?? 1 }, (_, i) => Rng.make(seed === undefined ? draw() : seed + i))
+    return E.right({ request, prompt: prompt.right, maxTokens: asked ?? room, stops: stops.right, toolSyntax: tools.length > 0 ? model.format.toolSyntax : undefined, rngs })
+  }
+
+const completionId = (): string => `chatcmpl-${randomBytes(12).toString('hex')}`
+
+/** One choice's tokens turned into the response's pieces. */
+interface Choice {
+  readonly completion: Engine.Completion
+  readonly content: string
+  readonly calls: ReadonlyArray<Response.ToolCall>
+  readonly finish: Response.FinishReason
+}
+
+const toolCallsOf = (calls: ReadonlyArray<ToolCalls.Call>): ReadonlyArray<Response.ToolCall> =>
+  calls.map((c) => ({ id: `call_${randomBytes(8).toString('hex')}`, type: 'function' as const, function: { name: c.name, arguments: JSON.stringify(c.arguments) } }))
+
+const choiceOf = (p: Plan, completion: Engine.Completion, text: string): Choice => {
+  const parsed = p.toolSyntax === undefined ? { content: text, calls: [] } : ToolCalls.parse(p.toolSyntax)(text)
+  const calls = toolCallsOf(parsed.calls)
+  const finish = calls.length > 0 ? 'tool_calls' : completion.finish === 'length' ? 'length' : 'stop'
+  return { completion, content: parsed.content, calls, finish }
+}
+
+const entry = (tokenizer: Tokenizer.Tokenizer, id: number, logprob: number): Response.TopLogprob => {
+  const token = tokenizer.decode([id])
+  return { token, logprob, bytes: Array.from(Buffer.from(token, 'utf8')) }
+}
+
+const tokenLogprob = (tokenizer: Tokenizer.Tokenizer, token: Engine.Token): Response.TokenLogprob => ({
+  ...entry(tokenizer, token.id, token.logprob),
+  top_logprobs: token.top.map((x) => entry(tokenizer, x.token, x.logprob))
+})
+
+const logprobsOf = (tokenizer: Tokenizer.Tokenizer, c: Engine.Completion): ReadonlyArray<Response.TokenLogprob> =>
+  Array.from(c.tokens, (id, i) => tokenLogprob(tokenizer, { id, logprob: c.logprobs[i]!, top: c.top[i] ?? [] }))
+
+const sequence = (model: Model, p: Plan, i: number, onToken: (token: Engine.Token) => boolean, signal: AbortSignal | undefined): Engine.Sequence => ({
+  prompt: p.prompt,
+  maxTokens: p.maxTokens,
+  sampling: { temperature: p.request.temperature ?? 1, ...(p.request.top_p == null ? {} : { topP: p.request.top_p }) },
+  stopTokens: model.format.stopTokens,
+  rng: p.rngs[i]!,
+  topLogprobs: p.request.logprobs === true ? (p.request.top_logprobs ?? 0) : 0,
+  onToken,
+  ...(signal === undefined ? {} : { signal })
+})
+
+/** The reply's text: the tokens decoded without the stop token, cut at a stop string. */
+const replyOf = (model: Model, p: Plan, completion: Engine.Completion): string => {
+  const reply = ReplyText.make(model.tokenizer, p.stops, undefined)
+  const stopped = completion.tokens.length > 0 && model.format.stopTokens.includes(completion.tokens[completion.tokens.length - 1]!)
+  const body = stopped ? completion.tokens.subarray(0, completion.tokens.length - 1) : completion.tokens
+  for (const id of body) if (reply.push(id)) break
+  return reply.text()
+}
+
+const usageOf = (p: Plan, choices: ReadonlyArray<Choice>): Response.Usage => {
+  const completionTokens = choices.reduce((s, c) => s + c.completion.tokens.length, 0)
+  const cached = Math.max(0, ...choices.map((c) => c.completion.cachedTokens))
+  return { prompt_tokens: p.prompt.length, completion_tokens: completionTokens, total_tokens: p.prompt.length + completionTokens, prompt_tokens_details: { cached_tokens: cached } }
+}
+
+/**
+ * The `chat.completion` object of a plan (all choices decoded concurrently); `undefined` when
+ * `signal` aborted it.
+ *
+ * @category evaluation
+ * @since 0.1.0
+ */
+export const complete = async (model: Model, p: Plan, signal?: AbortSignal): Promise<Response.ChatCompletion | undefined> => {
+  const completions = await Promise.all(p.rngs.map((_, i) => model.engine.submit(sequence(model, p, i, () => false, signal))))
+  if (completions.some((c) => c.finish === 'aborted')) return undefined
+  const choices = completions.map((c) => choiceOf(p, c, replyOf(model, p, c)))
+  const ids = p.request.return_token_ids === true
+  return {
+    id: completionId(),
+    object: 'chat.completion',
+    created: Math.floor(Date.now() / 1000),
+    model: model.name,
+    choices: choices.map((c, index) => ({
+      index,
+      message: { role: 'assistant', content: c.calls.length > 0 && c.content === '' ? null : c.content, ...(c.calls.length > 0 ? { tool_calls: c.calls } : {}) },
+      logprobs: p.request.logprobs === true ? { content: logprobsOf(model.tokenizer, c.completion) } : null,
+      finish_reason: c.finish,
+      ...(ids ? { token_ids: Array.from(c.completion.tokens) } : {})
+    })),
+    usage: usageOf(p, choices),
+    ...(ids ? { prompt_token_ids: Array.from(p.prompt) } : {})
+  }
+}
+
+/**
+ * Streams a plan: `send` gets each `chat.completion.chunk` (a role chunk per choice first, then
+ * content deltas as they become safe to show, the tool calls and the finish reason at the end,
+ * and a usage chunk when `stream_options.include_usage`). Resolves when every choice is done;
+ * false when `signal` aborted it.
+ *
+ * @category evaluation
+ * @since 0.1.0
+ */
+export const stream = async (model: Model, p: Plan, send: (chunk: Response.ChatCompletionChunk) => void, signal?: AbortSignal): Promise<boolean> => {
+  const id = completionId()
+  const created = Math.floor(Date.now() / 1000)
+  const ids = p.request.return_token_ids === true
+  const chunk = (choices: Response.ChatCompletionChunk['choices'], extra: Partial<Response.ChatCompletionChunk> = {}): Response.ChatCompletionChunk => ({ id, object: 'chat.completion.chunk', created, model: model.name, choices, ...extra })
+  p.rngs.forEach((_, index) => send(chunk([{ index, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }], ids && index === 0 ? { prompt_token_ids: Array.from(p.prompt) } : {})))
+  const run = async (index: number): Promise<Choice | undefined> => {
+    const reply = ReplyText.make(model.tokenizer, p.stops, p.toolSyntax)
+    let count = 0
+    const onToken = (token: Engine.Token): boolean => {
+      const stopped = reply.push(token.id)
+      const content = reply.delta()
+      const logprobs = p.request.logprobs === true ? { content: [tokenLogprob(model.tokenizer, token)] } : null
+      count++
+      if (content.length > 0 || logprobs !== null || ids) send(chunk([{ index, delta: { content }, logprobs, finish_reason: null, ...(ids ? { token_ids: [token.id] } : {}) }]))
+      return stopped
+    }
+    const completion = await model.engine.submit(sequence(model, p, index, onToken, signal))
+    if (completion.finish === 'aborted') return undefined
+    const choice = choiceOf(p, completion, reply.text())
+    const rest = choice.content.slice(reply.emitted()) // what was held back: trailing space, a stop string's false start
+    const tail = completion.tokens.slice(count) // the stop token, which onToken never sees
+    if (rest.length > 0) send(chunk([{ index, delta: { content: rest }, logprobs: null, finish_reason: null }]))
+    if (choice.calls.length > 0) send(chunk([{ index, delta: { tool_calls: choice.calls.map((c, i) => ({ index: i, ...c })) }, logprobs: null, finish_reason: null }]))
+    send(chunk([{ index, delta: {}, logprobs: null, finish_reason: choice.finish, ...(ids && tail.length > 0 ? { token_ids: Array.from(tail) } : {}) }]))
+    return choice
+  }
+  const choices = await Promise.all(p.rngs.map((_, i) => run(i)))
+  if (choices.some((c) => c === undefined)) return false
+  if (p.request.stream_options?.include_usage === true) send(chunk([], { usage: usageOf(p, choices as ReadonlyArray<Choice>) }))
+  return true
+}
