@@ -1,0 +1,227 @@
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible'
+import { Agent, ChatTemplate } from '@mtrl/policy'
+import { TestBackend } from '@mtrl/testing'
+import { generateText, stepCountIs, streamText, tool } from 'ai'
+import * as E from 'fp-ts/lib/Either.js'
+import * as http from 'node:http'
+import OpenAI from 'openai'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { z } from 'zod'
+import type * as ChatFormat from '../src/ChatFormat.js'
+import * as Completions from '../src/Completions.js'
+import * as _ from '../src/Server.js'
+import * as ToolCalls from '../src/ToolCalls.js'
+import { teach, type Taught } from './teach.js'
+
+const system = 'You are an agent in a house.'
+const tools: ReadonlyArray<ChatFormat.Tool> = [
+  { type: 'function', function: { name: 'go', description: 'Move', parameters: { type: 'object', properties: { direction: { type: 'string' } }, required: ['direction'] } } },
+  { type: 'function', function: { name: 'take', description: 'Pick up', parameters: { type: 'object', properties: { object: { type: 'string' } }, required: ['object'] } } }
+]
+const goNorth = ToolCalls.write('hermes')([{ name: 'go', arguments: { direction: 'north' } }])
+const start: ChatFormat.Conversation = { messages: [{ role: 'system', content: system }, { role: 'user', content: 'You are in a kitchen.' }], tools }
+const afterGo: ChatFormat.Conversation = {
+  messages: [...start.messages, { role: 'assistant', content: '', toolCalls: [{ id: 'x', name: 'go', arguments: { direction: 'north' } }] }, { role: 'tool', content: 'You see a key.', toolCallId: 'x' }],
+  tools
+}
+const hello: ChatFormat.Conversation = { messages: [{ role: 'system', content: system }, { role: 'user', content: 'Say hello.' }], tools: [] }
+
+let taught: Taught
+let model: Completions.Model & { readonly close: () => Promise<void> }
+let server: _.Server
+let client: OpenAI
+
+beforeAll(async () => {
+  // wasm: teaching the model takes ~6x less time than on the cpu backend
+  await TestBackend.use('wasm')
+  const t0 = Date.now()
+  taught = teach([
+    { conversation: start, reply: goNorth },
+    { conversation: afterGo, reply: 'take key' },
+    { conversation: hello, reply: 'hello there, friend' }
+  ])
+  console.log(`taught in ${Date.now() - t0} ms`)
+  const agent = Agent.make(taught.policy, undefined, taught.tokenizer, ChatTemplate.make(taught.tokenizer), 512)
+  model = Completions.model(agent, { name: 'taught', slots: 8 })
+  const started = await _.start({ model, token: 'secret' })()
+  if (E.isLeft(started)) throw new Error(started.left.reason)
+  server = started.right
+  client = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: 'secret', maxRetries: 0 })
+}, 120_000)
+
+afterAll(async () => {
+  await server.close()
+  await model.close()
+  taught.policy.dispose()
+})
+
+const post = async (body: string, headers: Record<string, string> = {}): Promise<{ status: number; json: { error?: { message: string; type: string; param: string | null; code: string | null } } }> => {
+  const res = await fetch(`${server.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: 'Bearer secret', 'content-type': 'application/json', ...headers }, body })
+  return { status: res.status, json: (await res.json()) as never }
+}
+
+describe('Server with the official openai client', () => {
+  it('lists the model and answers a chat completion with usage, log-probs and the exact token ids', async () => {
+    const models = await client.models.list()
+    expect(models.data.map((m) => m.id)).toEqual(['taught'])
+    const extra = { return_token_ids: true } as Record<string, unknown>
+    const done = await client.chat.completions.create({ model: 'taught', messages: [{ role: 'system', content: system }, { role: 'user', content: 'Say hello.' }], temperature: 0, logprobs: true, top_logprobs: 2, ...extra })
+    const choice = done.choices[0]!
+    expect(choice.message.content).toBe('hello there, friend')
+    expect(choice.finish_reason).toBe('stop')
+    const prompt = taught.format.render(hello)
+    const ids = (done as unknown as { prompt_token_ids: number[] }).prompt_token_ids
+    expect(E.isRight(prompt) && Array.from(prompt.right)).toEqual(ids)
+    const completion = (choice as unknown as { token_ids: number[] }).token_ids
+    expect(completion[completion.length - 1]).toBe(ChatTemplate.make(taught.tokenizer).stopTokens[0])
+    expect(taught.tokenizer.decode(completion.slice(0, -1))).toBe('hello there, friend')
+    const entries = choice.logprobs!.content!
+    expect(entries).toHaveLength(completion.length)
+    entries.forEach((e) => {
+      expect(e.logprob).toBeLessThanOrEqual(0)
+      expect(e.top_logprobs).toHaveLength(2)
+      expect(e.top_logprobs[0]!.token).toBe(e.token) // greedy: the chosen token is the most likely
+    })
+    expect(done.usage).toMatchObject({ prompt_tokens: ids.length, completion_tokens: completion.length, total_tokens: ids.length + completion.length })
+  })
+
+  it('streams the same reply as server-sent events, with usage in the last chunk', async () => {
+    const stream = await client.chat.completions.create({ model: 'taught', messages: [{ role: 'system', content: system }, { role: 'user', content: 'Say hello.' }], temperature: 0, stream: true, stream_options: { include_usage: true } })
+    let text = ''
+    let finish: string | null = null
+    let usage: OpenAI.CompletionUsage | undefined | null
+    for await (const chunk of stream) {
+      text += chunk.choices[0]?.delta.content ?? ''
+      finish = chunk.choices[0]?.finish_reason ?? finish
+      usage = chunk.usage ?? usage
+    }
+    expect(text).toBe('hello there, friend')
+    expect(finish).toBe('stop')
+    expect(usage?.completion_tokens).toBeGreaterThan(3)
+  })
+
+  it('returns tool calls, and the next turn (tool result) reuses the cached conversation', async () => {
+    const request = { model: 'taught', temperature: 0, tools: tools as OpenAI.ChatCompletionTool[] }
+    const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: 'system', content: system }, { role: 'user', content: 'You are in a kitchen.' }]
+    const first = await client.chat.completions.create({ ...request, messages })
+    const call = first.choices[0]!.message.tool_calls?.[0]
+    expect(first.choices[0]!.finish_reason).toBe('tool_calls')
+    expect(first.choices[0]!.message.content).toBeNull()
+    expect(call?.type === 'function' && call.function).toEqual({ name: 'go', arguments: '{"direction":"north"}' })
+    const next = await client.chat.completions.create({ ...request, messages: [...messages, first.choices[0]!.message, { role: 'tool', tool_call_id: call!.id, content: 'You see a key.' }] })
+    expect(next.choices[0]!.message.content).toBe('take key')
+    expect(next.choices[0]!.finish_reason).toBe('stop')
+    expect(next.usage!.prompt_tokens_details?.cached_tokens).toBe(first.usage!.prompt_tokens + first.usage!.completion_tokens)
+  })
+
+  it('streams tool calls as a tool_calls delta, never as content', async () => {
+    const stream = await client.chat.completions.create({ model: 'taught', temperature: 0, tools: tools as OpenAI.ChatCompletionTool[], stream: true, messages: [{ role: 'system', content: system }, { role: 'user', content: 'You are in a kitchen.' }] })
+    let content = ''
+    const calls: Array<{ name?: string; arguments?: string }> = []
+    let finish: string | null = null
+    for await (const chunk of stream) {
+      const delta = chunk.choices[0]?.delta
+      content += delta?.content ?? ''
+      for (const c of delta?.tool_calls ?? []) calls[c.index] = { ...(c.function?.name === undefined ? {} : { name: c.function.name }), arguments: `${calls[c.index]?.arguments ?? ''}${c.function?.arguments ?? ''}` }
+      finish = chunk.choices[0]?.finish_reason ?? finish
+    }
+    expect(content).toBe('')
+    expect(calls).toEqual([{ name: 'go', arguments: '{"direction":"north"}' }])
+    expect(finish).toBe('tool_calls')
+  })
+
+  it('serves concurrent requests with n choices: greedy ones agree, seeded ones repeat', async () => {
+    // a conversation it was not taught: sampling spreads
+    const ask = (seed: number) => client.chat.completions.create({ model: 'taught', messages: [{ role: 'user', content: 'Tell me a story about a key.' }], temperature: 1.5, n: 3, seed, max_tokens: 6 })
+    const [a, b, c, greedy] = await Promise.all([ask(1), ask(2), ask(1), client.chat.completions.create({ model: 'taught', messages: [{ role: 'user', content: 'Say hello.' }, { role: 'user', content: 'now' }], temperature: 0, n: 2 })])
+    expect(a!.choices).toHaveLength(3)
+    expect(a!.choices.map((x) => x.message.content)).toEqual(c!.choices.map((x) => x.message.content))
+    expect(b!.choices.map((x) => x.message.content)).not.toEqual(a!.choices.map((x) => x.message.content))
+    expect(greedy!.choices[0]!.message.content).toBe(greedy!.choices[1]!.message.content)
+  })
+})
+
+describe('Server with the ai SDK (@ai-sdk/openai-compatible)', () => {
+  const provider = () => createOpenAICompatible({ name: 'mtrl', baseURL: `${server.url}/v1`, apiKey: 'secret' })
+
+  it('generateText runs the tool loop: a tool call, its result, then the final text', async () => {
+    const executed: string[] = []
+    const result = await generateText({
+      model: provider()('taught'),
+      system,
+      prompt: 'You are in a kitchen.',
+      temperature: 0,
+      tools: {
+        go: tool({ description: 'Move', inputSchema: z.object({ direction: z.string() }), execute: async ({ direction }) => (executed.push(direction), 'You see a key.') }),
+        take: tool({ description: 'Pick up', inputSchema: z.object({ object: z.string() }), execute: async () => 'taken' })
+      },
+      stopWhen: stepCountIs(3)
+    })
+    expect(executed).toEqual(['north'])
+    expect(result.steps[0]!.toolCalls.map((c) => [c.toolName, c.input])).toEqual([['go', { direction: 'north' }]])
+    expect(result.text).toBe('take key')
+  })
+
+  it('streamText streams the reply', async () => {
+    const result = streamText({ model: provider()('taught'), system, prompt: 'Say hello.', temperature: 0 })
+    let text = ''
+    for await (const piece of result.textStream) text += piece
+    expect(text).toBe('hello there, friend')
+  })
+})
+
+describe('Server on bad input answers with the OpenAI error object and keeps serving', () => {
+  it.each([
+    ['malformed JSON', '{"model": ', 400, null],
+    ['a wrong type', JSON.stringify({ model: 'taught', messages: [{ role: 'user', content: 'hi' }], temperature: 'hot' }), 400, 'temperature'],
+    ['a missing field', JSON.stringify({ model: 'taught' }), 400, 'messages'],
+    ['an unknown model', JSON.stringify({ model: 'gpt-9', messages: [{ role: 'user', content: 'hi' }] }), 404, 'model'],
+    ['a prompt longer than the context', JSON.stringify({ model: 'taught', messages: [{ role: 'user', content: 'key '.repeat(600) }] }), 400, 'messages'],
+    ['max_tokens past the context', JSON.stringify({ model: 'taught', messages: [{ role: 'user', content: 'hi' }], max_tokens: 100000 }), 400, 'max_tokens'],
+    ['a conversation the model cannot render', JSON.stringify({ model: 'taught', messages: [{ role: 'assistant', content: 'hi' }] }), 400, 'messages'],
+    ['top_logprobs without logprobs', JSON.stringify({ model: 'taught', messages: [{ role: 'user', content: 'hi' }], top_logprobs: 2 }), 400, 'top_logprobs'],
+    ['an unsupported penalty', JSON.stringify({ model: 'taught', messages: [{ role: 'user', content: 'hi' }], frequency_penalty: 0.5 }), 400, 'frequency_penalty']
+  ])('%s', async (_label, body, status, param) => {
+    const { status: got, json } = await post(body)
+    expect(got).toBe(status)
+    expect(json.error?.message.length).toBeGreaterThan(0)
+    expect(json.error?.param ?? null).toBe(param)
+    const again = await client.chat.completions.create({ model: 'taught', messages: [{ role: 'system', content: system }, { role: 'user', content: 'Say hello.' }], temperature: 0, max_tokens: 3 })
+    expect(again.choices).toHaveLength(1)
+  })
+
+  it('a context overflow has code context_length_exceeded; a missing token is 401; a body over the limit is 413', async () => {
+    const long = await post(JSON.stringify({ model: 'taught', messages: [{ role: 'user', content: 'key '.repeat(600) }] }))
+    expect(long.json.error?.code).toBe('context_length_exceeded')
+    const anonymous = await fetch(`${server.url}/v1/models`)
+    expect(anonymous.status).toBe(401)
+    const huge = await post(JSON.stringify({ model: 'taught', messages: [{ role: 'user', content: 'x'.repeat(5 << 20) }] }))
+    expect(huge.status).toBe(413)
+    expect((await fetch(`${server.url}/health`)).status).toBe(200)
+  })
+
+  it('refuses requests past maxRequests with 429, and close drains the ones in flight', async () => {
+    const small = await _.start({ model, maxRequests: 1 })()
+    if (E.isLeft(small)) throw new Error(small.left.reason)
+    const body = JSON.stringify({ model: 'taught', messages: [{ role: 'system', content: system }, { role: 'user', content: 'Say hello.' }], temperature: 0 })
+    // a request in flight: its body arrives in two parts
+    const answered = new Promise<{ status: number; text: string }>((resolve) => {
+      const req = http.request(`${small.right.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' } }, (res) => {
+        let text = ''
+        res.on('data', (d: Buffer) => (text += d.toString()))
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }))
+      })
+      req.write(body.slice(0, 10))
+      setTimeout(() => req.end(body.slice(10)), 150)
+    })
+    await new Promise((r) => setTimeout(r, 50))
+    const refused = await fetch(`${small.right.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
+    expect(refused.status).toBe(429)
+    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('rate_limit_exceeded')
+    const closing = small.right.close()
+    const done = await answered
+    expect(done.status).toBe(200)
+    expect(JSON.parse(done.text).choices[0].message.content).toBe('hello there, friend')
+    await closing
+  })
+})
