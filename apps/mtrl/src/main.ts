@@ -12,13 +12,14 @@ import { info } from './commands/Info.js'
 import { logprobs } from './commands/LogprobsCmd.js'
 import { report } from './commands/ReportCmd.js'
 import { serveEnv } from './commands/ServeEnv.js'
+import { servePolicy } from './commands/ServePolicy.js'
 import { playCommand } from './commands/Play.js'
 import { smoke } from './commands/Smoke.js'
 import { start } from './commands/Start.js'
 import { resume, sft, train } from './commands/Train.js'
 import { worker } from './commands/Worker.js'
 
-const commands: ReadonlyArray<Command> = [start, train, sft, resume, evalCommand, failures, ablate, report, info, playCommand, serveEnv, worker, collect, advantages, logprobs, smoke]
+const commands: ReadonlyArray<Command> = [start, train, sft, resume, evalCommand, failures, ablate, report, info, playCommand, serveEnv, servePolicy, worker, collect, advantages, logprobs, smoke]
 
 const usage = (): string =>
   `mtrl: multi-turn agentic reinforcement learning for language-model agents

@@ -1,0 +1,89 @@
+/**
+ * `mtrl serve-policy RUN_DIR|MODEL_DIR`: any agent mtrl can load (a run's final checkpoint, a
+ * checkpoint folder, a Hugging Face Llama/Qwen2 folder, with a LoRA adapter or not) served over
+ * the OpenAI Chat Completions API, for the programs people already write.
+ */
+import { Progress, RunDir } from '@mtrl/experiment'
+import { Agent } from '@mtrl/policy'
+import { Completions, Server } from '@mtrl/serving'
+import * as E from 'fp-ts/lib/Either.js'
+import { existsSync, readFileSync } from 'node:fs'
+import { basename, join, resolve } from 'node:path'
+import { backendFlag, failed, int, make, text, usage, type CliError } from '../Command.js'
+import { startBackend } from '../Runtime.js'
+
+/** The folder to load: a run's last finished stage, else the folder itself. */
+const modelDir = (path: string): E.Either<CliError, string> => {
+  if (!existsSync(path)) return E.left(usage(`${path}: no such folder`))
+  if (!existsSync(join(path, 'recipe.json'))) return E.right(path)
+  const final = Progress.finalCheckpoint(RunDir.open(path))
+  return final === undefined ? E.left(usage(`${path} is a run with no finished stage to serve`)) : E.right(final)
+}
+
+export const servePolicy = make({
+  name: 'serve-policy',
+  summary: 'serve an agent over the OpenAI API (chat completions)',
+  help: `mtrl serve-policy RUN_DIR|MODEL_DIR [--port 8000] [--host 127.0.0.1] [--token T] [--name NAME]
+                  [--slots 32] [--max-len N] [--chat-template FILE] [--max-requests 256] [--seed 0]
+
+Serves POST /v1/chat/completions (streaming, tools, logprobs, n, seed, stop; the extension
+"return_token_ids": true adds the prompt's and each choice's exact token ids) and GET /v1/models,
+for the openai client, the ai SDK or any program that speaks the API (base URL http://HOST:PORT/v1).
+
+RUN_DIR serves the run's last finished stage; MODEL_DIR is an mtrl checkpoint or a Hugging Face
+folder (config.json, model.safetensors, tokenizer.json). A Hugging Face tokenizer's own
+chat_template is used (--chat-template FILE overrides it); a model trained by mtrl train uses
+mtrl's turn layout, as its rollouts did. Requests decode together (continuous batching over
+--slots sequences; more wait), and a request that extends an earlier conversation re-encodes only
+its new tokens (prefix cache).
+
+Binds 127.0.0.1 unless --host says otherwise. With --token (or MTRL_SERVE_TOKEN) every /v1
+request needs "Authorization: Bearer T". Bad requests get OpenAI's error object (4xx). SIGTERM or
+Ctrl-C drains the requests in flight and exits 0.
+
+Examples:
+  mtrl serve-policy runs/default-20261130-101500Z --port 8000
+  curl -s localhost:8000/v1/chat/completions -H 'content-type: application/json' \\
+    -d '{"model": "mtrl", "messages": [{"role": "user", "content": "You are in a kitchen."}]}'
+  mtrl serve-policy models/Qwen2.5-0.5B-Instruct --name qwen --max-len 4096`,
+  flags: { ...backendFlag, port: int(8000), host: text, token: text, name: text, slots: int(32), 'max-len': int(), 'chat-template': text, 'max-requests': int(256), seed: int(0) },
+  positionals: true,
+  run: ({ values, positionals }) => async () => {
+    if (positionals.length !== 1) return E.left(usage('give one RUN_DIR or MODEL_DIR'))
+    const dir = modelDir(resolve(positionals[0]!))
+    if (E.isLeft(dir)) return dir
+    const template = values['chat-template']
+    if (template !== undefined && !existsSync(template)) return E.left(usage(`--chat-template ${template}: no such file`))
+    const backend = await startBackend(values.backend)()
+    if (E.isLeft(backend)) return backend
+    const maxLen = values['max-len']
+    const agent = await Agent.pretrained(dir.right, maxLen === undefined ? {} : { maxLen })()
+    if (E.isLeft(agent)) return E.left(failed(`${dir.right}: ${JSON.stringify(agent.left)}`))
+    const model = Completions.model(agent.right, {
+      name: values.name ?? 'mtrl',
+      slots: values.slots,
+      ...(maxLen === undefined ? {} : { maxLen }),
+      ...(template === undefined ? {} : { chatTemplate: readFileSync(template, 'utf8') })
+    })
+    const token = values.token ?? process.env['MTRL_SERVE_TOKEN']
+    const started = await Server.start({ model, host: values.host ?? '127.0.0.1', port: values.port, maxRequests: values['max-requests'], seed: values.seed, ...(token === undefined ? {} : { token }) })()
+    if (E.isLeft(started)) {
+      await model.close()
+      agent.right.dispose()
+      return E.left(failed(`cannot listen on ${started.left.host}:${started.left.port}: ${started.left.reason}`))
+    }
+    const server = started.right
+    process.stdout.write(`serving ${basename(dir.right)} as "${model.name}" (${model.format.kind} chat format, context ${model.engine.maxLen}, ${model.engine.slots} slots) at ${server.url}/v1\n`)
+    await new Promise<void>((done) => {
+      process.once('SIGINT', done)
+      process.once('SIGTERM', done)
+    })
+    process.stdout.write('shutting down: finishing the requests in flight\n')
+    await server.close()
+    await model.close()
+    const stats = model.engine.stats()
+    agent.right.dispose()
+    process.stdout.write(`stopped after ${stats.completed} completions: ${stats.generatedTokens} tokens generated, ${stats.cachedTokens} of ${stats.promptTokens} prompt tokens from the prefix cache\n`)
+    return E.right(0)
+  }
+})
