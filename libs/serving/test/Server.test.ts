@@ -3,6 +3,7 @@ import { Agent, ChatTemplate } from '@mtrl/policy'
 import { TestBackend } from '@mtrl/testing'
 import { generateText, stepCountIs, streamText, tool } from 'ai'
 import * as E from 'fp-ts/lib/Either.js'
+import { execFile, spawnSync } from 'node:child_process'
 import * as http from 'node:http'
 import OpenAI from 'openai'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -167,6 +168,32 @@ describe('Server with the ai SDK (@ai-sdk/openai-compatible)', () => {
     let text = ''
     for await (const piece of result.textStream) text += piece
     expect(text).toBe('hello there, friend')
+  })
+})
+
+// Python's openai package, where the machine has it (.ci/run installs it from the local pip index)
+const python = spawnSync('python3', ['-c', 'import openai'], { encoding: 'utf8' }).status === 0
+const pythonAgent = `
+import json, sys
+from openai import OpenAI
+client = OpenAI(base_url=sys.argv[1], api_key="secret", max_retries=0)
+messages = [{"role": "system", "content": sys.argv[2]}, {"role": "user", "content": "Say hello."}]
+plain = client.chat.completions.create(model="taught", messages=messages, temperature=0)
+streamed = "".join(c.choices[0].delta.content or "" for c in client.chat.completions.create(model="taught", messages=messages, temperature=0, stream=True) if c.choices)
+tools = [{"type": "function", "function": {"name": "go", "parameters": {"type": "object", "properties": {"direction": {"type": "string"}}}}},
+         {"type": "function", "function": {"name": "take", "parameters": {"type": "object", "properties": {"object": {"type": "string"}}}}}]
+call = client.chat.completions.create(model="taught", temperature=0, tools=tools, messages=[messages[0], {"role": "user", "content": "You are in a kitchen."}]).choices[0].message.tool_calls[0]
+print(json.dumps({"plain": plain.choices[0].message.content, "streamed": streamed, "call": [call.function.name, json.loads(call.function.arguments)]}))
+`
+
+describe("Server with Python's openai package", () => {
+  it.runIf(python)('a Python agent gets the same replies, streamed and with tools', async () => {
+    // asynchronously: the server answers from this process
+    const out = await new Promise<{ stdout: string; stderr: string }>((resolve) =>
+      execFile('python3', ['-c', pythonAgent, `${server.url}/v1`, system], { encoding: 'utf8', timeout: 60_000 }, (_e, stdout, stderr) => resolve({ stdout, stderr }))
+    )
+    expect(out.stderr).toBe('')
+    expect(JSON.parse(out.stdout)).toEqual({ plain: 'hello there, friend', streamed: 'hello there, friend', call: ['go', { direction: 'north' }] })
   })
 })
 
