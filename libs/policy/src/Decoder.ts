@@ -13,7 +13,7 @@
  *
  * @since 0.5.0
  */
-import { canonSpan, headDim } from './ModelConfig.js'
+import { headDim } from './ModelConfig.js'
 import { forward, makeCache, prepare, type Prepared } from './internal/decode.js'
 import { weightOf, type Policy } from './Policy.js'
 
@@ -48,18 +48,11 @@ export interface Decoder {
    * Feeds must name distinct slots and hold at least one token.
    */
   readonly feed: (feeds: ReadonlyArray<Feed>) => ReadonlyArray<Float32Array>
-  /**
-   * Keeps the slot's first `length` tokens. Without canon mixing any shorter length is exact;
-   * with it (`ModelConfig.canonSpan > 0`, whose per-slot memory holds only the last positions)
-   * only `length` 0 or the slot's own length is, and others throw: check {@link canTruncate}.
-   */
+  /** Keeps the slot's first `length` tokens (at most its length): the cut is exact, as if only they had been fed. */
   readonly truncate: (slot: number, length: number) => void
-  /** Whether `truncate(slot, length)` is exact for this model and slot. */
+  /** Whether `truncate(slot, length)` is possible (`length` within the slot's). */
   readonly canTruncate: (slot: number, length: number) => boolean
-  /**
-   * Makes slot `to` hold slot `from`'s first `length` tokens (keys, values and tokens copied:
-   * no forward pass), under the same condition as `truncate` for `length` below `from`'s length.
-   */
+  /** Makes slot `to` hold slot `from`'s first `length` tokens (keys, values, canon memory and tokens copied: no forward pass). */
   readonly copy: (from: number, to: number, length: number) => void
   /** Empties the slot (`truncate(slot, 0)`). */
   readonly reset: (slot: number) => void
@@ -96,7 +89,6 @@ export const make = (policy: Policy, options: Options): Decoder => {
   if (!Number.isInteger(S) || S <= 0) throw new Error(`Decoder.make: slots must be a positive integer, got ${S}`)
   if (!Number.isInteger(maxLen) || maxLen <= 0 || maxLen > config.maxLen) throw new Error(`Decoder.make: maxLen must be in [1, ${config.maxLen}], got ${maxLen}`)
   const V = config.vocab
-  const span = canonSpan(config)
   let cache = makeCache(config, S, maxLen)
   // each slot's token ids; the cache's lengths say how many are held
   const held: Int32Array[] = Array.from({ length: S }, () => new Int32Array(maxLen))
@@ -117,13 +109,11 @@ export const make = (policy: Policy, options: Options): Decoder => {
   const canTruncate = (slot: number, length: number): boolean => {
     checkSlot(slot)
     const n = cache.lengths[slot]!
-    return Number.isInteger(length) && length >= 0 && length <= n && (span === 0 || length === 0 || length === n)
+    return Number.isInteger(length) && length >= 0 && length <= n
   }
   const checkTruncate = (slot: number, length: number, what: string): void => {
     if (!canTruncate(slot, length))
-      throw new Error(
-        `${what}: cannot keep ${length} of slot ${slot}'s ${cache.lengths[slot]} tokens${span > 0 ? ' (canon mixing remembers only the last positions: keep 0 or all)' : ''}`
-      )
+      throw new Error(`${what}: cannot keep ${length} of slot ${slot}'s ${cache.lengths[slot]} tokens`)
   }
 
   const feed = (feeds: ReadonlyArray<Feed>): ReadonlyArray<Float32Array> => {
@@ -161,8 +151,7 @@ export const make = (policy: Policy, options: Options): Decoder => {
           layer.copyWithin((to * config.kvHeads + h) * cap * hd, src, src + length * hd)
         }
     const D = config.dModel
-    for (const memory of cache.canon)
-      for (const site of [memory.attn, memory.mlp]) site.copyWithin(to * span * D, from * span * D, (from + 1) * span * D)
+    for (const memory of cache.canon) for (const site of [memory.attn, memory.mlp]) site.copyWithin(to * maxLen * D, from * maxLen * D, (from * maxLen + length) * D)
     cache.lengths[to] = length
     cache.last[to] = length === 0 ? -1 : held[from]![length - 1]!
     held[to]!.set(held[from]!.subarray(0, length))

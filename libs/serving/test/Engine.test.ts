@@ -69,7 +69,7 @@ describe('Engine', () => {
 
   for (const [label, config] of [
     ['', plain],
-    [' (canon mixing: whole-slot reuse only)', canon]
+    [' (canon mixing)', canon]
   ] as const)
     it(`the next turn of a conversation re-encodes only its new tokens, and decodes as a fresh engine would${label}`, async () => {
       const policy = Policy.make(config, 3)

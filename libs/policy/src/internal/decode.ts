@@ -150,7 +150,8 @@ export interface Cache {
   readonly last: Int32Array
   /**
    * Canon mixing's memory: per layer, the residual rows that entered its attention and its MLP
-   * block at each slot's last `canonSpan` positions ([slots, span, dModel], row `pos % span`).
+   * block at each of a slot's positions ([slots, maxLen, dModel]): every position, not only the
+   * last `canonSpan`, so that a slot can be cut back to any prefix (a prefix cache) exactly.
    */
   readonly canon: ReadonlyArray<{ readonly attn: Float32Array; readonly mlp: Float32Array }>
 }
@@ -164,8 +165,8 @@ export const makeCache = (config: ModelConfig, slots: number, maxLen: number): C
   lengths: new Int32Array(slots),
   last: new Int32Array(slots).fill(-1),
   canon: Array.from({ length: canonSpan(config) > 0 ? config.layers : 0 }, () => ({
-    attn: new Float32Array(slots * canonSpan(config) * config.dModel),
-    mlp: new Float32Array(slots * canonSpan(config) * config.dModel)
+    attn: new Float32Array(slots * maxLen * config.dModel),
+    mlp: new Float32Array(slots * maxLen * config.dModel)
   }))
 })
 
@@ -181,7 +182,7 @@ interface RowsOf {
  * `weight[k-1]` times its slot's residual row k positions back, from this call's rows or from
  * the slot's memory `history`; then the rows are remembered.
  */
-const canonMixHost = (x: Float32Array, rows: RowsOf, D: number, span: number, weight: Float32Array, history: Float32Array): Float32Array => {
+const canonMixHost = (x: Float32Array, rows: RowsOf, D: number, span: number, maxLen: number, weight: Float32Array, history: Float32Array): Float32Array => {
   const M = rows.slot.length
   const out = new Float32Array(x)
   for (let r = 0; r < M; r++) {
@@ -190,12 +191,12 @@ const canonMixHost = (x: Float32Array, rows: RowsOf, D: number, span: number, we
     const index = rows.index[r]!
     for (let k = 1; k <= span && k <= pos; k++) {
       const from = index >= k ? x : history
-      const at = index >= k ? (r - k) * D : (slot * span + ((pos - k) % span)) * D
+      const at = index >= k ? (r - k) * D : (slot * maxLen + pos - k) * D
       const wk = (k - 1) * D
       for (let j = 0; j < D; j++) out[r * D + j]! += weight[wk + j]! * from[at + j]!
     }
   }
-  for (let r = 0; r < M; r++) history.set(x.subarray(r * D, (r + 1) * D), (rows.slot[r]! * span + (rows.pos[r]! % span)) * D)
+  for (let r = 0; r < M; r++) history.set(x.subarray(r * D, (r + 1) * D), (rows.slot[r]! * maxLen + rows.pos[r]!) * D)
   return out
 }
 
@@ -265,7 +266,7 @@ export const forward = (prep: Prepared, cache: Cache, items: ReadonlyArray<Item>
   const posOf = Int32Array.from(rows, (r) => r.pos)
   const rowsOf: RowsOf = { slot: slotOf, pos: posOf, index: Int32Array.from(rows, (r) => r.index) }
   const span = canonSpan(config)
-  const mixed = (l: number, site: 'attn' | 'mlp'): Float32Array => (span > 0 ? canonMixHost(x, rowsOf, D, span, prep.canon[l]![site], cache.canon[l]![site]) : x)
+  const mixed = (l: number, site: 'attn' | 'mlp'): Float32Array => (span > 0 ? canonMixHost(x, rowsOf, D, span, cache.maxLen, prep.canon[l]![site], cache.canon[l]![site]) : x)
   prep.layers.forEach((layer, l) => {
     const P = project(layer.qkv, prep.biases[l], normalize(config, mixed(l, 'attn'), M), M)
     const K = cache.k[l]!
