@@ -49,7 +49,7 @@ export interface Refusal extends Request.Invalid {
 /**
  * - `name`: the model's id in requests (default `mtrl`);
  * - `chatTemplate`: a Jinja chat template to use in place of the tokenizer's own;
- * - `slots`, `maxLen` (default the agent's context), `prefillChunk`: the engine's.
+ * - `slots`, `maxLen` (default the agent's context), `prefillChunk`, `prefixCache`: the engine's.
  *
  * @category models
  * @since 0.1.0
@@ -60,6 +60,7 @@ export interface ModelOptions {
   readonly slots?: number
   readonly maxLen?: number
   readonly prefillChunk?: number
+  readonly prefixCache?: boolean
 }
 
 /**
@@ -80,7 +81,8 @@ export const model = (agent: Agent.Agent, options: ModelOptions = {}): Model & {
   const engine = Engine.make(agent.policy, {
     maxLen: Math.min(options.maxLen ?? agent.contextLength, agent.policy.config.maxLen),
     ...(options.slots === undefined ? {} : { slots: options.slots }),
-    ...(options.prefillChunk === undefined ? {} : { prefillChunk: options.prefillChunk })
+    ...(options.prefillChunk === undefined ? {} : { prefillChunk: options.prefillChunk }),
+    ...(options.prefixCache === undefined ? {} : { prefixCache: options.prefixCache })
   })
   return { name: options.name ?? 'mtrl', tokenizer: agent.tokenizer, format: ChatFormat.forTokenizer(agent.tokenizer, options.chatTemplate), engine, close: engine.close }
 }

@@ -22,7 +22,9 @@ import * as Slots from './internal/slots.js'
  * - `slots`: sequences decoded at once (more wait in a queue); default 32;
  * - `maxLen`: longest sequence (prompt + completion), at most the model's context;
  * - `prefillChunk`: prompt tokens prefilled per step over all sequences (default 512), so a
- *   long prompt does not stall the others' decoding.
+ *   long prompt does not stall the others' decoding;
+ * - `prefixCache`: reuse cached prefixes (default true; false encodes every prompt whole, to
+ *   measure what the cache saves).
  *
  * @category models
  * @since 0.1.0
@@ -31,6 +33,7 @@ export interface Options {
   readonly slots?: number
   readonly maxLen: number
   readonly prefillChunk?: number
+  readonly prefixCache?: boolean
 }
 
 /**
@@ -153,7 +156,7 @@ const nextTick = (): Promise<void> => new Promise((resolve) => setImmediate(reso
  */
 export const make = (policy: Policy.Policy, options: Options): Engine => {
   const decoder = Decoder.make(policy, { slots: options.slots ?? 32, maxLen: options.maxLen })
-  const slots = Slots.make(decoder)
+  const slots = Slots.make(decoder, options.prefixCache ?? true)
   const prefillChunk = options.prefillChunk ?? 512
   const waiting: Running[] = []
   const running = new Map<number, Running>()

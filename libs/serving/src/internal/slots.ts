@@ -38,12 +38,12 @@ export interface Slots {
   readonly take: (placement: Placement, id: number) => void
 }
 
-export const make = (decoder: Decoder.Decoder): Slots => {
+export const make = (decoder: Decoder.Decoder, reuse: boolean): Slots => {
   const states: SlotState[] = Array.from({ length: decoder.slots }, () => ({ _tag: 'Free' }))
   let clock = 0
 
   const reusable = (slot: number, prompt: Int32Array): number => {
-    if (decoder.length(slot) === 0) return 0
+    if (!reuse || decoder.length(slot) === 0) return 0
     const k = commonPrefix(decoder.tokens(slot), prompt, prompt.length - 1)
     return decoder.canTruncate(slot, k) ? k : 0
   }
@@ -59,7 +59,7 @@ export const make = (decoder: Decoder.Decoder): Slots => {
       if (cached > best.cached || (cached === best.cached && cached > 0 && s._tag === 'Parked')) best = { slot, cached }
       if (s._tag === 'Busy') {
         const soon = intended(slot)
-        if (soon !== undefined && commonPrefix(soon, prompt, prompt.length - 1) > cached + 16) waitFor = slot
+        if (reuse && soon !== undefined && commonPrefix(soon, prompt, prompt.length - 1) > cached + 16) waitFor = slot
       }
       if (s._tag === 'Free' && oldest > -Infinity) {
         target = slot
