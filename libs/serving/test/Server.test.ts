@@ -4,7 +4,9 @@ import { TestBackend } from '@mtrl/testing'
 import { generateText, stepCountIs, streamText, tool } from 'ai'
 import * as E from 'fp-ts/lib/Either.js'
 import { execFile, spawnSync } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import * as http from 'node:http'
+import { join } from 'node:path'
 import OpenAI from 'openai'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { z } from 'zod'
@@ -194,6 +196,39 @@ describe("Server with Python's openai package", () => {
     )
     expect(out.stderr).toBe('')
     expect(JSON.parse(out.stdout)).toEqual({ plain: 'hello there, friend', streamed: 'hello there, friend', call: ['go', { direction: 'north' }] })
+  })
+})
+
+describe('docs/guides/serve.md: its snippets run against the server', () => {
+  const guides = join(__dirname, '../../../docs/guides')
+  const run = (command: string, args: ReadonlyArray<string>): Promise<{ stdout: string; stderr: string; code: number }> =>
+    new Promise((resolve) =>
+      execFile(command, args, { encoding: 'utf8', timeout: 120_000, env: { ...process.env, MTRL_URL: `${server.url}/v1`, MTRL_MODEL: 'taught', MTRL_TOKEN: 'secret' } }, (e, stdout, stderr) =>
+        resolve({ stdout, stderr, code: e === null ? 0 : ((e as { code?: number }).code ?? 1) })
+      )
+    )
+  const tsx = (file: string) => run(process.execPath, [join(__dirname, '../../../node_modules/tsx/dist/cli.mjs'), join(guides, 'serve', file)])
+
+  it('the guide shows each snippet verbatim', () => {
+    const guide = readFileSync(join(guides, 'serve.md'), 'utf8')
+    for (const file of ['curl.sh', 'openai-client.ts', 'ai-sdk.ts']) expect(guide).toContain(readFileSync(join(guides, 'serve', file), 'utf8').trim())
+  })
+
+  it('curl', async () => {
+    const out = await run('bash', [join(guides, 'serve', 'curl.sh')])
+    expect(JSON.parse(out.stdout).choices[0].message.content).toBe('hello there, friend')
+  })
+
+  it('the openai client', async () => {
+    const out = await tsx('openai-client.ts')
+    expect(out.stderr).toBe('')
+    expect(out.stdout).toMatch(/tool call: go\(\{"direction":"north"\}\)\nreply: take key\ncached prompt tokens: \d+ of \d+/)
+  })
+
+  it('the ai SDK', async () => {
+    const out = await tsx('ai-sdk.ts')
+    expect(out.stderr).toBe('')
+    expect(out.stdout).toBe('tool calls: go; reply: take key\nstreamed: hello there, friend\n')
   })
 })
 
