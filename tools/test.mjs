@@ -20,6 +20,10 @@ let failed = 0
 let skipped = 0
 const failures = []
 const skippedBy = []
+// Skipped tests that need a service the machine lacks carry `[needs NAME]` in their titles
+// (@mtrl/testing Services); counted per service, so the summary says what to install.
+const needs = new Map()
+const install = { 'redis-server': 'Debian: apt-get install redis-server', chromium: 'Debian: apt-get install chromium' }
 
 const projectsWith = (target) => {
   const out = spawnSync(process.execPath, [nx, 'show', 'projects', '--with-target', target, '--json'], { cwd: root, env, encoding: 'utf8' })
@@ -52,6 +56,12 @@ for (const project of testProjects) {
   const skips = (json.numPendingTests ?? 0) + (json.numTodoTests ?? 0)
   skipped += skips
   if (skips > 0) skippedBy.push(`${project}: ${skips} skipped`)
+  for (const file of json.testResults ?? [])
+    for (const test of file.assertionResults ?? [])
+      if (test.status === 'pending' || test.status === 'skipped' || test.status === 'todo') {
+        const service = /\[needs ([^\]]+)\]/.exec([...(test.ancestorTitles ?? []), test.title].join(' '))?.[1]
+        if (service !== undefined) needs.set(service, (needs.get(service) ?? 0) + 1)
+      }
   if (json.numFailedTests > 0) failures.push(`${project}: ${json.numFailedTests} failed test(s)`)
   if (json.numFailedTests === 0 && failedTests.has(`${project}:test`)) {
     failed += 1
@@ -84,6 +94,14 @@ if (existsSync(pack)) {
 }
 
 if (skippedBy.length > 0) process.stdout.write(`\nSkipped:\n${skippedBy.map((f) => `  - ${f}`).join('\n')}\n`)
+for (const [service, count] of needs)
+  process.stdout.write(`  - ${count} test${count === 1 ? '' : 's'} need${count === 1 ? 's' : ''} ${service}, which is not on this machine (${install[service] ?? 'install it'}; .ci/run does)\n`)
+// CI installs every service: there, a test skipped for want of one is a failure.
+if (process.env.MTRL_REQUIRE_SERVICES === '1')
+  for (const [service, count] of needs) {
+    failed += 1
+    failures.push(`${count} test(s) skipped under CI for want of ${service}`)
+  }
 if (failures.length > 0) process.stdout.write(`\nFailures:\n${failures.map((f) => `  - ${f}`).join('\n')}\n`)
 process.stdout.write(`\n${passed} passed, ${failed} failed, ${skipped} skipped\n`)
 process.exit(failed === 0 ? 0 : 1)

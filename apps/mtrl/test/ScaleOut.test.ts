@@ -2,6 +2,7 @@ import { spawn, spawnSync } from 'node:child_process'
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { Services } from '@mtrl/testing'
 import { afterAll, describe, expect, it } from 'vitest'
 
 const bin = join(__dirname, '..', 'bin', 'mtrl.mjs')
@@ -52,7 +53,7 @@ const processesWith = (text: string): string[] =>
     })
 
 describe('scale-out from the CLI', () => {
-  it('mtrl train --workers 2 --queue Q plays the RL episodes on 2 worker processes and takes the same steps as a local run', async () => {
+  it.runIf(Services.available('redis-server'))(`mtrl train --workers 2 --queue Q plays the RL episodes on 2 worker processes and takes the same steps as a local run ${Services.tag('redis-server')}`, async () => {
     const local = join(dir, 'local')
     const spread = join(dir, 'spread')
     const [a, b] = await Promise.all([run(['train', recipeFile, '--run-dir', local]), run(['train', recipeFile, '--run-dir', spread, '--workers', '2', '--queue', 'scale-test'])])

@@ -1,6 +1,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { Services } from '@mtrl/testing'
 import { chromium } from 'playwright-core'
 import { describe, expect, it } from 'vitest'
 import * as _ from '../src/Report.js'
@@ -78,7 +79,7 @@ describe('Report', () => {
     }
   })
 
-  it.skipIf(!existsSync(chromiumPath))('draws every chart in headless Chromium, offline, without console errors', async () => {
+  it.skipIf(!existsSync(chromiumPath))(`draws every chart in headless Chromium, offline, without console errors ${Services.tag('chromium')}`, async () => {
     const dir = mkdtempSync(join(tmpdir(), 'mtrl-report-'))
     const file = join(dir, 'report.html')
     writeFileSync(file, _.render('test run', metrics))

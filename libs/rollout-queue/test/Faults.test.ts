@@ -1,7 +1,7 @@
 import { Rng } from '@mtrl/core'
 import { Sampler, ChatTemplate, type Policy } from '@mtrl/policy'
 import { Rollout } from '@mtrl/rollout'
-import { TestBackend } from '@mtrl/testing'
+import { Services, TestBackend } from '@mtrl/testing'
 import * as E from 'fp-ts/lib/Either.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { QueueError, Worker, type RedisServer } from '../src/index.js'
@@ -37,7 +37,7 @@ const runnerOn = async (redis: RedisServer.RedisServer, options: Partial<Runner.
 }
 
 describe('faults', () => {
-  it('a worker killed with SIGKILL mid-job loses nothing: its job is played elsewhere, each episode counted once', async () => {
+  it.runIf(Services.available('redis-server'))(`a worker killed with SIGKILL mid-job loses nothing: its job is played elsewhere, each episode counted once ${Services.tag('redis-server')}`, async () => {
     const redis = await startRedis()
     const doomed = await spawnWorker(redis.url, 'doomed', 'hang')
     const runner = await runnerOn(redis, { groupsPerJob: 2 })
@@ -66,7 +66,7 @@ describe('faults', () => {
     }
   }, 120_000)
 
-  it('survives a Redis restart between iterations; an iteration with Redis down fails with a clear message', async () => {
+  it.runIf(Services.available('redis-server'))(`survives a Redis restart between iterations; an iteration with Redis down fails with a clear message ${Services.tag('redis-server')}`, async () => {
     const redis = await startRedis()
     const worker = await Worker.start({ url: redis.url, name: 'w', envs: World.envs })()
     if (E.isLeft(worker)) throw new Error(QueueError.message(worker.left))
@@ -97,7 +97,7 @@ describe('faults', () => {
     }
   }, 120_000)
 
-  it('with no worker listening, fails after the patience it was given, saying how to start one', async () => {
+  it.runIf(Services.available('redis-server'))(`with no worker listening, fails after the patience it was given, saying how to start one ${Services.tag('redis-server')}`, async () => {
     const redis = await startRedis()
     const runner = await runnerOn(redis, { noWorkerTimeoutMs: 1_500 })
     try {

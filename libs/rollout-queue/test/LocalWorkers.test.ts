@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import * as _ from '../src/LocalWorkers.js'
+import { Services } from '@mtrl/testing'
 import { startRedis } from './fixtures/redis.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'mtrl-local-workers-'))
@@ -24,7 +25,7 @@ const alive = (pid: number): boolean => {
 }
 
 describe('LocalWorkers', () => {
-  it('starts a local server and the workers (named, single-threaded when several), and stops them all', async () => {
+  it.runIf(Services.available('redis-server'))(`starts a local server and the workers (named, single-threaded when several), and stops them all ${Services.tag('redis-server')}`, async () => {
     const events: _.Event[] = []
     const started = await _.start({ workers: 2, command: listening, env: { PARENT: 'trainer' }, onEvent: (e) => events.push(e) })()
     if (E.isLeft(started)) throw new Error(JSON.stringify(started.left))
@@ -43,7 +44,7 @@ describe('LocalWorkers', () => {
     for (const n of names) rmSync(join(dir, n))
   }, 60_000)
 
-  it('uses the server it is given and starts nothing when asked for no worker', async () => {
+  it.runIf(Services.available('redis-server'))(`uses the server it is given and starts nothing when asked for no worker ${Services.tag('redis-server')}`, async () => {
     const redis = await startRedis()
     try {
       const events: _.Event[] = []
@@ -57,7 +58,7 @@ describe('LocalWorkers', () => {
     }
   }, 60_000)
 
-  it('says which worker exited before it listened, with its stderr', async () => {
+  it.runIf(Services.available('redis-server'))(`says which worker exited before it listened, with its stderr ${Services.tag('redis-server')}`, async () => {
     const redis = await startRedis()
     try {
       const started = await _.start({ redis: redis.url, workers: 1, command: () => ['-e', 'process.stderr.write("no backend\\n"); process.exit(3)'] })()

@@ -1,5 +1,5 @@
 import { ChatTemplate, Lora, Policy } from '@mtrl/policy'
-import { expectNoLeak, TestBackend } from '@mtrl/testing'
+import { expectNoLeak, Services, TestBackend } from '@mtrl/testing'
 import * as E from 'fp-ts/lib/Either.js'
 import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -13,6 +13,7 @@ let server: RedisServer.RedisServer
 let redis: Redis
 beforeAll(async () => {
   await TestBackend.use('cpu')
+  if (!Services.available('redis-server')) return
   server = await startRedis()
   redis = new Redis(server.url)
 })
@@ -23,7 +24,7 @@ afterAll(async () => {
 
 const weightsOf = (policy: Policy.Policy) => [...Policy.toHost(policy.variables)].map(([name, w]) => [name, w.shape, Array.from(w.data)])
 
-describe('PolicyStore', () => {
+describe.runIf(Services.available('redis-server'))(`PolicyStore ${Services.tag('redis-server')}`, () => {
   it('a published version loads bit for bit, with its tokenizer and LoRA adapters, once per version', async () => {
     const policy = World.policy(4)
     const adapted = Policy.fromHost(policy.config, Policy.toHost(policy.variables), { tokenizer: World.tokenizer, lora: { ...Lora.defaultOptions, rank: 2 } })

@@ -1,11 +1,12 @@
 import * as E from 'fp-ts/lib/Either.js'
 import { Redis } from 'ioredis'
 import { describe, expect, it } from 'vitest'
+import { Services } from '@mtrl/testing'
 import * as QueueError from '../src/QueueError.js'
 import * as _ from '../src/RedisServer.js'
 
 describe('RedisServer', () => {
-  it('starts redis-server on a free port, answers, and is gone after stop', async () => {
+  it.runIf(Services.available('redis-server'))(`starts redis-server on a free port, answers, and is gone after stop ${Services.tag('redis-server')}`, async () => {
     const started = await _.start()()
     if (E.isLeft(started)) throw new Error(QueueError.message(started.left))
     const server = started.right

@@ -1,7 +1,7 @@
 import { Rng } from '@mtrl/core'
 import { ChatTemplate, Policy, Sampler } from '@mtrl/policy'
 import { Rollout } from '@mtrl/rollout'
-import { TestBackend } from '@mtrl/testing'
+import { Services, TestBackend } from '@mtrl/testing'
 import { Config, Trainer } from '@mtrl/trainer-rl'
 import * as E from 'fp-ts/lib/Either.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -17,6 +17,7 @@ const workers: Worker.RunningWorker[] = []
 // wasm: the trainer's update is ~50x faster than on cpu here; equivalence holds on both (Faults runs cpu)
 beforeAll(async () => {
   await TestBackend.use('wasm')
+  if (!Services.available('redis-server')) return
   redis = await startRedis()
   policy = World.policy()
   for (const name of ['w1', 'w2']) {
@@ -50,7 +51,7 @@ const remote = async (runner: _.Runner, seeds: ReadonlyArray<number>, groupSize:
   return result.right
 }
 
-describe('Runner', () => {
+describe.runIf(Services.available('redis-server'))(`Runner ${Services.tag('redis-server')}`, () => {
   it('plays the same episodes as a local rollout for the same seed, token for token, in slot order', async () => {
     const made = await _.make({ url: redis.url, groupsPerJob: 1 })()
     if (E.isLeft(made)) throw new Error(QueueError.message(made.left))

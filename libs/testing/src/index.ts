@@ -5,5 +5,6 @@
  */
 export * as Arbitraries from './Arbitraries.js'
 export { expectNoLeak } from './Leak.js'
+export * as Services from './Services.js'
 export * as TestBackend from './TestBackend.js'
 export * as Toy from './Toy.js'

@@ -1,0 +1,48 @@
+/**
+ * Services a test needs from the machine (a `redis-server` binary, a Chromium), and a tag for
+ * its title: a test that cannot run here is skipped, not failed, and `npm test` lists it with
+ * the reason (`[needs redis-server]`); `.ci/run`, which installs every service, fails on any
+ * such skip.
+ *
+ * @example
+ * import { Services } from '@mtrl/testing'
+ * it.runIf(Services.available('redis-server'))(`plays jobs ${Services.tag('redis-server')}`, async () => {})
+ *
+ * @since 0.5.0
+ */
+import { accessSync, constants } from 'node:fs'
+import { delimiter, isAbsolute, join } from 'node:path'
+
+/** @category models @since 0.5.0 */
+export type Service = 'redis-server' | 'chromium'
+
+const executables: Readonly<Record<Service, ReadonlyArray<string>>> = { 'redis-server': ['redis-server'], chromium: ['/usr/bin/chromium', 'chromium'] }
+
+const runnable = (path: string): boolean => {
+  try {
+    accessSync(path, constants.X_OK)
+    return true
+  } catch {
+    return false
+  }
+}
+
+const onPath = (name: string): boolean =>
+  isAbsolute(name) ? runnable(name) : (process.env['PATH'] ?? '').split(delimiter).some((dir) => dir !== '' && runnable(join(dir, name)))
+
+/**
+ * Whether the machine has the service (its executable on PATH).
+ *
+ * @category checks
+ * @since 0.5.0
+ */
+export const available = (service: Service): boolean => executables[service].some(onPath)
+
+/**
+ * The title tag of a test that needs `service`: `[needs redis-server]`. `tools/test.mjs` counts
+ * skipped tests by it.
+ *
+ * @category constructors
+ * @since 0.5.0
+ */
+export const tag = (service: Service): string => `[needs ${service}]`
