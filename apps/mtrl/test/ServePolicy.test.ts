@@ -1,7 +1,7 @@
 import { Agent, ChatTemplate, ModelConfig, Policy, WordTokenizer } from '@mtrl/policy'
 import { TestBackend } from '@mtrl/testing'
 import { spawn } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -16,6 +16,11 @@ beforeAll(async () => {
   const policy = Policy.make(ModelConfig.make({ vocab: tokenizer.vocabSize, dModel: 32, layers: 1, heads: 2, maxLen: 128 }), 0, { tokenizer })
   const agent = Agent.make(policy, undefined, tokenizer, ChatTemplate.make(tokenizer), 128)
   await Agent.save(join(dir, 'checkpoint'), agent, {})()
+  // a run folder: its recipe and its last finished stage
+  await Agent.save(join(dir, 'run', 'checkpoints', 'stage-1', 'end'), agent, {})()
+  writeFileSync(join(dir, 'run', 'recipe.json'), '{}')
+  mkdirSync(join(dir, 'empty-run'))
+  writeFileSync(join(dir, 'empty-run', 'recipe.json'), '{}')
   agent.dispose()
 })
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -63,6 +68,19 @@ describe('mtrl serve-policy', () => {
     const { code, stdout } = await served.stop()
     expect(code).toBe(0)
     expect(stdout).toMatch(/jinja chat format/)
+  })
+
+  it("serves a run folder's last finished stage; a run with none is a usage error", async () => {
+    const served = await serve([join(dir, 'run')])
+    expect((await chat(served.url, { model: 'mtrl', messages: [{ role: 'user', content: 'go' }], max_tokens: 3 })).status).toBe(200)
+    const { code, stdout } = await served.stop()
+    expect(code).toBe(0)
+    expect(stdout).toMatch(/serving end as "mtrl"/)
+    const child = spawn(process.execPath, [bin, 'serve-policy', join(dir, 'empty-run')], { stdio: ['ignore', 'pipe', 'pipe'] })
+    let stderr = ''
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()))
+    expect(await new Promise((done) => child.once('exit', done))).toBe(2)
+    expect(stderr).toMatch(/no finished stage/)
   })
 
   it('refuses a folder that does not exist, with a usage error', async () => {
