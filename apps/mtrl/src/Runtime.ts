@@ -8,15 +8,6 @@ import type * as TE from 'fp-ts/lib/TaskEither.js'
 import type { Pipeline } from '@mtrl/recipe'
 import { backendUnavailable, usage, type CliError } from './Command.js'
 
-/**
- * One line on the faster backend this machine could have, when the chosen one is wasm or cpu and
- * `@tensorflow/tfjs-node` is not set up (figures measured on the 2-core machine class).
- */
-export const fasterBackendHint = (selected: Backend.Selected, availability: Backend.Availability = Backend.availability()): string | undefined =>
-  (selected.name === 'wasm' || selected.name === 'cpu') && !availability['@tensorflow/tfjs-node'].installed && !availability['@tensorflow/tfjs-node-gpu'].installed
-    ? 'faster: `npm run setup:tensorflow` (about 30 s, 1.1 GB in .cache/, no download) adds the tensorflow backend, which trains about 3x faster than wasm on 2 cores (sampling is not faster)'
-    : undefined
-
 export const startBackend =
   (flag: string | undefined, quiet = false): TE.TaskEither<CliError, Backend.Selected> =>
   async () => {
@@ -26,7 +17,7 @@ export const startBackend =
     if (E.isLeft(result)) return E.left(backendUnavailable(Backend.message(result.left)))
     if (!quiet) {
       process.stderr.write(`backend: ${result.right.name} (${result.right.via}, ${result.right.threads} thread${result.right.threads === 1 ? '' : 's'})\n`)
-      const hint = fasterBackendHint(result.right)
+      const hint = Backend.fasterHint(result.right, Backend.availability())
       if (hint !== undefined) process.stderr.write(`${hint}\n`)
     }
     return E.right(result.right)

@@ -80,7 +80,7 @@ describe('mtrl serve-policy', () => {
     let stderr = ''
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()))
     expect(await new Promise((done) => child.once('exit', done))).toBe(2)
-    expect(stderr).toMatch(/no finished stage/)
+    expect(stderr).toMatch(/a run with no finished stage/)
   })
 
   it('refuses a folder that does not exist, with a usage error', async () => {

@@ -6,6 +6,7 @@
  * @since 0.1.0
  */
 import type { Summary } from '@mtrl/eval'
+import * as E from 'fp-ts/lib/Either.js'
 import { existsSync, readdirSync, rmSync } from 'node:fs'
 import { basename, dirname, join, resolve } from 'node:path'
 import * as RunDir from './RunDir.js'
@@ -68,6 +69,25 @@ export const finalCheckpoint = (run: RunDir.RunDir): string | undefined => {
         .filter((i) => existsSync(stageEnd(run, i)))
     : []
   return stages.length === 0 ? undefined : stageEnd(run, Math.max(...stages))
+}
+
+/**
+ * The model folder a path names: a run folder (it holds `recipe.json`) names its last finished
+ * stage's checkpoint; any other existing folder (a checkpoint, a Hugging Face folder) itself.
+ * `Left` says why there is none.
+ *
+ * @example
+ * import { Progress } from '@mtrl/experiment'
+ * Progress.modelFolder('runs/default-20261204-101500Z') // Right('runs/default-.../checkpoints/stage-1/end')
+ *
+ * @category destructors
+ * @since 0.5.0
+ */
+export const modelFolder = (path: string): E.Either<string, string> => {
+  if (!existsSync(path)) return E.left(`${path}: no such folder`)
+  if (!existsSync(join(path, 'recipe.json'))) return E.right(path)
+  const final = finalCheckpoint(RunDir.open(path))
+  return final === undefined ? E.left(`${path} is a run with no finished stage`) : E.right(final)
 }
 
 /**

@@ -1,4 +1,5 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import * as E from 'fp-ts/lib/Either.js'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
@@ -26,6 +27,16 @@ describe('Progress', () => {
     expect(_.finalCheckpoint(run)).toBe(join(run.path, 'checkpoints', 'stage-1', 'end'))
     _.removeSftLatest(run, 2)
     expect(_.finalCheckpoint(run)).toBe(_.stageEnd(run, 1))
+  })
+
+  it("names the model folder of a path: a run's last finished stage, any other folder itself, or why there is none", () => {
+    const run = RunDir.create('p', join(root, 'model-folder'))
+    writeFileSync(run.file('recipe.json'), '{}')
+    expect(_.modelFolder(run.path)).toEqual(E.left(`${run.path} is a run with no finished stage`))
+    mkdirSync(_.stageEnd(run, 0), { recursive: true })
+    expect(_.modelFolder(run.path)).toEqual(E.right(_.stageEnd(run, 0)))
+    expect(_.modelFolder(_.stageEnd(run, 0))).toEqual(E.right(_.stageEnd(run, 0)))
+    expect(_.modelFolder(join(root, 'nothing'))).toEqual(E.left(`${join(root, 'nothing')}: no such folder`))
   })
 
   it('finds the run of a checkpoint inside it, and no run for a folder outside one', () => {

@@ -181,13 +181,13 @@ const sequence = (model: Model, p: Plan, i: number, onToken: (token: Engine.Toke
   ...(signal === undefined ? {} : { signal })
 })
 
-/** The reply's text: the tokens decoded without the stop token, cut at a stop string. */
+/** The reply's text: the tokens decoded once, without the stop token, cut at the first stop string. */
 const replyOf = (model: Model, p: Plan, completion: Engine.Completion): string => {
-  const reply = ReplyText.make(model.tokenizer, p.stops, undefined)
-  const stopped = completion.tokens.length > 0 && model.format.stopTokens.includes(completion.tokens[completion.tokens.length - 1]!)
-  const body = stopped ? completion.tokens.subarray(0, completion.tokens.length - 1) : completion.tokens
-  for (const id of body) if (reply.push(id)) break
-  return reply.text()
+  const n = completion.tokens.length
+  const stopped = n > 0 && model.format.stopTokens.includes(completion.tokens[n - 1]!)
+  const text = model.tokenizer.decode(stopped ? completion.tokens.subarray(0, n - 1) : completion.tokens)
+  const at = Math.min(...p.stops.map((s) => text.indexOf(s)).filter((i) => i >= 0))
+  return Number.isFinite(at) ? text.slice(0, at) : text
 }
 
 const usageOf = (p: Plan, choices: ReadonlyArray<Choice>): Response.Usage => {
@@ -204,7 +204,13 @@ const usageOf = (p: Plan, choices: ReadonlyArray<Choice>): Response.Usage => {
  * @since 0.1.0
  */
 export const complete = async (model: Model, p: Plan, signal?: AbortSignal): Promise<Response.ChatCompletion | undefined> => {
-  const completions = await Promise.all(p.rngs.map((_, i) => model.engine.submit(sequence(model, p, i, () => false, signal))))
+  // with stop strings, each choice ends at the token that completes one (decoding as it goes)
+  const stopAt = (): ((token: Engine.Token) => boolean) => {
+    if (p.stops.length === 0) return () => false
+    const reply = ReplyText.make(model.tokenizer, p.stops, undefined)
+    return (token) => reply.push(token.id)
+  }
+  const completions = await Promise.all(p.rngs.map((_, i) => model.engine.submit(sequence(model, p, i, stopAt(), signal))))
   if (completions.some((c) => c.finish === 'aborted')) return undefined
   const choices = completions.map((c) => choiceOf(p, c, replyOf(model, p, c)))
   const ids = p.request.return_token_ids === true

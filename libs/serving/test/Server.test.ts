@@ -88,6 +88,18 @@ describe('Server with the official openai client', () => {
     expect(done.usage).toMatchObject({ prompt_tokens: ids.length, completion_tokens: completion.length, total_tokens: ids.length + completion.length })
   })
 
+  it('ends a reply at a stop string, not generating past it, streamed or not', async () => {
+    const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: 'system', content: system }, { role: 'user', content: 'Say hello.' }]
+    const full = await client.chat.completions.create({ model: 'taught', messages, temperature: 0 })
+    const cut = await client.chat.completions.create({ model: 'taught', messages, temperature: 0, stop: [', fr'] })
+    expect(cut.choices[0]!.message.content).toBe('hello there')
+    expect(cut.choices[0]!.finish_reason).toBe('stop')
+    expect(cut.usage!.completion_tokens).toBeLessThan(full.usage!.completion_tokens)
+    let streamed = ''
+    for await (const chunk of await client.chat.completions.create({ model: 'taught', messages, temperature: 0, stop: [', fr'], stream: true })) streamed += chunk.choices[0]?.delta.content ?? ''
+    expect(streamed).toBe('hello there')
+  })
+
   it('streams the same reply as server-sent events, with usage in the last chunk', async () => {
     const stream = await client.chat.completions.create({ model: 'taught', messages: [{ role: 'system', content: system }, { role: 'user', content: 'Say hello.' }], temperature: 0, stream: true, stream_options: { include_usage: true } })
     let text = ''

@@ -6,7 +6,7 @@ import * as tf from '@tensorflow/tfjs'
 import { createRequire } from 'node:module'
 import * as E from 'fp-ts/lib/Either.js'
 import { backendFlag, bool, make } from '../Command.js'
-import { fasterBackendHint, startBackend } from '../Runtime.js'
+import { startBackend } from '../Runtime.js'
 
 const require = createRequire(import.meta.url)
 const versionOf = (pkg: string): string => {
@@ -56,7 +56,7 @@ Examples:
     line('threads', String(selected.threads))
     for (const [pkg, probe] of Object.entries(availability))
       line(pkg, probe.installed ? `available (${probe.version})` : `not available: ${probe.reason}`)
-    const hint = fasterBackendHint(selected, availability)
+    const hint = Backend.fasterHint(selected, availability)
     if (hint !== undefined) process.stdout.write(`${hint}\n`)
     return E.right(0)
   }

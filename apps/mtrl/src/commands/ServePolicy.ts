@@ -3,22 +3,14 @@
  * checkpoint folder, a Hugging Face Llama/Qwen2 folder, with a LoRA adapter or not) served over
  * the OpenAI Chat Completions API, for the programs people already write.
  */
-import { Progress, RunDir } from '@mtrl/experiment'
+import { Progress } from '@mtrl/experiment'
 import { Agent } from '@mtrl/policy'
 import { Completions, Server } from '@mtrl/serving'
 import * as E from 'fp-ts/lib/Either.js'
 import { existsSync, readFileSync } from 'node:fs'
-import { basename, join, resolve } from 'node:path'
-import { backendFlag, failed, int, make, text, usage, type CliError } from '../Command.js'
+import { basename, resolve } from 'node:path'
+import { backendFlag, failed, int, make, text, usage } from '../Command.js'
 import { startBackend } from '../Runtime.js'
-
-/** The folder to load: a run's last finished stage, else the folder itself. */
-const modelDir = (path: string): E.Either<CliError, string> => {
-  if (!existsSync(path)) return E.left(usage(`${path}: no such folder`))
-  if (!existsSync(join(path, 'recipe.json'))) return E.right(path)
-  const final = Progress.finalCheckpoint(RunDir.open(path))
-  return final === undefined ? E.left(usage(`${path} is a run with no finished stage to serve`)) : E.right(final)
-}
 
 export const servePolicy = make({
   name: 'serve-policy',
@@ -50,7 +42,7 @@ Examples:
   positionals: true,
   run: ({ values, positionals }) => async () => {
     if (positionals.length !== 1) return E.left(usage('give one RUN_DIR or MODEL_DIR'))
-    const dir = modelDir(resolve(positionals[0]!))
+    const dir = E.mapLeft(usage)(Progress.modelFolder(resolve(positionals[0]!)))
     if (E.isLeft(dir)) return dir
     const template = values['chat-template']
     if (template !== undefined && !existsSync(template)) return E.left(usage(`--chat-template ${template}: no such file`))
