@@ -23,7 +23,11 @@ const skippedBy = []
 // Skipped tests that need a service the machine lacks carry `[needs NAME]` in their titles
 // (@mtrl/testing Services); counted per service, so the summary says what to install.
 const needs = new Map()
-const install = { 'redis-server': 'Debian: apt-get install redis-server', chromium: 'Debian: apt-get install chromium' }
+const install = {
+  'redis-server': 'Debian: apt-get install redis-server',
+  chromium: 'Debian: apt-get install chromium',
+  'SWE sandbox guards': 'run as root with util-linux, mount and coreutils; npm run probe -w @mtrl/env-swe says which are missing'
+}
 
 const projectsWith = (target) => {
   const out = spawnSync(process.execPath, [nx, 'show', 'projects', '--with-target', target, '--json'], { cwd: root, env, encoding: 'utf8' })
@@ -95,7 +99,7 @@ if (existsSync(pack)) {
 
 if (skippedBy.length > 0) process.stdout.write(`\nSkipped:\n${skippedBy.map((f) => `  - ${f}`).join('\n')}\n`)
 for (const [service, count] of needs)
-  process.stdout.write(`  - ${count} test${count === 1 ? '' : 's'} need${count === 1 ? 's' : ''} ${service}, which is not on this machine (${install[service] ?? 'install it'}; .ci/run does)\n`)
+  process.stdout.write(`  - ${count} test${count === 1 ? '' : 's'} need${count === 1 ? 's' : ''} ${service}, which is not on this machine (${install[service] ?? 'install it'}; .ci/run sets it up)\n`)
 // CI installs every service: there, a test skipped for want of one is a failure.
 if (process.env.MTRL_REQUIRE_SERVICES === '1')
   for (const [service, count] of needs) {

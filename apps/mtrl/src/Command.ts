@@ -3,6 +3,7 @@
  * exit codes), and its flags, declared once as data: `make` parses and checks them (an unknown
  * flag or a bad number is a usage error naming the flag) before the command runs.
  */
+import { Decode } from '@mtrl/core'
 import type { RunError } from '@mtrl/recipe'
 import * as E from 'fp-ts/lib/Either.js'
 import { pipe } from 'fp-ts/lib/function.js'
@@ -88,7 +89,12 @@ export const parse =
     const options = Object.fromEntries(Object.entries(flags).map(([name, flag]) => [name, { type: flag.type, ...('multiple' in flag ? { multiple: true } : {}) }]))
     const parsed = E.tryCatch(
       () => parseArgs({ args: [...argv], options, allowPositionals, strict: true }),
-      (e) => usage(e instanceof Error ? e.message : String(e))
+      (e) => {
+        const message = e instanceof Error ? e.message : String(e)
+        const unknown = /^Unknown option '--([^']+)'/.exec(message)?.[1]
+        const near = unknown === undefined ? undefined : Decode.nearest(unknown, Object.keys(flags))
+        return usage(near === undefined ? message : `${message} (did you mean --${near}?)`)
+      }
     )
     if (E.isLeft(parsed)) return parsed
     const values: Record<string, unknown> = { ...parsed.right.values }

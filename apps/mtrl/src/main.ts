@@ -1,6 +1,7 @@
 /**
  * The mtrl command line: one verb per pipeline, each a thin composition of the @mtrl libraries.
  */
+import { Decode } from '@mtrl/core'
 import * as E from 'fp-ts/lib/Either.js'
 import { exitCode, type CliError, type Command } from './Command.js'
 import { ablate } from './commands/Ablate.js'
@@ -40,7 +41,8 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
   }
   const command = commands.find((c) => c.name === name)
   if (command === undefined) {
-    process.stderr.write(`mtrl: unknown command "${name}"\n\n${usage()}`)
+    const near = Decode.nearest(name, commands.map((c) => c.name))
+    process.stderr.write(`mtrl: unknown command "${name}"${near === undefined ? '' : ` (did you mean "${near}"?)`}\n\n${usage()}`)
     return 2
   }
   if (rest.includes('--help') || rest.includes('-h')) {

@@ -25,13 +25,14 @@ describe('mtrl CLI', () => {
   it('rejects an unknown command with exit code 2', () => {
     const { code, stderr } = mtrl(['fly'])
     expect(code).toBe(2)
-    expect(stderr).toMatch(/unknown command "fly"/)
+    expect(stderr).toMatch(/unknown command "fly"\n/)
+    expect(mtrl(['trian']).stderr.split('\n')[0]).toBe('mtrl: unknown command "trian" (did you mean "train"?)')
   })
 
   it('rejects an unknown flag, naming it', () => {
     const { code, stderr } = mtrl(['info', '--bakend', 'cpu'])
     expect(code).toBe(2)
-    expect(stderr).toMatch(/--bakend/)
+    expect(stderr.split('\n')[0]).toBe("mtrl info: Unknown option '--bakend' (did you mean --backend?)")
   })
 
   it('info works on the cpu backend', () => {

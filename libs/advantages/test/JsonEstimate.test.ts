@@ -73,8 +73,8 @@ describe('JsonEstimate', () => {
   })
 
   it('rejects unknown fields and unknown or bad options', () => {
-    expect(error('gae', { ...good, reward: [] })).toContain('reward: expected no such field')
-    expect(error('gae', { ...good, options: { gama: 1 } })).toMatch(/invalid gae options:\n {2}gama: expected no such field/)
+    expect(error('gae', { ...good, reward: [] })).toContain('reward: unknown field')
+    expect(error('gae', { ...good, options: { gama: 1 } })).toMatch(/invalid gae options:\n {2}gama: unknown field/)
     expect(error('grpo', { ...good, options: { epsilon: -1 } })).toContain('epsilon: expected a finite number > 0, got -1')
   })
 

@@ -37,6 +37,8 @@ export interface DecodeIssue {
   readonly expected: string
   /** The value found there, as short JSON. */
   readonly actual: string
+  /** When set, the whole message for this field (in place of `expected ..., got ...`). */
+  readonly message?: string
 }
 
 const shortJson = (value: unknown): string => {
@@ -71,21 +73,75 @@ const pathOf = (context: t.Context): string => {
  * @since 0.1.0
  */
 export const issuesOf = (errors: t.Errors): ReadonlyArray<DecodeIssue> => {
-  const all = errors.map((error): DecodeIssue => {
+  const all = errors.flatMap((error): DecodeIssue[] => {
+    const verdict = throughUnions(error.context)
+    if (verdict === 'drop') return []
+    if (verdict !== undefined) return [verdict]
     const last = error.context[error.context.length - 1]
-    return {
-      path: pathOf(error.context),
-      expected: error.message ?? last?.type.name ?? 'unknown',
-      actual: shortJson(error.value)
-    }
+    return [{ path: pathOf(error.context), expected: error.message ?? last?.type.name ?? 'unknown', actual: shortJson(error.value) }]
   })
-  const seen = new Set<string>()
-  return all.filter((issue) => {
-    const key = `${issue.path}|${issue.expected}`
-    if (seen.has(key)) return false
-    seen.add(key)
-    return true
-  })
+  // several alternatives failing at one field (a union's forms): the shortest description says it
+  const best = new Map<string, DecodeIssue>()
+  for (const issue of all) {
+    const held = best.get(issue.path)
+    if (held === undefined || (held.message === undefined && (issue.message !== undefined || issue.expected.length < held.expected.length))) best.set(issue.path, issue)
+  }
+  return all.filter((issue) => best.get(issue.path) === issue)
+}
+
+/** The literal values a member of a union takes at `key` (`kind: "textworld"`), if it fixes it. */
+const literalsAt = (member: AnyCodec, key: string): ReadonlyArray<string> | undefined => {
+  if (member._tag === 'UnionType') {
+    const each = (member.types ?? []).map((m) => literalsAt(m as AnyCodec, key))
+    return each.every((v): v is ReadonlyArray<string> => v !== undefined) ? each.flat() : undefined
+  }
+  const field = knownProps(member)?.[key] as (AnyCodec & { readonly value?: unknown; readonly keys?: Record<string, unknown> }) | undefined
+  if (field?._tag === 'LiteralType' && typeof field.value === 'string') return [field.value]
+  if (field?._tag === 'KeyofType' && field.keys !== undefined) return Object.keys(field.keys)
+  return undefined
+}
+
+/** The field that tells a union's members apart (`kind`, `_tag` or `type`), with each member's values. */
+const discriminantOf = (union: AnyCodec): { readonly key: string; readonly values: ReadonlyArray<ReadonlyArray<string>> } | undefined => {
+  const members = (union.types ?? []) as ReadonlyArray<AnyCodec>
+  for (const key of ['kind', '_tag', 'type']) {
+    const values = members.map((m) => literalsAt(m, key))
+    if (members.length > 1 && values.every((v): v is ReadonlyArray<string> => v !== undefined)) return { key, values }
+  }
+  return undefined
+}
+
+/**
+ * An error's way through the discriminated unions on its path: the error of a member the data
+ * did not choose is dropped; a missing or unknown discriminant becomes one issue naming the
+ * alternatives (`stages.0.env: missing; one of textworld | alfworld | swe | http (the field
+ * "kind" decides)`); otherwise `undefined`, the error stands as it is.
+ */
+const throughUnions = (context: t.Context): DecodeIssue | 'drop' | undefined => {
+  // io-ts reports a union whose tag matches no member at the union itself: the last entry
+  for (let i = 0; i < context.length; i++) {
+    const union = context[i]!.type as AnyCodec
+    if (union._tag !== 'UnionType') continue
+    const d = discriminantOf(union)
+    const value = context[i]!.actual
+    if (d === undefined) continue
+    const path = pathOf(context.slice(0, i + 1))
+    const names = [...new Set(d.values.flat())]
+    const one = `one of ${names.join(' | ')}`
+    // a member of an outer union at the same field (an object form beside a string form): not an object is the other forms' business
+    const inner = context.slice(0, i).some((c, j) => (c.type as AnyCodec)._tag === 'UnionType' && pathOf(context.slice(0, j + 1)) === path)
+    if (inner && (typeof value !== 'object' || value === null || Array.isArray(value))) return undefined
+    if (typeof value !== 'object' || value === null || Array.isArray(value))
+      return { path, expected: one, actual: shortJson(value), message: `${value === undefined ? 'missing' : `expected an object, got ${shortJson(value)}`}; ${one} (the field "${d.key}" decides)` }
+    const chosen = (value as Record<string, unknown>)[d.key]
+    const at = path === '' ? d.key : `${path}.${d.key}`
+    if (chosen === undefined) return { path: at, expected: one, actual: 'undefined', message: `missing; ${one} (the field that decides the rest)` }
+    if (!names.includes(chosen as string)) return { path: at, expected: one, actual: shortJson(chosen), message: `expected ${one}, got ${shortJson(chosen)}` }
+    if (i + 1 === context.length) return undefined
+    const member = Number(context[i + 1]!.key)
+    if (!(d.values[member] ?? []).includes(chosen as string)) return 'drop'
+  }
+  return undefined
 }
 
 /**
@@ -102,7 +158,8 @@ export const issuesOf = (errors: t.Errors): ReadonlyArray<DecodeIssue> => {
  */
 export const formatError = (error: DecodeError): string => {
   const lines = error.issues.map(
-    (issue) => `  ${issue.path === '' ? '(root)' : issue.path}: expected ${issue.expected}, got ${issue.actual}`
+    (issue) =>
+      `  ${issue.path === '' ? '(root)' : issue.path}: ${issue.message ?? (issue.actual === 'undefined' ? `missing; expected ${issue.expected}` : `expected ${issue.expected}, got ${issue.actual}`)}`
   )
   return `invalid ${error.subject}:\n${lines.join('\n')}`
 }
@@ -141,7 +198,10 @@ export const decodeStrict =
           : E.left({
               _tag: 'DecodeError' as const,
               subject,
-              issues: unknown.map((path) => ({ path, expected: 'no such field', actual: 'a value' }))
+              issues: unknown.map(({ path, known }) => {
+                const near = nearest(path.slice(path.lastIndexOf('.') + 1), known)
+                return { path, expected: 'no such field', actual: 'a value', message: `unknown field${near === undefined ? '' : ` (did you mean "${near}"?)`}` }
+              })
             })
       })
     )
@@ -167,7 +227,42 @@ const knownProps = (codec: AnyCodec): t.Props | undefined => {
   }
 }
 
-const unknownFields = (codec: AnyCodec, input: unknown, prefix: string): string[] => {
+/** Edit distance (insertions, deletions, substitutions, adjacent swaps). */
+const distance = (a: string, b: string): number => {
+  const d = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)))
+  for (let i = 1; i <= a.length; i++)
+    for (let j = 1; j <= b.length; j++) {
+      d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1))
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1)
+    }
+  return d[a.length]![b.length]!
+}
+
+/**
+ * The known name nearest to `name` (edit distance, case ignored), when it is near enough to be a
+ * typo of it: for "did you mean" hints on fields, flags and commands.
+ *
+ * @example
+ * import { Decode } from '@mtrl/core'
+ * Decode.nearest('iteratons', ['iterations', 'episodes']) // 'iterations'
+ *
+ * @category destructors
+ * @since 0.5.0
+ */
+export const nearest = (name: string, known: ReadonlyArray<string>): string | undefined => {
+  const lower = name.toLowerCase()
+  const scored = known.map((k) => ({ k, d: distance(lower, k.toLowerCase()) })).sort((a, b) => a.d - b.d || a.k.localeCompare(b.k))
+  const best = scored[0]
+  return best !== undefined && best.d <= Math.max(1, Math.floor(Math.max(name.length, best.k.length) / 3)) ? best.k : undefined
+}
+
+interface Unknown {
+  readonly path: string
+  /** The field names known where it was found. */
+  readonly known: ReadonlyArray<string>
+}
+
+const unknownFields = (codec: AnyCodec, input: unknown, prefix: string): Unknown[] => {
   const join = (key: string): string => (prefix === '' ? key : `${prefix}.${key}`)
   switch (codec._tag) {
     case 'ReadonlyType':
@@ -190,7 +285,7 @@ const unknownFields = (codec: AnyCodec, input: unknown, prefix: string): string[
       const props = knownProps(codec)
       if (props === undefined || typeof input !== 'object' || input === null) return []
       return Object.entries(input).flatMap(([key, value]) =>
-        key in props ? unknownFields(props[key] as AnyCodec, value, join(key)) : [join(key)]
+        key in props ? unknownFields(props[key] as AnyCodec, value, join(key)) : [{ path: join(key), known: Object.keys(props) }]
       )
     }
   }

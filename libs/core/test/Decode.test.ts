@@ -20,7 +20,7 @@ describe('Decode', () => {
 
   it('names a missing field', () => {
     const msg = message(_.decode('recipe', Recipe)({ stages: [] }))
-    expect(msg).toContain('name: expected string, got undefined')
+    expect(msg).toContain('name: missing; expected string')
   })
 
   it('accepts good input unchanged', () => {
@@ -30,8 +30,37 @@ describe('Decode', () => {
 
   it('rejects unknown fields in strict mode, with their paths', () => {
     const msg = message(_.decodeStrict('recipe', Recipe)({ name: 'x', stages: [{ kind: 'sft', lr: 0.1, lrr: 2 }], sede: 1 }))
-    expect(msg).toContain('stages.0.lrr: expected no such field')
-    expect(msg).toContain('sede: expected no such field')
+    expect(msg).toContain('stages.0.lrr: unknown field')
+    expect(msg).toContain('sede: unknown field')
+  })
+
+  it('suggests the nearest known name for an unknown field, when one is near', () => {
+    const msg = message(_.decodeStrict('recipe', Recipe)({ name: 'x', stages: [{ kind: 'sft', lr: 0.1, lrr: 2 }], sede: 1, zzzzzz: 0 }))
+    expect(msg).toContain('stages.0.lrr: unknown field (did you mean "lr"?)')
+    expect(msg).toContain('sede: unknown field (did you mean "seed"?)')
+    expect(msg).toMatch(/zzzzzz: unknown field$/m)
+  })
+
+  describe('a union told apart by a field (kind, _tag, type)', () => {
+    const Env = t.union([
+      t.intersection([t.type({ kind: t.literal('textworld'), settings: t.string }), t.partial({ admissible: t.boolean })]),
+      t.type({ kind: t.literal('alfworld'), split: t.keyof({ train: null, test: null }) }),
+      t.union([t.type({ kind: t.literal('http'), url: t.string }), t.type({ kind: t.literal('queue'), queue: t.string })])
+    ])
+    const Stage = t.type({ env: Env })
+    const first = (input: unknown): string => message(_.decode('stage', Stage)(input)).split('\n')[1]!.trim()
+
+    it('a missing value names the alternatives and the deciding field in one line', () => {
+      expect(message(_.decode('stage', Stage)({}))).toBe('invalid stage:\n  env: missing; one of textworld | alfworld | http | queue (the field "kind" decides)')
+    })
+    it('a missing or unknown deciding field names the alternatives', () => {
+      expect(first({ env: { settings: 'w1' } })).toBe('env.kind: missing; one of textworld | alfworld | http | queue (the field that decides the rest)')
+      expect(first({ env: { kind: 'tw' } })).toBe('env.kind: expected one of textworld | alfworld | http | queue, got "tw"')
+    })
+    it('a known kind reports only its own fields, also inside a nested union', () => {
+      expect(message(_.decode('stage', Stage)({ env: { kind: 'alfworld', split: 'dev' } }))).toBe('invalid stage:\n  env.split: expected "train" | "test", got "dev"')
+      expect(message(_.decode('stage', Stage)({ env: { kind: 'queue' } }))).toBe('invalid stage:\n  env.queue: missing; expected string')
+    })
   })
 
   it('strict mode accepts exactly the known fields', () => {

@@ -42,7 +42,7 @@ describe('AlfWorld', () => {
     expect(message).toContain('taskTypes: expected a non-empty list of task types')
     expect(message).toContain('maxTurns: expected a positive integer')
     const unknown = decode({ dense: true })
-    expect(E.isLeft(unknown) && Decode.formatError(unknown.left)).toContain('dense: expected no such field')
+    expect(E.isLeft(unknown) && Decode.formatError(unknown.left)).toContain('dense: unknown field')
   })
 
   it('names its spec after the split, with maxTurns 50 by default', () => {

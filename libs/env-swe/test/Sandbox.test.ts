@@ -42,26 +42,26 @@ describe('Sandbox', () => {
     expect(cmd).toContain('--experimental-permission')
   })
 
-  it.runIf(has(..._.allGuards))('with every guard, wraps node as unshare > timeout > prlimit > setpriv > node', () => {
+  it.runIf(has(..._.allGuards))('with every guard, wraps node as unshare > timeout > prlimit > setpriv > node [needs SWE sandbox guards]', () => {
     const cmd = _.commandLine({ writeDir: '/w', readPaths: [], script: '/w/t.js', nodeArgs: [], limits: tight }, new Set(p.available), 1 << 20, p)
     const order = ['unshare', 'timeout', 'prlimit', 'setpriv', process.execPath].map((tool) => cmd.findIndex((c) => c.endsWith(tool)))
     expect(order.every((i, k) => i >= 0 && (k === 0 || i > order[k - 1]!))).toBe(true)
   })
 
-  it.runIf(has('timeout'))('timeout: kills an infinite loop', async () => {
+  it.runIf(has('timeout'))('timeout: kills an infinite loop [needs SWE sandbox guards]', async () => {
     const r = await runScript('for (;;) {}', ['timeout'])
     expect(r.timedOut).toBe(true)
     expect(r.exitCode).not.toBe(0)
   })
 
-  it.runIf(has('outputCap'))('outputCap: kills a flood of output and keeps at most the cap', async () => {
+  it.runIf(has('outputCap'))('outputCap: kills a flood of output and keeps at most the cap [needs SWE sandbox guards]', async () => {
     const r = await runScript("const s = 'x'.repeat(1 << 16); for (let i = 0; i < 16384; i++) require('fs').writeSync(1, s)", ['timeout', 'outputCap'])
     expect(r.outputExceeded).toBe(true)
     expect(r.timedOut).toBe(false)
     expect(r.stdout.length + r.stderr.length).toBeLessThanOrEqual(tight.maxOutputBytes)
   })
 
-  it.runIf(has('permission'))('permission: refuses reads and writes outside the work directory, and child processes', async () => {
+  it.runIf(has('permission'))('permission: refuses reads and writes outside the work directory, and child processes [needs SWE sandbox guards]', async () => {
     const dir = fs.mkdtempSync(path.join(tmpdir(), 'mtrl-swe-test-secret-'))
     const secret = path.join(dir, 'secret.txt')
     fs.writeFileSync(secret, 'TOP-SECRET', { mode: 0o644 })
@@ -86,7 +86,7 @@ describe('Sandbox', () => {
     }
   })
 
-  it.runIf(has('network'))('network: a connection to a listener on 127.0.0.1 never arrives', async () => {
+  it.runIf(has('network'))('network: a connection to a listener on 127.0.0.1 never arrives [needs SWE sandbox guards]', async () => {
     let connections = 0
     const server = net.createServer((s) => {
       connections++
@@ -119,7 +119,7 @@ describe('Sandbox', () => {
   const connectTo = (where: string) =>
     `require('net').connect(${JSON.stringify(where)}).on('data', (d) => console.log('GOT', String(d))).on('error', (e) => console.log('SOCKERR', e.code))`
 
-  it.runIf(has('mountNamespace', 'network'))('mount namespace: a Unix socket at a host path is unreachable, with every guard on and with this guard alone', async () => {
+  it.runIf(has('mountNamespace', 'network'))('mount namespace: a Unix socket at a host path is unreachable, with every guard on and with this guard alone [needs SWE sandbox guards]', async () => {
     const dir = fs.mkdtempSync(path.join(tmpdir(), 'mtrl-swe-test-socket-'))
     fs.chmodSync(dir, 0o777)
     const where = path.join(dir, 'host.sock')
@@ -140,7 +140,7 @@ describe('Sandbox', () => {
     }
   })
 
-  it.runIf(has('network'))('network: an abstract Unix socket of the host is unreachable', async () => {
+  it.runIf(has('network'))('network: an abstract Unix socket of the host is unreachable [needs SWE sandbox guards]', async () => {
     const where = `\0mtrl-swe-test-${process.pid}-${Date.now()}`
     const server = await socketServer(where)
     try {
@@ -153,7 +153,7 @@ describe('Sandbox', () => {
     }
   })
 
-  it.runIf(has('mountNamespace'))('mount namespace: the run sees a read-only root holding only the system, its own directory, /proc and an empty /.old', async () => {
+  it.runIf(has('mountNamespace'))('mount namespace: the run sees a read-only root holding only the system, its own directory, /proc and an empty /.old [needs SWE sandbox guards]', async () => {
     const code = [
       "const fs = require('fs')",
       "console.log('ROOT', fs.readdirSync('/').filter((n) => !['bin', 'sbin', 'lib', 'lib32', 'lib64', 'libx32'].includes(n)).sort().join(','))",
@@ -169,7 +169,7 @@ describe('Sandbox', () => {
     expect(r.stdout).toContain('OWN ok')
   })
 
-  it.runIf(has('rlimits'))('rlimits: a 10 GB allocation fails fast', async () => {
+  it.runIf(has('rlimits'))('rlimits: a 10 GB allocation fails fast [needs SWE sandbox guards]', async () => {
     const code = "const a = []; try { for (let i = 0; i < 40; i++) a.push(Buffer.alloc(256 * 1024 * 1024, 1)); console.log('ALLOCATED') } catch (e) { console.log('ALLOCFAIL', e.message) }"
     const r = await runScript(code, without('permission'))
     expect(r.stdout).toContain('ALLOCFAIL')
@@ -177,13 +177,13 @@ describe('Sandbox', () => {
     expect(r.timedOut).toBe(false)
   })
 
-  it.runIf(has('rlimits'))('rlimits: files are capped at maxFileMb', async () => {
+  it.runIf(has('rlimits'))('rlimits: files are capped at maxFileMb [needs SWE sandbox guards]', async () => {
     const code = "const fs = require('fs'); process.on('SIGXFSZ', () => {}); try { fs.writeFileSync('big.bin', Buffer.alloc(4 << 20)) } catch (e) { console.log('FSIZE', e.code) }; console.log(fs.statSync('big.bin').size)"
     const r = await runScript(code, without('permission'))
     expect(r.stdout).toContain('FSIZE EFBIG')
   })
 
-  it.runIf(has('rlimits', 'uid', 'pidNamespace'))('rlimits + pid namespace: a fork bomb is bounded and leaves no process behind', async () => {
+  it.runIf(has('rlimits', 'uid', 'pidNamespace'))('rlimits + pid namespace: a fork bomb is bounded and leaves no process behind [needs SWE sandbox guards]', async () => {
     const marker = `mtrl-swe-forkbomb-${process.pid}-${Date.now()}`
     const code = [
       "const { spawn } = require('child_process')",
@@ -199,7 +199,7 @@ describe('Sandbox', () => {
     expect(Number(m![1])).toBeGreaterThan(100)
   })
 
-  it.runIf(has('pidNamespace'))('pid namespace: a detached grandchild dies with the run', async () => {
+  it.runIf(has('pidNamespace'))('pid namespace: a detached grandchild dies with the run [needs SWE sandbox guards]', async () => {
     const marker = `mtrl-swe-orphan-${process.pid}-${Date.now()}`
     const code = `require('child_process').spawn(process.execPath, ['-e', 'setTimeout(() => {}, 30000)', ${JSON.stringify(marker)}], { detached: true, stdio: 'ignore' }).unref(); console.log('started')`
     const r = await runScript(code, without('permission'))
@@ -207,7 +207,7 @@ describe('Sandbox', () => {
     expect(processesWith(marker)).toEqual([])
   })
 
-  it.runIf(has('uid'))('uid: the code runs as an unprivileged, fresh uid and cannot write into root-owned directories', async () => {
+  it.runIf(has('uid'))('uid: the code runs as an unprivileged, fresh uid and cannot write into root-owned directories [needs SWE sandbox guards]', async () => {
     const dir = fs.mkdtempSync(path.join(tmpdir(), 'mtrl-swe-test-rootonly-'))
     fs.chmodSync(dir, 0o755)
     try {

@@ -242,7 +242,7 @@ describe('Swe reward', () => {
     paysUnfixed(await play([inject(code)]))
   })
 
-  it.runIf(has('mountNamespace', 'network'))('path socket: a Unix socket at a host path is unreachable from the repository code', async () => {
+  it.runIf(has('mountNamespace', 'network'))('path socket: a Unix socket at a host path is unreachable from the repository code [needs SWE sandbox guards]', async () => {
     const dir = fs.mkdtempSync(path.join(tmpdir(), 'mtrl-swe-test-judge-'))
     fs.chmodSync(dir, 0o777)
     const where = path.join(dir, 'judge.sock')

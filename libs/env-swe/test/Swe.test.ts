@@ -94,7 +94,7 @@ describe('Swe', () => {
     await env.close()()
   })
 
-  it.runIf(has('timeout'))('adversarial: an infinite loop is killed and the episode goes on', async () => {
+  it.runIf(has('timeout'))('adversarial: an infinite loop is killed and the episode goes on [needs SWE sandbox guards]', async () => {
     const { env, result } = await attack('for (;;) {}')
     expect(result.observation).toContain('killed after the wall-clock limit')
     expect(result.done).toBe(false)
@@ -111,7 +111,7 @@ describe('Swe', () => {
     await env.close()()
   })
 
-  it.runIf(has('rlimits'))('adversarial: allocating 10 GB fails inside the memory cap', async () => {
+  it.runIf(has('rlimits'))('adversarial: allocating 10 GB fails inside the memory cap [needs SWE sandbox guards]', async () => {
     const { env, result } = await attack('const hog = []; for (let i = 0; i < 40; i++) hog.push(new Uint8Array(256 * 1024 * 1024).fill(1))')
     expect(result.observation).not.toContain('wall-clock')
     expect(result.observation).toMatch(/allocation failed|out of memory/i)
@@ -138,7 +138,7 @@ describe('Swe', () => {
     }
   })
 
-  it.runIf(has('network'))('adversarial: a network connection to a local listener never arrives', async () => {
+  it.runIf(has('network'))('adversarial: a network connection to a local listener never arrives [needs SWE sandbox guards]', async () => {
     let connections = 0
     const server = net.createServer((s) => {
       connections++
@@ -157,7 +157,7 @@ describe('Swe', () => {
     }
   })
 
-  it.runIf(has('outputCap'))('adversarial: printing 1 GB is cut off at the output cap', async () => {
+  it.runIf(has('outputCap'))('adversarial: printing 1 GB is cut off at the output cap [needs SWE sandbox guards]', async () => {
     const { env, result } = await attack("const s = 'x'.repeat(1 << 20); for (let i = 0; i < 1024; i++) console.log(s)")
     expect(result.observation).toContain('output limit exceeded')
     expect(result.observation.length).toBeLessThan(settings.outputChars + 200)

@@ -18,6 +18,28 @@ const error = (json: unknown): string => {
   return E.isLeft(r) ? r.left : 'decoded'
 }
 
+const sft = good.stages[0]!
+const rl = good.stages[1]!
+/** The first line of the message after `invalid recipe:`. */
+const firstLine = (json: unknown): string => error(json).split('\n')[1]?.trim() ?? error(json)
+
+describe('Recipe errors: the first line of each message says what is wrong and what would do', () => {
+  it.each([
+    ['a stage without env', { ...good, stages: [{ kind: 'sft', episodes: 10 }] }, 'stages.0.env: missing; one of textworld | alfworld | swe | http (the field "kind" decides)'],
+    ['an env of an unknown kind', { ...good, stages: [{ ...sft, env: { kind: 'babyai' } }] }, 'stages.0.env.kind: expected one of textworld | alfworld | swe | http, got "babyai"'],
+    ['an env without its kind', { ...good, stages: [{ ...sft, env: { settings: 'w2-o3-q4' } }] }, 'stages.0.env.kind: missing; one of textworld | alfworld | swe | http (the field that decides the rest)'],
+    ['textworld without settings', { ...good, stages: [{ ...sft, env: { kind: 'textworld' } }] }, 'stages.0.env.settings: missing; expected a setting name such as "w2-o3-q4" or "tw-simple"'],
+    ['a model of an unknown kind', { ...good, model: { kind: 'scratchy' } }, 'model.kind: expected one of scratch | hf | checkpoint, got "scratchy"'],
+    ['an hf model without its path', { ...good, model: { kind: 'hf' } }, 'model.path: missing; expected string'],
+    ['a stage of an unknown kind', { ...good, stages: [{ ...rl, kind: 'dpo' }] }, 'stages.0.kind: expected one of sft | rl, got "dpo"'],
+    ['a misspelt stage field', { ...good, stages: [sft, { ...rl, iteratons: 3 }] }, 'stages.1.iteratons: unknown field (did you mean "iterations"?)'],
+    ['a misspelt top-level field', { ...good, sed: 3 }, 'sed: unknown field (did you mean "seed"?)'],
+    ['a negative budget', { ...good, stages: [sft, { ...rl, iterations: -3 }] }, 'stages.1.iterations: expected a positive integer, got -3']
+  ])('%s', (_label, recipe, line) => {
+    expect(firstLine(recipe)).toBe(line)
+  })
+})
+
 describe('Recipe', () => {
   it('decodes a good recipe and fills the defaults', () => {
     const r = _.decode(good)
@@ -66,7 +88,7 @@ describe('Recipe', () => {
   })
 
   it('rejects unknown fields (typos are errors)', () => {
-    expect(error({ ...good, stages: [{ ...good.stages[0], epocs: 3 }] })).toMatch(/stages\.0\.epocs: expected no such field/)
+    expect(error({ ...good, stages: [{ ...good.stages[0], epocs: 3 }] })).toMatch(/stages\.0\.epocs: unknown field/)
   })
 
   it('needs at least one stage, and demonstrations for SFT', () => {

@@ -94,7 +94,7 @@ describe('RewardSpec', () => {
     }
     expect(message({ kind: 'density', fraction: 2 })).toContain('fraction: expected a number in [0, 1], got 2')
     expect(message({ kind: 'dense', turnCost: -1 })).toContain('turnCost: expected a finite number >= 0, got -1')
-    expect(message({ kind: 'dense', penalty: 1 })).toContain('penalty: expected no such field')
+    expect(message({ kind: 'dense', penalty: 1 })).toContain('penalty: unknown field')
     expect(message({ kind: 'shaped' })).toContain('kind')
   })
 })
