@@ -15,6 +15,7 @@ import { Tokenizer } from '@mtrl/core'
 import { Template } from '@huggingface/jinja'
 import { ChatTemplate } from '@mtrl/policy'
 import * as E from 'fp-ts/lib/Either.js'
+import type * as Replies from './Replies.js'
 import * as ToolCalls from './ToolCalls.js'
 
 /**
@@ -71,7 +72,11 @@ export interface Conversation {
  */
 export interface ChatFormat {
   readonly kind: 'jinja' | 'turns'
-  readonly render: (conversation: Conversation) => E.Either<string, Int32Array>
+  /**
+   * `sampled(reply)`: the ids sampled for an assistant message the server wrote, used in place of
+   * its re-encoding (`turns` only: a Jinja template renders text, which is then encoded whole).
+   */
+  readonly render: (conversation: Conversation, sampled?: (reply: Replies.Reply) => Int32Array | undefined) => E.Either<string, Int32Array>
   /** The prompt as text (for `jinja`, what was encoded; for `turns`, the decoded ids). */
   readonly text: (conversation: Conversation, options?: TextOptions) => E.Either<string, string>
   readonly stopTokens: ReadonlyArray<number>
@@ -167,14 +172,14 @@ const toolLine = (tools: ReadonlyArray<Tool>): string =>
         .join(' ')}. Call one as <tool_call>{"name": ..., "arguments": {...}}</tool_call>.`
 
 /** Consecutive messages of the same side (user and tool vs assistant) as one turn's text. */
-const turnsOf = (messages: ReadonlyArray<Message>): ReadonlyArray<{ readonly assistant: boolean; readonly text: string }> => {
-  const turns: Array<{ assistant: boolean; text: string }> = []
+const turnsOf = (messages: ReadonlyArray<Message>): ReadonlyArray<{ readonly assistant: boolean; readonly text: string; readonly reply?: Replies.Reply }> => {
+  const turns: Array<{ assistant: boolean; text: string; reply?: Replies.Reply }> = []
   for (const m of messages) {
     const assistant = m.role === 'assistant'
     const text = m.role === 'assistant' && m.toolCalls.length > 0 ? [m.content, ToolCalls.write('hermes')(m.toolCalls)].filter((s) => s.length > 0).join('\n') : m.content
     const last = turns[turns.length - 1]
     if (last !== undefined && last.assistant === assistant && !assistant) last.text = `${last.text}\n${text}`
-    else turns.push({ assistant, text })
+    else turns.push(m.role === 'assistant' ? { assistant, text, reply: { content: m.content, toolCalls: m.toolCalls } } : { assistant, text })
   }
   return turns
 }
@@ -191,7 +196,7 @@ const turnsOf = (messages: ReadonlyArray<Message>): ReadonlyArray<{ readonly ass
 export const turns = (tokenizer: Tokenizer.Tokenizer): ChatFormat => {
   const template = ChatTemplate.make(tokenizer)
   const stop = template.stopTokens[0]!
-  const render = (c: Conversation): E.Either<string, Int32Array> => {
+  const render = (c: Conversation, sampled?: (reply: Replies.Reply) => Int32Array | undefined): E.Either<string, Int32Array> => {
     const firstOther = c.messages.findIndex((m) => m.role !== 'system')
     const systems = firstOther < 0 ? c.messages : c.messages.slice(0, firstOther)
     const rest = firstOther < 0 ? [] : c.messages.slice(firstOther)
@@ -202,11 +207,10 @@ export const turns = (tokenizer: Tokenizer.Tokenizer): ChatFormat => {
     if (ts[ts.length - 1]!.assistant) return E.left('the last message must be a user or tool message for this model')
     const parts: Int32Array[] = [template.prompt(system, ts[0]!.text)]
     for (const turn of ts.slice(1)) {
+      const exact = turn.reply === undefined ? undefined : sampled?.(turn.reply)
       if (!turn.assistant) parts.push(template.observation(turn.text))
-      else {
-        const body = tokenizer.encode(turn.text)
-        parts.push(body, Int32Array.of(stop))
-      }
+      else if (exact !== undefined) parts.push(exact)
+      else parts.push(tokenizer.encode(turn.text), Int32Array.of(stop))
     }
     return E.right(Tokenizer.concat(parts))
   }

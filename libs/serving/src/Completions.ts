@@ -17,7 +17,9 @@ import { randomBytes } from 'node:crypto'
 import type { Agent } from '@mtrl/policy'
 import * as ChatFormat from './ChatFormat.js'
 import * as Engine from './Engine.js'
+import type * as Capture from './Capture.js'
 import * as ReplyText from './internal/replyText.js'
+import * as Replies from './Replies.js'
 import * as Request from './Request.js'
 import type * as Response from './Response.js'
 import * as ToolCalls from './ToolCalls.js'
@@ -33,6 +35,8 @@ export interface Model {
   readonly tokenizer: Tokenizer.Tokenizer
   readonly format: ChatFormat.ChatFormat
   readonly engine: Engine.Engine
+  /** The replies this model wrote, so that those sent back are rendered with their sampled ids. */
+  readonly replies: Replies.Replies
 }
 
 /**
@@ -84,7 +88,7 @@ export const model = (agent: Agent.Agent, options: ModelOptions = {}): Model & {
     ...(options.prefillChunk === undefined ? {} : { prefillChunk: options.prefillChunk }),
     ...(options.prefixCache === undefined ? {} : { prefixCache: options.prefixCache })
   })
-  return { name: options.name ?? 'mtrl', tokenizer: agent.tokenizer, format: ChatFormat.forTokenizer(agent.tokenizer, options.chatTemplate), engine, close: engine.close }
+  return { name: options.name ?? 'mtrl', tokenizer: agent.tokenizer, format: ChatFormat.forTokenizer(agent.tokenizer, options.chatTemplate), engine, replies: Replies.make(), close: engine.close }
 }
 
 const invalid = (i: Request.Invalid, status = 400): Refusal => ({ ...i, status, type: 'invalid_request_error' })
@@ -103,6 +107,8 @@ export interface Plan {
   readonly stops: ReadonlyArray<string>
   readonly toolSyntax: ToolCalls.Syntax | undefined
   readonly rngs: ReadonlyArray<Rng.Rng>
+  /** Assistant messages of the prompt encoded from their text rather than taken as sampled. */
+  readonly reencoded: number
 }
 
 /**
@@ -123,7 +129,8 @@ export const plan =
     if (tools.length > 0 && model.format.toolSyntax === undefined) return E.left(invalid({ message: "tools: this model's chat template writes no tool calls", param: 'tools', code: null }))
     const stops = Request.stops(request)
     if (E.isLeft(stops)) return E.left(invalid(stops.left))
-    const prompt = model.format.render(conversation.right)
+    const prompt = model.format.render(conversation.right, model.replies.idsOf)
+    const reencoded = conversation.right.messages.filter((m) => m.role === 'assistant' && (model.format.kind !== 'turns' || model.replies.idsOf(m) === undefined)).length
     if (E.isLeft(prompt)) return E.left(invalid({ message: `messages: ${prompt.left}`, param: 'messages', code: null }))
     const context = model.engine.maxLen
     const n = prompt.right.length
@@ -134,7 +141,7 @@ export const plan =
       return E.left(invalid({ message: `This model's maximum context length is ${context} tokens. However, you requested ${n + asked} tokens (${n} in the messages, ${asked} in the completion).`, param: request.max_completion_tokens != null ? 'max_completion_tokens' : 'max_tokens', code: 'context_length_exceeded' }))
     const seed = request.seed ?? undefined
     const rngs = Array.from({ length: request.n ?? 1 }, (_, i) => Rng.make(seed === undefined ? draw() : seed + i))
-    return E.right({ request, prompt: prompt.right, maxTokens: asked ?? room, stops: stops.right, toolSyntax: tools.length > 0 ? model.format.toolSyntax : undefined, rngs })
+    return E.right({ request, prompt: prompt.right, maxTokens: asked ?? room, stops: stops.right, toolSyntax: tools.length > 0 ? model.format.toolSyntax : undefined, rngs, reencoded })
   }
 
 const completionId = (): string => `chatcmpl-${randomBytes(12).toString('hex')}`
@@ -190,6 +197,13 @@ const replyOf = (model: Model, p: Plan, completion: Engine.Completion): string =
   return Number.isFinite(at) ? text.slice(0, at) : text
 }
 
+/** A finished choice: its reply remembered with its sampled ids, its call recorded. */
+const settle = (model: Model, p: Plan, choice: Choice, record: ((call: Capture.Call) => void) | undefined): void => {
+  const { tokens, logprobs } = choice.completion
+  model.replies.remember({ content: choice.content, toolCalls: choice.calls.map((c) => ({ name: c.function.name, arguments: JSON.parse(c.function.arguments) as unknown })) }, tokens)
+  record?.({ prompt: p.prompt, completion: tokens, logprobs, reencoded: p.reencoded })
+}
+
 const usageOf = (p: Plan, choices: ReadonlyArray<Choice>): Response.Usage => {
   const completionTokens = choices.reduce((s, c) => s + c.completion.tokens.length, 0)
   const cached = Math.max(0, ...choices.map((c) => c.completion.cachedTokens))
@@ -198,12 +212,13 @@ const usageOf = (p: Plan, choices: ReadonlyArray<Choice>): Response.Usage => {
 
 /**
  * The `chat.completion` object of a plan (all choices decoded concurrently); `undefined` when
- * `signal` aborted it.
+ * `signal` aborted it. Each choice's reply is remembered with its sampled ids (`Model.replies`)
+ * and, with `record`, its call is recorded.
  *
  * @category evaluation
  * @since 0.1.0
  */
-export const complete = async (model: Model, p: Plan, signal?: AbortSignal): Promise<Response.ChatCompletion | undefined> => {
+export const complete = async (model: Model, p: Plan, signal?: AbortSignal, record?: (call: Capture.Call) => void): Promise<Response.ChatCompletion | undefined> => {
   // with stop strings, each choice ends at the token that completes one (decoding as it goes)
   const stopAt = (): ((token: Engine.Token) => boolean) => {
     if (p.stops.length === 0) return () => false
@@ -213,6 +228,7 @@ export const complete = async (model: Model, p: Plan, signal?: AbortSignal): Pro
   const completions = await Promise.all(p.rngs.map((_, i) => model.engine.submit(sequence(model, p, i, stopAt(), signal))))
   if (completions.some((c) => c.finish === 'aborted')) return undefined
   const choices = completions.map((c) => choiceOf(p, c, replyOf(model, p, c)))
+  for (const c of choices) settle(model, p, c, record)
   const ids = p.request.return_token_ids === true
   return {
     id: completionId(),
@@ -235,12 +251,12 @@ export const complete = async (model: Model, p: Plan, signal?: AbortSignal): Pro
  * Streams a plan: `send` gets each `chat.completion.chunk` (a role chunk per choice first, then
  * content deltas as they become safe to show, the tool calls and the finish reason at the end,
  * and a usage chunk when `stream_options.include_usage`). Resolves when every choice is done;
- * false when `signal` aborted it.
+ * false when `signal` aborted it. Replies are remembered and calls recorded as by {@link complete}.
  *
  * @category evaluation
  * @since 0.1.0
  */
-export const stream = async (model: Model, p: Plan, send: (chunk: Response.ChatCompletionChunk) => void, signal?: AbortSignal): Promise<boolean> => {
+export const stream = async (model: Model, p: Plan, send: (chunk: Response.ChatCompletionChunk) => void, signal?: AbortSignal, record?: (call: Capture.Call) => void): Promise<boolean> => {
   const id = completionId()
   const created = Math.floor(Date.now() / 1000)
   const ids = p.request.return_token_ids === true
@@ -260,6 +276,7 @@ export const stream = async (model: Model, p: Plan, send: (chunk: Response.ChatC
     const completion = await model.engine.submit(sequence(model, p, index, onToken, signal))
     if (completion.finish === 'aborted') return undefined
     const choice = choiceOf(p, completion, reply.text())
+    settle(model, p, choice, record)
     const rest = choice.content.slice(reply.emitted()) // what was held back: trailing space, a stop string's false start
     const tail = completion.tokens.slice(count) // the stop token, which onToken never sees
     if (rest.length > 0) send(chunk([{ index, delta: { content: rest }, logprobs: null, finish_reason: null }]))

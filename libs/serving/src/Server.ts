@@ -17,9 +17,11 @@ import type { TaskEither } from 'fp-ts/lib/TaskEither.js'
 import { timingSafeEqual } from 'node:crypto'
 import * as http from 'node:http'
 import type { AddressInfo } from 'node:net'
+import type * as Capture from './Capture.js'
 import * as Completions from './Completions.js'
 import * as Body from './internal/body.js'
 import * as Request from './Request.js'
+import * as Rollouts from './Rollouts.js'
 import * as Response from './Response.js'
 
 /**
@@ -28,7 +30,9 @@ import * as Response from './Response.js'
  * - `maxBodyBytes` (default 4 MiB), `maxRequests`: requests in flight at once, beyond which
  *   the server answers 429 (default 256);
  * - `seed`: seeds the choices of requests without `seed` (default 0);
- * - `shutdownGraceMs`: how long `close` waits for requests in flight (default 30 000).
+ * - `shutdownGraceMs`: how long `close` waits for requests in flight (default 30 000);
+ * - `rollouts`: agent runs, each with its own routes: `/rollouts/<id>/v1/chat/completions` and
+ *   `/v1/models` (every call recorded as the run's), `POST /rollouts/<id>/reward`.
  *
  * @category models
  * @since 0.1.0
@@ -42,6 +46,8 @@ export interface Options {
   readonly maxRequests?: number
   readonly seed?: number
   readonly shutdownGraceMs?: number
+  /** Agent runs served under `/rollouts/<id>/v1`, their calls recorded (see {@link Rollouts}). */
+  readonly rollouts?: Rollouts.Rollouts
 }
 
 /**
@@ -112,7 +118,7 @@ export const start =
       let closing = false
       let drained: (() => void) | undefined
 
-      const chat = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<void> => {
+      const chat = async (req: http.IncomingMessage, res: http.ServerResponse, record?: (call: Capture.Call) => void): Promise<void> => {
         const body = await Body.read(req, options.maxBodyBytes ?? 4 << 20)
         if (body._tag === 'Aborted') return
         if (body._tag === 'TooLarge') return fail(res, 413, `the body is over the limit of ${options.maxBodyBytes ?? 4 << 20} bytes`, 'invalid_request_error')
@@ -123,13 +129,37 @@ export const start =
           if (!res.writableEnded) aborted.abort()
         })
         if (planned.right.request.stream !== true) {
-          const done = await Completions.complete(model, planned.right, aborted.signal)
+          const done = await Completions.complete(model, planned.right, aborted.signal, record)
           if (done !== undefined) Body.json(res, 200, done)
           return
         }
         res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' })
-        const finished = await Completions.stream(model, planned.right, (chunk) => res.write(`data: ${JSON.stringify(chunk)}\n\n`), aborted.signal)
+        const finished = await Completions.stream(model, planned.right, (chunk) => res.write(`data: ${JSON.stringify(chunk)}\n\n`), aborted.signal, record)
         if (finished) res.end('data: [DONE]\n\n')
+      }
+
+      /** `POST /rollouts/<id>/reward`: the run's reward. */
+      const reward = async (req: http.IncomingMessage, res: http.ServerResponse, id: string): Promise<void> => {
+        const body = await Body.read(req, 65_536)
+        if (body._tag !== 'Read') return body._tag === 'TooLarge' ? fail(res, 413, 'the body is over the limit of 65536 bytes', 'invalid_request_error') : undefined
+        let json: unknown
+        try {
+          json = JSON.parse(body.text)
+        } catch (error) {
+          return fail(res, 400, `the body is not JSON: ${(error as Error).message}`, 'invalid_request_error')
+        }
+        const decoded = Decode.decode('reward', Rollouts.Reward)(json)
+        if (E.isLeft(decoded)) return fail(res, 400, `${Decode.formatError(decoded.left)}\n(send {"reward": number} or {"rewards": [number, ...]})`, 'invalid_request_error', 'reward')
+        return options.rollouts!.reward(id, decoded.right) ? Body.json(res, 200, { ok: true }) : fail(res, 404, `no open rollout ${id}`, 'not_found_error')
+      }
+
+      /** `/rollouts/<id>/...`: the run's own API, its calls recorded. */
+      const rollout = (req: http.IncomingMessage, res: http.ServerResponse, id: string, rest: string): Promise<void> | void => {
+        const runs = options.rollouts
+        if (runs?.get(id) === undefined) return fail(res, 404, `no open rollout ${id}`, 'not_found_error')
+        if (rest === '/reward') return req.method === 'POST' ? reward(req, res, id) : fail(res, 405, `${req.method} /rollouts/${id}/reward: use POST`, 'invalid_request_error')
+        if (rest === '/v1/chat/completions' && req.method === 'POST') return chat(req, res, (call) => void runs.record(id, call))
+        return api(req, res, rest)
       }
 
       const route = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<void> => {
@@ -137,6 +167,13 @@ export const start =
         if (req.method === 'GET' && (path === '/health' || path === '/')) return Body.json(res, 200, { status: 'ok' })
         if (options.token !== undefined && !tokenMatches(req.headers.authorization, options.token))
           return fail(res, 401, 'a bearer token is required: Authorization: Bearer <token>', 'invalid_request_error', null, 'invalid_api_key')
+        const run = /^\/rollouts\/([A-Za-z0-9_-]{1,64})(\/.*)$/.exec(path)
+        if (run !== null) return rollout(req, res, run[1]!, run[2]!)
+        return api(req, res, path)
+      }
+
+      /** The OpenAI routes. */
+      const api = async (req: http.IncomingMessage, res: http.ServerResponse, path: string): Promise<void> => {
         if (req.method === 'GET' && path === '/v1/models') return Body.json(res, 200, { object: 'list', data: [models(model, created)] })
         if (req.method === 'GET' && path.startsWith('/v1/models/')) {
           const id = decodeURIComponent(path.slice('/v1/models/'.length))

@@ -6,9 +6,11 @@
  *
  * @since 0.1.0
  */
+export * as Capture from './Capture.js'
 export * as ChatFormat from './ChatFormat.js'
 export * as Completions from './Completions.js'
 export * as Engine from './Engine.js'
+export * as Replies from './Replies.js'
 export * as Request from './Request.js'
 export * as Response from './Response.js'
 export * as Server from './Server.js'

@@ -98,6 +98,25 @@ describe('ChatFormat.turns', () => {
     expect(E.map((x: Int32Array) => Array.from(x))(ids)).toEqual(E.right(want))
   })
 
+  it("renders an assistant message the server wrote with its sampled ids, not its re-encoding", () => {
+    // 'go north' written byte by byte re-encodes to word tokens: another token sequence, same text
+    const bytes = Int32Array.from([...new TextEncoder().encode('go north')].map((b) => 7 + b))
+    expect(tokenizer.decode(bytes)).toBe('go north')
+    expect(Array.from(tokenizer.encode('go north'))).not.toEqual(Array.from(bytes))
+    const sampled = Int32Array.from([...bytes, template.stopTokens[0]!])
+    const conversation: _.Conversation = {
+      messages: [
+        { role: 'user', content: 'You are in a kitchen.' },
+        { role: 'assistant', content: 'go north', toolCalls: [] },
+        { role: 'user', content: 'You see a key.' }
+      ],
+      tools: []
+    }
+    const ids = format.render(conversation, (reply) => (reply.content === 'go north' && reply.toolCalls.length === 0 ? sampled : undefined))
+    const want = [...template.prompt('', 'You are in a kitchen.'), ...sampled, ...template.observation('You see a key.')]
+    expect(E.map((x: Int32Array) => Array.from(x))(ids)).toEqual(E.right(want))
+  })
+
   it('refuses conversations a rollout cannot have: ending with the assistant, starting with it, a late system message', () => {
     const user = { role: 'user', content: 'a' } as const
     const assistant = { role: 'assistant', content: 'b', toolCalls: [] } as const

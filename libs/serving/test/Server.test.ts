@@ -1,4 +1,5 @@
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible'
+import { Trajectory } from '@mtrl/core'
 import { Agent, ChatTemplate } from '@mtrl/policy'
 import { TestBackend } from '@mtrl/testing'
 import { generateText, stepCountIs, streamText, tool } from 'ai'
@@ -13,6 +14,8 @@ import { z } from 'zod'
 import type * as ChatFormat from '../src/ChatFormat.js'
 import * as Completions from '../src/Completions.js'
 import * as _ from '../src/Server.js'
+import * as Capture from '../src/Capture.js'
+import * as Rollouts from '../src/Rollouts.js'
 import * as ToolCalls from '../src/ToolCalls.js'
 import { teach, type Taught } from './teach.js'
 
@@ -33,6 +36,7 @@ let taught: Taught
 let model: Completions.Model & { readonly close: () => Promise<void> }
 let server: _.Server
 let client: OpenAI
+const rollouts = Rollouts.make()
 
 beforeAll(async () => {
   // wasm: teaching the model takes ~6x less time than on the cpu backend
@@ -46,7 +50,7 @@ beforeAll(async () => {
   console.log(`taught in ${Date.now() - t0} ms`)
   const agent = Agent.make(taught.policy, undefined, taught.tokenizer, ChatTemplate.make(taught.tokenizer), 512)
   model = Completions.model(agent, { name: 'taught', slots: 8 })
-  const started = await _.start({ model, token: 'secret' })()
+  const started = await _.start({ model, token: 'secret', rollouts })()
   if (E.isLeft(started)) throw new Error(started.left.reason)
   server = started.right
   client = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: 'secret', maxRetries: 0 })
@@ -200,6 +204,56 @@ call = client.chat.completions.create(model="taught", temperature=0, tools=tools
 print(json.dumps({"plain": plain.choices[0].message.content, "streamed": streamed, "call": [call.function.name, json.loads(call.function.arguments)]}))
 `
 
+describe('agent runs (rollouts): each run has its own routes, its calls recorded token-exact', () => {
+  const asTrajectory = (sample: Capture.Sample): Trajectory.Trajectory => ({ env: 'e', seed: 0, groupId: 'g', segments: sample.segments, turns: [], turnRewards: [], won: false, truncated: false })
+  const postReward = (id: string, body: unknown) =>
+    fetch(`${server.url}/rollouts/${id}/reward`, { method: 'POST', headers: { authorization: 'Bearer secret', 'content-type': 'application/json' }, body: JSON.stringify(body) })
+  const agentTurns = async (run: Rollouts.Rollout, edit: (m: OpenAI.ChatCompletionMessage) => OpenAI.ChatCompletionMessageParam) => {
+    const llm = new OpenAI({ baseURL: `${server.url}${run.path}`, apiKey: 'secret', maxRetries: 0 })
+    const request = { model: 'taught', temperature: 0, tools: tools as OpenAI.ChatCompletionTool[] }
+    const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: 'system', content: system }, { role: 'user', content: 'You are in a kitchen.' }]
+    const first = (await llm.chat.completions.create({ ...request, messages })).choices[0]!.message
+    const call = first.tool_calls![0]!
+    const second = await llm.chat.completions.create({ ...request, messages: [...messages, edit(first), { role: 'tool', tool_call_id: call.id, content: 'You see a key.' }] })
+    return second.choices[0]!.message.content
+  }
+
+  it('a two-turn agent is one sample: the first completion sits id for id in the second prompt; the reward arrives', async () => {
+    const run = rollouts.open()
+    expect(await agentTurns(run, (m) => m)).toBe('take key')
+    expect((await postReward(run.id, { reward: 1 })).status).toBe(200)
+    expect(await run.rewarded).toEqual({ reward: 1 })
+    const [a, b] = run.calls()
+    expect([a!.reencoded, b!.reencoded]).toEqual([0, 0])
+    expect(Array.from(b!.prompt.subarray(0, a!.prompt.length + a!.completion.length))).toEqual([...a!.prompt, ...a!.completion])
+    const samples = Capture.samples(run.calls())
+    expect(samples.map((x) => x.calls)).toEqual([2])
+    expect(Array.from(Trajectory.tokens(asTrajectory(samples[0]!)))).toEqual([...b!.prompt, ...b!.completion])
+    rollouts.close(run.id)
+  })
+
+  it('an assistant message the agent changed is re-encoded, counted as drift, and starts a step-wise sample', async () => {
+    const run = rollouts.open()
+    await agentTurns(run, (m) => ({ ...m, tool_calls: m.tool_calls!.map((c) => (c.type === 'function' ? { ...c, function: { ...c.function, arguments: '{"direction":"south"}' } } : c)) }))
+    expect(run.calls().map((c) => c.reencoded)).toEqual([0, 1])
+    expect(Capture.samples(run.calls()).map((x) => x.calls)).toEqual([1, 1])
+    rollouts.close(run.id)
+  })
+
+  it('unknown and closed runs are 404; a bad reward is 400 and names the field', async () => {
+    const run = rollouts.open('run-1')
+    expect(() => rollouts.open('run-1')).toThrow(/open already/)
+    const bad = await postReward('run-1', { reward: 'high' })
+    expect(bad.status).toBe(400)
+    expect(((await bad.json()) as { error: { message: string } }).error.message).toMatch(/reward/)
+    expect(run.reward()).toBeUndefined()
+    rollouts.close('run-1')
+    expect((await postReward('run-1', { reward: 1 })).status).toBe(404)
+    const llm = new OpenAI({ baseURL: `${server.url}/rollouts/nope/v1`, apiKey: 'secret', maxRetries: 0 })
+    await expect(llm.chat.completions.create({ model: 'taught', messages: [{ role: 'user', content: 'hi' }] })).rejects.toMatchObject({ status: 404 })
+  })
+})
+
 describe("Server with Python's openai package", () => {
   it.runIf(python)('a Python agent gets the same replies, streamed and with tools', async () => {
     // asynchronously: the server answers from this process
@@ -208,6 +262,28 @@ describe("Server with Python's openai package", () => {
     )
     expect(out.stderr).toBe('')
     expect(JSON.parse(out.stdout)).toEqual({ plain: 'hello there, friend', streamed: 'hello there, friend', call: ['go', { direction: 'north' }] })
+  })
+
+  it.runIf(python)('a Python agent plays in its own run and posts its per-turn rewards', async () => {
+    const run = rollouts.open()
+    const script = `
+import json, sys, urllib.request
+from openai import OpenAI
+base = sys.argv[1]
+llm = OpenAI(base_url=base + "/v1", api_key="secret", max_retries=0)
+reply = llm.chat.completions.create(model="taught", temperature=0, messages=[{"role": "system", "content": sys.argv[2]}, {"role": "user", "content": "Say hello."}])
+reward = 1.0 if reply.choices[0].message.content.startswith("hello") else 0.0
+request = urllib.request.Request(base + "/reward", data=json.dumps({"rewards": [reward]}).encode(), headers={"content-type": "application/json", "authorization": "Bearer secret"})
+print(urllib.request.urlopen(request).status)
+`
+    const out = await new Promise<{ stdout: string; stderr: string }>((resolve) =>
+      execFile('python3', ['-c', script, `${server.url}/rollouts/${run.id}`, system], { encoding: 'utf8', timeout: 60_000 }, (_e, stdout, stderr) => resolve({ stdout, stderr }))
+    )
+    expect(out.stderr).toBe('')
+    expect(out.stdout.trim()).toBe('200')
+    expect(await run.rewarded).toEqual({ rewards: [1] })
+    expect(run.calls()).toHaveLength(1)
+    rollouts.close(run.id)
   })
 })
 
