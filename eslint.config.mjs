@@ -43,6 +43,8 @@ const scopeConstraints = [
   { sourceTag: 'scope:env-http', onlyDependOnLibsWithTags: ['scope:core', 'scope:env', 'scope:testing', 'scope:backend'] },
   // serving's benchmark plays TextWorld (a devDependency); its sources use core and policy only
   { sourceTag: 'scope:serving', onlyDependOnLibsWithTags: ['scope:core', 'scope:policy', 'scope:env', 'scope:testing', 'scope:backend'] },
+  // agents as code: the served policy (serving) plays trainer-rl's episodes through the rollout contract
+  { sourceTag: 'scope:agent-rl', onlyDependOnLibsWithTags: ['scope:core', 'scope:policy', 'scope:rollout', 'scope:serving', 'scope:trainer', 'scope:advantages', 'scope:optim', 'scope:env', 'scope:testing', 'scope:backend'] },
   { sourceTag: 'scope:experiment', onlyDependOnLibsWithTags: ['scope:eval', 'scope:testing'] },
   // recipes and the pipeline that runs them compose every library below the app
   { sourceTag: 'scope:recipe', onlyDependOnLibsWithTags: ['scope:core', 'scope:env', 'scope:env-http', 'scope:policy', 'scope:rewards', 'scope:rollout', 'scope:replicas', 'scope:trainer', 'scope:eval', 'scope:rollout-queue', 'scope:experiment', 'scope:testing', 'scope:backend'] },

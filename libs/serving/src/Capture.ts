@@ -41,6 +41,8 @@ export interface Call {
 export interface Sample {
   readonly segments: ReadonlyArray<Trajectory.Segment>
   readonly calls: number
+  /** The indices (in call order) of its calls: by their last, samples end in the order the episode did. */
+  readonly callIndices: ReadonlyArray<number>
 }
 
 const startsWith = (sequence: Int32Array, prefix: Int32Array): boolean => {
@@ -62,13 +64,13 @@ const startsWith = (sequence: Int32Array, prefix: Int32Array): boolean => {
  * @since 0.1.0
  */
 export const samples = (calls: ReadonlyArray<Call>): ReadonlyArray<Sample> => {
-  const open: Array<{ segments: Trajectory.Segment[]; tokens: Int32Array; calls: number; turns: number }> = []
-  for (const call of calls) {
+  const open: Array<{ segments: Trajectory.Segment[]; tokens: Int32Array; calls: number; turns: number; callIndices: number[] }> = []
+  for (const [index, call] of calls.entries()) {
     let into: (typeof open)[number] | undefined
     for (const s of open) if (startsWith(call.prompt, s.tokens) && (into === undefined || s.tokens.length > into.tokens.length)) into = s
     const action: Trajectory.Segment = { kind: 'action', turn: into?.turns ?? 0, tokens: call.completion, logprobs: call.logprobs }
     if (into === undefined) {
-      open.push({ segments: [{ kind: 'prompt', turn: 0, tokens: call.prompt }, action], tokens: Tokenizer.concat([call.prompt, call.completion]), calls: 1, turns: 1 })
+      open.push({ segments: [{ kind: 'prompt', turn: 0, tokens: call.prompt }, action], tokens: Tokenizer.concat([call.prompt, call.completion]), calls: 1, turns: 1, callIndices: [index] })
       continue
     }
     const between = call.prompt.subarray(into.tokens.length)
@@ -77,6 +79,7 @@ export const samples = (calls: ReadonlyArray<Call>): ReadonlyArray<Sample> => {
     into.tokens = Tokenizer.concat([call.prompt, call.completion])
     into.calls += 1
     into.turns += 1
+    into.callIndices.push(index)
   }
-  return open.map(({ segments, calls: n }) => ({ segments, calls: n }))
+  return open.map(({ segments, calls: n, callIndices }) => ({ segments, calls: n, callIndices }))
 }

@@ -33,7 +33,7 @@ describe('Capture.samples', () => {
 
   it('a call that rewrites the history starts a step-wise sample of its own; a later call extends the sample it continues', () => {
     const samples = _.samples([call([1, 2], [3, 9]), call([1, 7], [8, 9]), call([1, 2, 3, 9, 5], [6]), call([1, 7, 8, 9, 4], [2])])
-    expect(samples.map((s) => s.calls)).toEqual([2, 2])
+    expect(samples.map((s) => [s.calls, s.callIndices])).toEqual([[2, [0, 2]], [2, [1, 3]]])
     expect(samples.map((s) => Array.from(Trajectory.tokens(asTrajectory(s))))).toEqual([
       [1, 2, 3, 9, 5, 6],
       [1, 7, 8, 9, 4, 2]

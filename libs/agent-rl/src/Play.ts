@@ -1,0 +1,175 @@
+/**
+ * Episodes played by an agent written as ordinary code: for each episode slot of an iteration,
+ * the agent function runs with its own base URL on the served policy (`/rollouts/<id>/v1`,
+ * `@mtrl/serving` `Rollouts`), calls the model as it likes (the `openai` client it is handed,
+ * the `ai` SDK, another process), and returns its reward; every call is recorded token-exact and
+ * becomes training samples (`Capture.samples`: one sequence per extended conversation,
+ * step-wise samples where the agent rewrote its history). The result has the shape of
+ * `Rollout.run`'s, so it drops into `Trainer.Setup.play` and every estimator and trainer applies.
+ *
+ * @since 0.1.0
+ */
+import { EnvError, type Env, type Tokenizer, type Trajectory } from '@mtrl/core'
+import { Rollout, RolloutMetrics } from '@mtrl/rollout'
+import { Capture, type Rollouts } from '@mtrl/serving'
+import * as E from 'fp-ts/lib/Either.js'
+import type * as TE from 'fp-ts/lib/TaskEither.js'
+import OpenAI from 'openai'
+
+/**
+ * One run of the agent: the task's `seed`, the environment slot it may play (`env.reset(seed)`
+ * starts it; agents with tasks of their own pick one by `seed`), its group (the runs of one
+ * task) and its place in it.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Run {
+  readonly seed: number
+  readonly env: Env.Env
+  readonly groupId: string
+  readonly member: number
+}
+
+/**
+ * The model an agent run talks to: the OpenAI base URL of its own route, the key and model name
+ * to send, and a ready `openai` client on them.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Llm {
+  readonly baseURL: string
+  readonly apiKey: string
+  readonly model: string
+  readonly client: OpenAI
+}
+
+/**
+ * What a run returns: its reward (one number, or one per model call in call order), optionally
+ * whether it won (default: a reward > 0); `undefined` to use the reward it posted to
+ * `/rollouts/<id>/reward` (an agent in another process).
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type Outcome = number | ReadonlyArray<number> | { readonly reward: number | ReadonlyArray<number>; readonly won?: boolean } | undefined
+
+/**
+ * An agent: an ordinary async function.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type Agent = (run: Run, llm: Llm) => Promise<Outcome>
+
+/**
+ * Where the policy is served: the server's URL (no trailing slash), its runs, the model name and
+ * key the agent sends; `tokenizer` decodes actions for the metrics' turn records.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Options {
+  readonly url: string
+  readonly rollouts: Rollouts.Rollouts
+  readonly model: string
+  readonly apiKey?: string
+  readonly tokenizer?: Tokenizer.Tokenizer
+}
+
+/** The run's rewards per call (call order) and whether it won. */
+const rewardsOf = (outcome: Outcome, posted: Rollouts.Reward | undefined, calls: number): E.Either<string, { readonly perCall: ReadonlyArray<number>; readonly won: boolean }> => {
+  const given = outcome ?? (posted === undefined ? undefined : 'reward' in posted ? posted.reward : posted.rewards)
+  if (given === undefined) return E.left('the agent returned no reward and posted none')
+  const value = typeof given === 'object' && !Array.isArray(given) ? (given as { reward: number | ReadonlyArray<number> }).reward : (given as number | ReadonlyArray<number>)
+  const won = typeof given === 'object' && !Array.isArray(given) ? (given as { won?: boolean }).won : undefined
+  if (typeof value === 'number') {
+    const perCall = Array.from({ length: calls }, (_, i) => (i === calls - 1 ? value : 0))
+    return E.right({ perCall, won: won ?? value > 0 })
+  }
+  if (value.length !== calls) return E.left(`the agent returned ${value.length} rewards for ${calls} model calls (one per call, in call order)`)
+  return E.right({ perCall: value, won: won ?? value.reduce((a, b) => a + b, 0) > 0 })
+}
+
+/** One run's episode: its samples in the order they ended, the rewards of their turns in that order. */
+const episodeOf = (run: Run, slot: number, calls: ReadonlyArray<Capture.Call>, perCall: ReadonlyArray<number>, won: boolean, decode: (ids: Int32Array) => string): Rollout.Episode => {
+  const samples = [...Capture.samples(calls)].sort((a, b) => a.callIndices[a.callIndices.length - 1]! - b.callIndices[b.callIndices.length - 1]!)
+  const trajectoryOf = (sample: Capture.Sample): Trajectory.Trajectory => {
+    const turns = sample.callIndices.map((c) => ({ action: decode(calls[c]!.completion), reward: perCall[c]!, valid: true, parsed: true, score: 0, maxScore: 0 }))
+    return { env: run.env.spec.name, seed: run.seed, groupId: run.groupId, segments: sample.segments, turns, turnRewards: turns.map((t) => t.reward), won, truncated: false }
+  }
+  const trajectories = samples.map(trajectoryOf)
+  const last = trajectories[trajectories.length - 1]!
+  const turns = trajectories.flatMap((t) => t.turns)
+  return { trajectory: { ...last, turns, turnRewards: turns.map((t) => t.reward) }, samples: trajectories, slot, index: 0, ending: 'done' }
+}
+
+/**
+ * The episodes of `input` played by `agent`, all runs at once (see the module comment). An agent
+ * that throws, makes no model call, or gives no reward fails the iteration with that reason.
+ *
+ * @example
+ * import { Play } from '@mtrl/agent-rl'
+ * declare const options: Play.Options
+ * const play = Play.play(async (run, llm) => {
+ *   const start = await run.env.reset(run.seed)()
+ *   // ... llm.client.chat.completions.create({ model: llm.model, messages }) ...
+ *   return 1
+ * }, options)
+ * // Trainer.make({ ...setup, play })
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const play =
+  (agent: Agent, options: Options) =>
+  (input: Rollout.Input): TE.TaskEither<EnvError.EnvError, Rollout.Result> =>
+  async () => {
+    const started = performance.now()
+    const apiKey = options.apiKey ?? 'none'
+    const decode = (ids: Int32Array): string => options.tokenizer?.decode(ids) ?? ''
+    const runOne = async (env: Env.Env, slot: number): Promise<E.Either<EnvError.EnvError, { readonly episode: Rollout.Episode; readonly calls: ReadonlyArray<Capture.Call> }>> => {
+      const seed = Rollout.seedOf(input.seeds, Math.floor(slot / input.groupSize), 0)
+      const run: Run = { seed, env, groupId: `${env.spec.name}:${seed}`, member: slot % input.groupSize }
+      const rollout = options.rollouts.open()
+      const baseURL = `${options.url}${rollout.path}`
+      const fail = (reason: string) => E.left(EnvError.stepFailed(env.spec.name, `agent run ${rollout.id} (seed ${seed})`, reason))
+      try {
+        const outcome = await agent(run, { baseURL, apiKey, model: options.model, client: new OpenAI({ baseURL, apiKey, maxRetries: 0 }) })
+        const calls = rollout.calls()
+        if (calls.length === 0) return fail('the agent made no model call')
+        const rewards = rewardsOf(outcome, rollout.reward(), calls.length)
+        if (E.isLeft(rewards)) return fail(rewards.left)
+        return E.right({ episode: episodeOf(run, slot, calls, rewards.right.perCall, rewards.right.won, decode), calls })
+      } catch (error) {
+        return fail(`the agent threw: ${error instanceof Error ? error.message : String(error)}`)
+      } finally {
+        options.rollouts.close(rollout.id)
+      }
+    }
+    const results = await Promise.all(input.envs.map(runOne))
+    const failed = results.find(E.isLeft)
+    if (failed !== undefined) return failed
+    const done = results.map((r) => (r as E.Right<{ readonly episode: Rollout.Episode; readonly calls: ReadonlyArray<Capture.Call> }>).right)
+    const calls = done.flatMap((d) => d.calls)
+    const counters: RolloutMetrics.Counters = {
+      generatedTokens: calls.reduce((n, c) => n + c.completion.length, 0),
+      contextTokens: calls.reduce((n, c) => n + c.prompt.length + c.completion.length, 0),
+      cutOff: 0,
+      hackingPairs: 0,
+      pairs: 0,
+      seconds: (performance.now() - started) / 1000
+    }
+    const episodes = done.map((d) => d.episode)
+    return E.right({ episodes, metrics: RolloutMetrics.summarize(episodes.map((e) => e.trajectory), counters) })
+  }
+
+/**
+ * Re-encoded assistant messages over an iteration's calls (drift: replies the agent changed
+ * before sending them back, or a template that renders text), for the run's metrics.
+ *
+ * @category destructors
+ * @since 0.1.0
+ */
+export const drift = (calls: ReadonlyArray<Capture.Call>): number => calls.reduce((n, c) => n + c.reencoded, 0)
