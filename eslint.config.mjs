@@ -47,7 +47,7 @@ const scopeConstraints = [
   { sourceTag: 'scope:agent-rl', onlyDependOnLibsWithTags: ['scope:core', 'scope:policy', 'scope:rollout', 'scope:serving', 'scope:trainer', 'scope:advantages', 'scope:optim', 'scope:env', 'scope:testing', 'scope:backend'] },
   { sourceTag: 'scope:experiment', onlyDependOnLibsWithTags: ['scope:eval', 'scope:testing'] },
   // recipes and the pipeline that runs them compose every library below the app
-  { sourceTag: 'scope:recipe', onlyDependOnLibsWithTags: ['scope:core', 'scope:env', 'scope:env-http', 'scope:policy', 'scope:rewards', 'scope:rollout', 'scope:replicas', 'scope:trainer', 'scope:eval', 'scope:rollout-queue', 'scope:experiment', 'scope:testing', 'scope:backend'] },
+  { sourceTag: 'scope:recipe', onlyDependOnLibsWithTags: ['scope:core', 'scope:env', 'scope:env-http', 'scope:serving', 'scope:agent-rl', 'scope:policy', 'scope:rewards', 'scope:rollout', 'scope:replicas', 'scope:trainer', 'scope:eval', 'scope:rollout-queue', 'scope:experiment', 'scope:testing', 'scope:backend'] },
   { sourceTag: 'scope:app', onlyDependOnLibsWithTags: ['*'] },
   { sourceTag: 'scope:tools', onlyDependOnLibsWithTags: ['*'] }
 ]

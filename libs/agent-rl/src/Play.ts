@@ -14,6 +14,8 @@ import { Rollout, RolloutMetrics } from '@mtrl/rollout'
 import { Capture, type Rollouts } from '@mtrl/serving'
 import * as E from 'fp-ts/lib/Either.js'
 import type * as TE from 'fp-ts/lib/TaskEither.js'
+import { resolve } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import OpenAI from 'openai'
 
 /**
@@ -33,7 +35,9 @@ export interface Run {
 
 /**
  * The model an agent run talks to: the OpenAI base URL of its own route, the key and model name
- * to send, and a ready `openai` client on them.
+ * to send, a ready `openai` client on them, and the sampling the trainer expects: send
+ * `temperature` (the trainer takes its log-prob ratios at it) and no `top_p`; `maxTokens` is the
+ * stage's reply budget.
  *
  * @category models
  * @since 0.1.0
@@ -43,6 +47,8 @@ export interface Llm {
   readonly apiKey: string
   readonly model: string
   readonly client: OpenAI
+  readonly temperature: number
+  readonly maxTokens: number | undefined
 }
 
 /**
@@ -67,6 +73,9 @@ export type Agent = (run: Run, llm: Llm) => Promise<Outcome>
  * Where the policy is served: the server's URL (no trailing slash), its runs, the model name and
  * key the agent sends; `tokenizer` decodes actions for the metrics' turn records.
  *
+ * A module that holds an agent for a recipe (`{"kind": "rl", "agent": "path/to/agent.ts"}`)
+ * exports it as `default` or as `agent` ({@link fromModule}).
+ *
  * @category models
  * @since 0.1.0
  */
@@ -76,6 +85,9 @@ export interface Options {
   readonly model: string
   readonly apiKey?: string
   readonly tokenizer?: Tokenizer.Tokenizer
+  /** What the runs are told to sample at (`Llm.temperature`, default 1) and their reply budget. */
+  readonly temperature?: number
+  readonly maxTokens?: number
 }
 
 /** The run's rewards per call (call order) and whether it won. */
@@ -136,7 +148,8 @@ export const play =
       const baseURL = `${options.url}${rollout.path}`
       const fail = (reason: string) => E.left(EnvError.stepFailed(env.spec.name, `agent run ${rollout.id} (seed ${seed})`, reason))
       try {
-        const outcome = await agent(run, { baseURL, apiKey, model: options.model, client: new OpenAI({ baseURL, apiKey, maxRetries: 0 }) })
+        const llm: Llm = { baseURL, apiKey, model: options.model, client: new OpenAI({ baseURL, apiKey, maxRetries: 0 }), temperature: options.temperature ?? 1, maxTokens: options.maxTokens }
+        const outcome = await agent(run, llm)
         const calls = rollout.calls()
         if (calls.length === 0) return fail('the agent made no model call')
         const rewards = rewardsOf(outcome, rollout.reward(), calls.length)
@@ -173,3 +186,24 @@ export const play =
  * @since 0.1.0
  */
 export const drift = (calls: ReadonlyArray<Capture.Call>): number => calls.reduce((n, c) => n + c.reencoded, 0)
+
+/**
+ * The agent a module exports (as `default` or `agent`), or why there is none.
+ *
+ * @example
+ * import { Play } from '@mtrl/agent-rl'
+ * const agent = await Play.fromModule('examples/textworld-agent.ts')
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const fromModule = async (path: string): Promise<E.Either<string, Agent>> => {
+  let module: Record<string, unknown>
+  try {
+    module = (await import(pathToFileURL(resolve(path)).href)) as Record<string, unknown>
+  } catch (error) {
+    return E.left(`cannot load the agent module ${path}: ${error instanceof Error ? error.message : String(error)}`)
+  }
+  const agent = module['default'] ?? module['agent']
+  return typeof agent === 'function' ? E.right(agent as Agent) : E.left(`${path} exports no agent function (as default or as "agent")`)
+}

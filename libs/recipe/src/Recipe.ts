@@ -85,10 +85,13 @@ export type RolloutSettings = t.TypeOf<typeof RolloutSettings>
  * RL on the policy's own episodes: `iterations` of (rollout, rewards, advantages, updates).
  * `replicas`: threads that share each minibatch's gradients (this one and `replicas - 1` workers,
  * `@mtrl/trainer-rl`'s `UpdateReplicas`; default 1), for backends that use one core (wasm).
+ * `agent`: a module (path from the working directory) that exports an agent written as code
+ * (`@mtrl/agent-rl` `Play.Agent`, as `default` or `agent`): its runs play the episodes through the
+ * policy served over the OpenAI API, and return the rewards (the stage's `reward` is then not used).
  */
 export const RlStage = t.intersection([
   t.type({ kind: t.literal('rl'), env: EnvConfig, iterations: Numbers.PositiveInt }),
-  t.partial({ reward: RewardSpec.RewardSpec, rollout: RolloutSettings, replicas: Numbers.PositiveInt, ...trainerProps })
+  t.partial({ reward: RewardSpec.RewardSpec, rollout: RolloutSettings, replicas: Numbers.PositiveInt, agent: t.string, ...trainerProps })
 ])
 export type RlStage = t.TypeOf<typeof RlStage>
 

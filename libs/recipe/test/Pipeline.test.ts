@@ -47,6 +47,23 @@ describe('Pipeline', () => {
     expect(lines.some((l) => l.startsWith('stage 1 (sft on textworld/w1-o1-q1): 8 demonstrations'))).toBe(true)
   })
 
+  it('an RL stage whose episodes an agent written as code plays through the policy served over the OpenAI API', async () => {
+    const run = RunDir.create('t', join(root, 'agent'))
+    const lines: string[] = []
+    const agentStage = { ...rl, agent: join(__dirname, 'fixtures', 'textAgent.ts') }
+    const result = await _.run({ run, backend, reporter: quiet(lines) })(recipe([agentStage], { evalBeforeTraining: false }))()
+    if (E.isLeft(result)) throw new Error(result.left.message)
+    expect(lines.some((l) => l.includes('episodes played by the agent') && l.includes('textAgent.ts'))).toBe(true)
+    const iterations = run.readMetrics().filter((m) => m['kind'] === 'rl')
+    expect(iterations).toHaveLength(2)
+    for (const m of iterations) {
+      expect(m['episode/turns']).toBeGreaterThan(0)
+      expect(Number.isFinite(m['loss/policy'])).toBe(true)
+    }
+    const bad = await _.run({ run: RunDir.create('t', join(root, 'agent-missing')), backend, reporter: quiet() })(recipe([{ ...rl, agent: join(root, 'nope.ts') }], { evalBeforeTraining: false }))()
+    expect(E.isLeft(bad) && bad.left.message).toMatch(/cannot load the agent module .*nope\.ts/)
+  })
+
   it('skips the evaluation before training when told to, and still evaluates after each stage', async () => {
     const run = RunDir.create('t', join(root, 'no-before'))
     const result = await _.run({ run, backend, reporter: quiet() })(recipe([sft], { evalBeforeTraining: false }))()

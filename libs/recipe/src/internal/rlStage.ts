@@ -3,11 +3,13 @@
  * on), iterated to the stage's budget with checkpoints every `checkpointEvery` iterations; a
  * resumed stage continues from its last checkpoint with the same random streams.
  */
+import { Play } from '@mtrl/agent-rl'
 import type { Env } from '@mtrl/core'
 import { Progress } from '@mtrl/experiment'
 import { Agent, Critic } from '@mtrl/policy'
 import { RewardSpec } from '@mtrl/rewards'
 import { Runner } from '@mtrl/rollout-queue'
+import { Completions, Rollouts, Server } from '@mtrl/serving'
 import { Algorithm, Driver, Trainer, UpdateReplicas, type Metrics } from '@mtrl/trainer-rl'
 import * as E from 'fp-ts/lib/Either.js'
 import { trainerConfig, type RlStage } from '../Recipe.js'
@@ -15,11 +17,11 @@ import { failed, stopped, type RunError } from '../RunError.js'
 import { noBar, pct, rolloutOptions, type Context } from './context.js'
 
 /** Makes the RL trainer of a stage (its envs, reward, and the reference policy: the KL anchor when a KL term is on, and the drift diagnostic `kl/prior` always; with a queue, who plays its episodes). */
-const makeTrainer = (ctx: Context, i: number, stage: RlStage, source: Env.EnvSource, replicas: UpdateReplicas.Pool): Trainer.Trainer => {
+const makeTrainer = (ctx: Context, i: number, stage: RlStage, source: Env.EnvSource, replicas: UpdateReplicas.Pool, served: Served | undefined): Trainer.Trainer => {
   const agent = ctx.agent
   const rollout = rolloutOptions(source, ctx.recipe.rollout, stage.rollout)
   const config = trainerConfig(stage, rollout, ctx.recipe.seed + 100 * (i + 1), ctx.recipe.checkpointEvery)
-  const play = ctx.queue && Runner.asRollout(ctx.queue, { env: stage.env, rollout, policy: agent.policy, contextLength: agent.contextLength, envName: source.name })
+  const play = served?.play ?? (ctx.queue && Runner.asRollout(ctx.queue, { env: stage.env, rollout, policy: agent.policy, contextLength: agent.contextLength, envName: source.name }))
   return Trainer.make({
     config,
     policy: agent.policy,
@@ -29,10 +31,34 @@ const makeTrainer = (ctx: Context, i: number, stage: RlStage, source: Env.EnvSou
     template: agent.template,
     tokenizer: agent.tokenizer,
     contextLength: agent.contextLength,
-    reward: RewardSpec.fromSpec(stage.reward ?? { kind: 'outcome' }),
+    // an agent written as code gives its own rewards, as the episode's turn rewards
+    reward: served === undefined ? RewardSpec.fromSpec(stage.reward ?? { kind: 'outcome' }) : (t) => t.turnRewards,
     ...(play === undefined ? {} : { play }),
     ...(replicas.size === 0 ? {} : { replicas })
   })
+}
+
+/** The policy served over the OpenAI API for an agent written as code, and the episodes its runs play. */
+interface Served {
+  readonly play: NonNullable<Trainer.Setup['play']>
+  readonly close: () => Promise<void>
+}
+
+/** Serves the stage's policy and loads its agent module (see `RlStage.agent`). */
+const serve = async (ctx: Context, stage: RlStage, source: Env.EnvSource, module: string): Promise<E.Either<RunError, Served>> => {
+  const loaded = await Play.fromModule(module)
+  if (E.isLeft(loaded)) return E.left(failed(loaded.left))
+  const rollout = rolloutOptions(source, ctx.recipe.rollout, stage.rollout)
+  const model = Completions.model(ctx.agent, { name: 'policy', slots: Math.max(1, (stage.seedsPerIteration ?? 8) * (stage.groupSize ?? 4)) })
+  const rollouts = Rollouts.make()
+  const started = await Server.start({ model, rollouts })()
+  if (E.isLeft(started)) {
+    await model.close()
+    return E.left(failed(`cannot serve the policy for the agent ${module}: ${started.left.reason}`))
+  }
+  const server = started.right
+  const play = Play.play(loaded.right, { url: server.url, rollouts, model: 'policy', tokenizer: ctx.agent.tokenizer, temperature: rollout.temperature, maxTokens: rollout.maxNewTokens })
+  return E.right({ play, close: async () => (await server.close(), await model.close()) })
 }
 
 /** An iteration's line; an iteration without a policy update (the critic's warm-up) says so instead of a NaN policy loss and entropy. */
@@ -81,8 +107,14 @@ export const run = async (ctx: Context, i: number, stage: RlStage, name: string)
   const withCritic = Algorithm.registry[stage.algorithm ?? 'ppo'].critic
   const replicas = await UpdateReplicas.start(ctx.agent.policy, withCritic ? ctx.agent.critic : undefined, (stage.replicas ?? 1) - 1, ctx.replicaInit)
   if (replicas.size > 0) ctx.reporter.line(`${name}: ${replicas.size + 1} data-parallel update replicas (workers on ${replicas.backends.join(', ')})`)
+  const served = stage.agent === undefined ? undefined : await serve(ctx, stage, source, stage.agent)
+  if (served !== undefined && E.isLeft(served)) {
+    await replicas.dispose()
+    return served
+  }
+  if (served !== undefined) ctx.reporter.line(`${name}: episodes played by the agent ${stage.agent} through the policy's OpenAI endpoint`)
   try {
-    const trainer = makeTrainer(ctx, i, stage, source, replicas)
+    const trainer = makeTrainer(ctx, i, stage, source, replicas, served?.right)
     try {
       return await iterate(ctx, i, stage, name, trainer)
     } finally {
@@ -90,6 +122,7 @@ export const run = async (ctx: Context, i: number, stage: RlStage, name: string)
       await Promise.all(trainer.setup.envs.map((env) => env.close()()))
     }
   } finally {
+    await served?.right.close()
     await replicas.dispose()
   }
 }
