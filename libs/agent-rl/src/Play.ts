@@ -52,14 +52,35 @@ export interface Llm {
 }
 
 /**
+ * What the environment said of one model call's action, for rewards computed by the trainer
+ * (a recipe's `reward`, e.g. dense score deltas with an invalid-action penalty): the step's
+ * reward (score delta), whether the action was valid, the score and the maximum score.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface TurnReport {
+  readonly reward: number
+  readonly valid?: boolean
+  readonly score?: number
+  readonly maxScore?: number
+}
+
+/**
  * What a run returns: its reward (one number, or one per model call in call order), optionally
- * whether it won (default: a reward > 0); `undefined` to use the reward it posted to
+ * whether it won (default: a reward > 0); or a report per model call (`turns`) and whether it
+ * won, for rewards the trainer computes from them; `undefined` to use the reward it posted to
  * `/rollouts/<id>/reward` (an agent in another process).
  *
  * @category models
  * @since 0.1.0
  */
-export type Outcome = number | ReadonlyArray<number> | { readonly reward: number | ReadonlyArray<number>; readonly won?: boolean } | undefined
+export type Outcome =
+  | number
+  | ReadonlyArray<number>
+  | { readonly reward: number | ReadonlyArray<number>; readonly won?: boolean }
+  | { readonly turns: ReadonlyArray<TurnReport>; readonly won: boolean }
+  | undefined
 
 /**
  * An agent: an ordinary async function.
@@ -90,25 +111,30 @@ export interface Options {
   readonly maxTokens?: number
 }
 
-/** The run's rewards per call (call order) and whether it won. */
-const rewardsOf = (outcome: Outcome, posted: Rollouts.Reward | undefined, calls: number): E.Either<string, { readonly perCall: ReadonlyArray<number>; readonly won: boolean }> => {
+/** The run's report per call (call order) and whether it won. */
+const reportsOf = (outcome: Outcome, posted: Rollouts.Reward | undefined, calls: number): E.Either<string, { readonly perCall: ReadonlyArray<TurnReport>; readonly won: boolean }> => {
+  if (typeof outcome === 'object' && outcome !== null && 'turns' in outcome) {
+    if (outcome.turns.length !== calls) return E.left(`the agent reported ${outcome.turns.length} turns for ${calls} model calls (one per call, in call order)`)
+    return E.right({ perCall: outcome.turns, won: outcome.won })
+  }
   const given = outcome ?? (posted === undefined ? undefined : 'reward' in posted ? posted.reward : posted.rewards)
   if (given === undefined) return E.left('the agent returned no reward and posted none')
   const value = typeof given === 'object' && !Array.isArray(given) ? (given as { reward: number | ReadonlyArray<number> }).reward : (given as number | ReadonlyArray<number>)
   const won = typeof given === 'object' && !Array.isArray(given) ? (given as { won?: boolean }).won : undefined
-  if (typeof value === 'number') {
-    const perCall = Array.from({ length: calls }, (_, i) => (i === calls - 1 ? value : 0))
-    return E.right({ perCall, won: won ?? value > 0 })
-  }
+  const report = (reward: number): TurnReport => ({ reward })
+  if (typeof value === 'number') return E.right({ perCall: Array.from({ length: calls }, (_, i) => report(i === calls - 1 ? value : 0)), won: won ?? value > 0 })
   if (value.length !== calls) return E.left(`the agent returned ${value.length} rewards for ${calls} model calls (one per call, in call order)`)
-  return E.right({ perCall: value, won: won ?? value.reduce((a, b) => a + b, 0) > 0 })
+  return E.right({ perCall: value.map(report), won: won ?? value.reduce((a, b) => a + b, 0) > 0 })
 }
 
 /** One run's episode: its samples in the order they ended, the rewards of their turns in that order. */
-const episodeOf = (run: Run, slot: number, calls: ReadonlyArray<Capture.Call>, perCall: ReadonlyArray<number>, won: boolean, decode: (ids: Int32Array) => string): Rollout.Episode => {
+const episodeOf = (run: Run, slot: number, calls: ReadonlyArray<Capture.Call>, perCall: ReadonlyArray<TurnReport>, won: boolean, decode: (ids: Int32Array) => string): Rollout.Episode => {
   const samples = [...Capture.samples(calls)].sort((a, b) => a.callIndices[a.callIndices.length - 1]! - b.callIndices[b.callIndices.length - 1]!)
   const trajectoryOf = (sample: Capture.Sample): Trajectory.Trajectory => {
-    const turns = sample.callIndices.map((c) => ({ action: decode(calls[c]!.completion), reward: perCall[c]!, valid: true, parsed: true, score: 0, maxScore: 0 }))
+    const turns = sample.callIndices.map((c) => {
+      const r = perCall[c]!
+      return { action: decode(calls[c]!.completion), reward: r.reward, valid: r.valid ?? true, parsed: true, score: r.score ?? 0, maxScore: r.maxScore ?? 0 }
+    })
     return { env: run.env.spec.name, seed: run.seed, groupId: run.groupId, segments: sample.segments, turns, turnRewards: turns.map((t) => t.reward), won, truncated: false }
   }
   const trajectories = samples.map(trajectoryOf)
@@ -152,7 +178,7 @@ export const play =
         const outcome = await agent(run, llm)
         const calls = rollout.calls()
         if (calls.length === 0) return fail('the agent made no model call')
-        const rewards = rewardsOf(outcome, rollout.reward(), calls.length)
+        const rewards = reportsOf(outcome, rollout.reward(), calls.length)
         if (E.isLeft(rewards)) return fail(rewards.left)
         return E.right({ episode: episodeOf(run, slot, calls, rewards.right.perCall, rewards.right.won, decode), calls })
       } catch (error) {

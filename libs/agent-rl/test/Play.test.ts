@@ -7,6 +7,7 @@ import { TestBackend, Toy } from '@mtrl/testing'
 import { Config, Trainer } from '@mtrl/trainer-rl'
 import * as E from 'fp-ts/lib/Either.js'
 import type OpenAI from 'openai'
+import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import * as _ from '../src/Play.js'
 
@@ -114,6 +115,29 @@ describe('Play: an agent written as code, through the served policy', () => {
     expect(await reason(async () => 1)).toBe('the agent made no model call')
     expect(await reason(async (_run, llm) => (await call(llm), undefined))).toBe('the agent returned no reward and posted none')
     expect(await reason(async (_run, llm) => (await call(llm), [1, 2]))).toBe('the agent returned 2 rewards for 1 model calls (one per call, in call order)')
+    await served.close()
+    agent.dispose()
+  })
+})
+
+describe('examples/textworld-agent.ts', () => {
+  it('loads as a module and plays TextWorld episodes whose turns carry the environment reports', async () => {
+    const settings = Settings.parse('w2-o3-q4')
+    if (E.isLeft(settings)) throw new Error(settings.left)
+    const start = await must(TextWorld.make(settings.right).reset(1))
+    const tokenizer = WordTokenizer.build({ maxVocab: 400, minCount: 1 })([start.goal, start.text])
+    const policy = Policy.make(ModelConfig.make({ vocab: tokenizer.vocabSize, dModel: 16, layers: 1, heads: 2, maxLen: 512 }), 1, { tokenizer })
+    const agent = Agent.make(policy, undefined, tokenizer, ChatTemplate.make(tokenizer), 512)
+    const served = await serve(agent)
+    const example = await _.fromModule(join(__dirname, '../../../examples/textworld-agent.ts'))
+    if (E.isLeft(example)) throw new Error(example.left)
+    const played = await must(_.play(example.right, { url: served.server.url, rollouts: served.rollouts, model: 'policy', tokenizer, temperature: 0.7, maxTokens: 6 })({ envs: [1, 2].map(() => TextWorld.make(settings.right)), seeds: [1, 2], groupSize: 1, rng: Rng.make(0) }))
+    for (const e of played.episodes) {
+      expect(e.trajectory.turns.length).toBeGreaterThan(0)
+      expect(e.trajectory.turns.every((t) => t.maxScore > 0)).toBe(true)
+      expect(e.trajectory.turns.length).toBe(e.samples.reduce((n, s) => n + s.turns.length, 0))
+    }
+    expect(E.isLeft(await _.fromModule(join(__dirname, 'nothing.ts')))).toBe(true)
     await served.close()
     agent.dispose()
   })

@@ -87,7 +87,9 @@ export type RolloutSettings = t.TypeOf<typeof RolloutSettings>
  * `@mtrl/trainer-rl`'s `UpdateReplicas`; default 1), for backends that use one core (wasm).
  * `agent`: a module (path from the working directory) that exports an agent written as code
  * (`@mtrl/agent-rl` `Play.Agent`, as `default` or `agent`): its runs play the episodes through the
- * policy served over the OpenAI API, and return the rewards (the stage's `reward` is then not used).
+ * policy served over the OpenAI API, and return their rewards; with a `reward` here, the agent
+ * reports each call's environment step (`Play.TurnReport`) and the stage computes the reward from
+ * them as for its own rollouts.
  */
 export const RlStage = t.intersection([
   t.type({ kind: t.literal('rl'), env: EnvConfig, iterations: Numbers.PositiveInt }),

@@ -157,7 +157,8 @@ describe('Recipe', () => {
   it('every recipe shipped in recipes/ decodes', () => {
     const files = [
       ...readdirSync(recipes).filter((f) => f.endsWith('.json')).map((f) => join(recipes, f)),
-      ...readdirSync(join(recipes, 'paper')).filter((f) => f.endsWith('.json')).map((f) => join(recipes, 'paper', f))
+      ...readdirSync(join(recipes, 'paper')).filter((f) => f.endsWith('.json')).map((f) => join(recipes, 'paper', f)),
+      ...readdirSync(join(recipes, 'agents')).filter((f) => f.endsWith('.json')).map((f) => join(recipes, 'agents', f))
     ]
     expect(files.length).toBeGreaterThan(1)
     for (const file of files) {

@@ -31,8 +31,8 @@ const makeTrainer = (ctx: Context, i: number, stage: RlStage, source: Env.EnvSou
     template: agent.template,
     tokenizer: agent.tokenizer,
     contextLength: agent.contextLength,
-    // an agent written as code gives its own rewards, as the episode's turn rewards
-    reward: served === undefined ? RewardSpec.fromSpec(stage.reward ?? { kind: 'outcome' }) : (t) => t.turnRewards,
+    // an agent written as code gives its own rewards (the episode's turn rewards) unless the stage names a reward to compute from its turn reports
+    reward: served === undefined || stage.reward !== undefined ? RewardSpec.fromSpec(stage.reward ?? { kind: 'outcome' }) : (t) => t.turnRewards,
     ...(play === undefined ? {} : { play }),
     ...(replicas.size === 0 ? {} : { replicas })
   })
