@@ -49,6 +49,8 @@ export interface Llm {
   readonly client: OpenAI
   readonly temperature: number
   readonly maxTokens: number | undefined
+  /** Where a program that cannot return its reward posts it (`{"reward": x}` or `{"rewards": [...]}`). */
+  readonly rewardURL: string
 }
 
 /**
@@ -174,7 +176,7 @@ export const play =
       const baseURL = `${options.url}${rollout.path}`
       const fail = (reason: string) => E.left(EnvError.stepFailed(env.spec.name, `agent run ${rollout.id} (seed ${seed})`, reason))
       try {
-        const llm: Llm = { baseURL, apiKey, model: options.model, client: new OpenAI({ baseURL, apiKey, maxRetries: 0 }), temperature: options.temperature ?? 1, maxTokens: options.maxTokens }
+        const llm: Llm = { baseURL, apiKey, model: options.model, client: new OpenAI({ baseURL, apiKey, maxRetries: 0 }), temperature: options.temperature ?? 1, maxTokens: options.maxTokens, rewardURL: `${options.url}/rollouts/${rollout.id}/reward` }
         const outcome = await agent(run, llm)
         const calls = rollout.calls()
         if (calls.length === 0) return fail('the agent made no model call')

@@ -7,6 +7,7 @@ import { TestBackend, Toy } from '@mtrl/testing'
 import { Config, Trainer } from '@mtrl/trainer-rl'
 import * as E from 'fp-ts/lib/Either.js'
 import type OpenAI from 'openai'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import * as _ from '../src/Play.js'
@@ -138,6 +139,8 @@ describe('examples/textworld-agent.ts', () => {
       expect(e.trajectory.turns.length).toBe(e.samples.reduce((n, s) => n + s.turns.length, 0))
     }
     expect(E.isLeft(await _.fromModule(join(__dirname, 'nothing.ts')))).toBe(true)
+    // the guide shows the example as it is
+    expect(readFileSync(join(__dirname, '../../../docs/guides/agents-as-code.md'), 'utf8')).toContain(readFileSync(join(__dirname, '../../../examples/textworld-agent.ts'), 'utf8').trim())
     await served.close()
     agent.dispose()
   })
