@@ -35,7 +35,7 @@ export interface Run {
 
 /**
  * The model an agent run talks to: the OpenAI base URL of its own route, the key and model name
- * to send, a ready `openai` client on them, and the sampling the trainer expects: send
+ * to send, a ready `openai` client on them (retrying a failed connection twice), and the sampling the trainer expects: send
  * `temperature` (the trainer takes its log-prob ratios at it) and no `top_p`; `maxTokens` is the
  * stage's reply budget.
  *
@@ -176,7 +176,7 @@ export const play =
       const baseURL = `${options.url}${rollout.path}`
       const fail = (reason: string) => E.left(EnvError.stepFailed(env.spec.name, `agent run ${rollout.id} (seed ${seed})`, reason))
       try {
-        const llm: Llm = { baseURL, apiKey, model: options.model, client: new OpenAI({ baseURL, apiKey, maxRetries: 0 }), temperature: options.temperature ?? 1, maxTokens: options.maxTokens, rewardURL: `${options.url}/rollouts/${rollout.id}/reward` }
+        const llm: Llm = { baseURL, apiKey, model: options.model, client: new OpenAI({ baseURL, apiKey, maxRetries: 2 }), temperature: options.temperature ?? 1, maxTokens: options.maxTokens, rewardURL: `${options.url}/rollouts/${rollout.id}/reward` }
         const outcome = await agent(run, llm)
         const calls = rollout.calls()
         if (calls.length === 0) return fail('the agent made no model call')

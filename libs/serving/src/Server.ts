@@ -194,7 +194,9 @@ export const start =
             if (inFlight === 0) drained?.()
           })
       })
-      server.keepAliveTimeout = 5_000
+      // idle keep-alive sockets live a minute: an event loop busy with a long update fires the
+      // timer late, and a client reusing the socket then would meet a reset connection
+      server.keepAliveTimeout = 60_000
       server.once('error', (error) => resolve(E.left({ _tag: 'ListenFailed', host, port: options.port ?? 0, reason: error.message })))
       server.listen(options.port ?? 0, host, () => {
         const port = (server.address() as AddressInfo).port
