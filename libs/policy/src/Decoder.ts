@@ -56,6 +56,12 @@ export interface Decoder {
   readonly copy: (from: number, to: number, length: number) => void
   /** Empties the slot (`truncate(slot, 0)`). */
   readonly reset: (slot: number) => void
+  /**
+   * The version of the policy's weights this decoder decodes with: it grows whenever a variable
+   * has been assigned since the last call (an optimizer step). Keys and values cached under an
+   * older version are stale: a prefix cache must not reuse them.
+   */
+  readonly weightsVersion: () => number
   readonly dispose: () => void
 }
 
@@ -94,11 +100,21 @@ export const make = (policy: Policy, options: Options): Decoder => {
   const held: Int32Array[] = Array.from({ length: S }, () => new Int32Array(maxLen))
   let disposed = false
   let prepared: { readonly prep: Prepared; readonly ids: ReadonlyArray<object> } | undefined
-  const weights = (): Prepared => {
+  let seen: ReadonlyArray<object> = []
+  let version = 0
+  const weightsVersion = (): number => {
     const ids = Object.values(policy.variables).map((v) => v.dataId)
-    if (prepared !== undefined && prepared.ids.length === ids.length && prepared.ids.every((id, i) => id === ids[i])) return prepared.prep
+    if (!(seen.length === ids.length && seen.every((id, i) => id === ids[i]))) {
+      if (seen.length > 0) version += 1
+      seen = ids
+    }
+    return version
+  }
+  const weights = (): Prepared => {
+    weightsVersion()
+    if (prepared !== undefined && prepared.ids === seen) return prepared.prep
     prepared?.prep.dispose()
-    prepared = { prep: prepare(config, weightOf(policy)), ids }
+    prepared = { prep: prepare(config, weightOf(policy)), ids: seen }
     return prepared.prep
   }
 
@@ -173,6 +189,10 @@ export const make = (policy: Policy, options: Options): Decoder => {
     canTruncate,
     copy,
     reset: (slot) => truncate(slot, 0),
+    weightsVersion: () => {
+      if (disposed) throw new Error('Decoder used after dispose')
+      return weightsVersion()
+    },
     dispose: () => {
       prepared?.prep.dispose()
       prepared = undefined

@@ -90,6 +90,27 @@ describe('Engine', () => {
       policy.dispose()
     })
 
+  it('after an optimizer step nothing cached under the old weights is reused: the next turn decodes as a fresh engine would', async () => {
+    const policy = Policy.make(plain, 8)
+    const engine = _.make(policy, { maxLen: 256, slots: 2 })
+    const first = tokens(12, 25)
+    const one = await engine.submit(greedy(first, 10))
+    // an optimizer step: a variable is assigned
+    const [name, variable] = Object.entries(policy.variables).find(([n]) => n.includes('embed'))!
+    tf.tidy(() => variable.assign(tf.add(variable, tf.randomNormal(variable.shape, 0, 0.5, 'float32', 3))))
+    expect(name).toContain('embed')
+    const second = Int32Array.from([...first, ...one.tokens, ...tokens(13, 6)])
+    const two = await engine.submit(greedy(second, 10))
+    expect(two.cachedTokens).toBe(0)
+    const fresh = _.make(policy, { maxLen: 256, slots: 2 })
+    expect(Array.from(two.tokens)).toEqual(Array.from((await fresh.submit(greedy(second, 10))).tokens))
+    // and from then on the cache works again, under the new weights
+    const three = await engine.submit(greedy(Int32Array.from([...second, ...two.tokens, 5]), 4))
+    expect(three.cachedTokens).toBe(second.length + two.tokens.length)
+    await Promise.all([engine.close(), fresh.close()])
+    policy.dispose()
+  })
+
   it('sequences with a shared prompt arriving together prefill it once (the others copy it) and decode as if alone', async () => {
     const policy = Policy.make(plain, 4)
     const engine = _.make(policy, { maxLen: 256, slots: 4 })

@@ -40,10 +40,13 @@ export interface Slots {
 
 export const make = (decoder: Decoder.Decoder, reuse: boolean): Slots => {
   const states: SlotState[] = Array.from({ length: decoder.slots }, () => ({ _tag: 'Free' }))
+  // the weights version each slot's keys and values were computed under: after an optimizer
+  // step they are stale, and nothing is reused from them
+  const versions: number[] = Array.from({ length: decoder.slots }, () => -1)
   let clock = 0
 
   const reusable = (slot: number, prompt: Int32Array): number => {
-    if (!reuse || decoder.length(slot) === 0) return 0
+    if (!reuse || decoder.length(slot) === 0 || versions[slot] !== decoder.weightsVersion()) return 0
     const k = commonPrefix(decoder.tokens(slot), prompt, prompt.length - 1)
     return decoder.canTruncate(slot, k) ? k : 0
   }
@@ -59,7 +62,7 @@ export const make = (decoder: Decoder.Decoder, reuse: boolean): Slots => {
       if (cached > best.cached || (cached === best.cached && cached > 0 && s._tag === 'Parked')) best = { slot, cached }
       if (s._tag === 'Busy') {
         const soon = intended(slot)
-        if (reuse && soon !== undefined && commonPrefix(soon, prompt, prompt.length - 1) > cached + 16) waitFor = slot
+        if (reuse && soon !== undefined && versions[slot] === decoder.weightsVersion() && commonPrefix(soon, prompt, prompt.length - 1) > cached + 16) waitFor = slot
       }
       if (s._tag === 'Free' && oldest > -Infinity) {
         target = slot
@@ -77,6 +80,7 @@ export const make = (decoder: Decoder.Decoder, reuse: boolean): Slots => {
   const take = (p: Placement, id: number): void => {
     if (p.source === p.slot) decoder.truncate(p.slot, p.cached)
     else decoder.copy(p.source, p.slot, p.cached)
+    versions[p.slot] = decoder.weightsVersion()
     states[p.slot] = { _tag: 'Busy', id }
   }
 
