@@ -73,10 +73,11 @@ export interface Conversation {
 export interface ChatFormat {
   readonly kind: 'jinja' | 'turns'
   /**
-   * `sampled(reply)`: the ids sampled for an assistant message the server wrote, used in place of
-   * its re-encoding (`turns` only: a Jinja template renders text, which is then encoded whole).
+   * `sampled(before, reply)`: the ids sampled for an assistant message the server wrote after the
+   * prompt `before` (the ids rendered so far), used in place of its re-encoding (`turns` only: a
+   * Jinja template renders text, which is then encoded whole).
    */
-  readonly render: (conversation: Conversation, sampled?: (reply: Replies.Reply) => Int32Array | undefined) => E.Either<string, Int32Array>
+  readonly render: (conversation: Conversation, sampled?: (before: Int32Array, reply: Replies.Reply) => Int32Array | undefined) => E.Either<string, Int32Array>
   /** The prompt as text (for `jinja`, what was encoded; for `turns`, the decoded ids). */
   readonly text: (conversation: Conversation, options?: TextOptions) => E.Either<string, string>
   readonly stopTokens: ReadonlyArray<number>
@@ -196,7 +197,7 @@ const turnsOf = (messages: ReadonlyArray<Message>): ReadonlyArray<{ readonly ass
 export const turns = (tokenizer: Tokenizer.Tokenizer): ChatFormat => {
   const template = ChatTemplate.make(tokenizer)
   const stop = template.stopTokens[0]!
-  const render = (c: Conversation, sampled?: (reply: Replies.Reply) => Int32Array | undefined): E.Either<string, Int32Array> => {
+  const render = (c: Conversation, sampled?: (before: Int32Array, reply: Replies.Reply) => Int32Array | undefined): E.Either<string, Int32Array> => {
     const firstOther = c.messages.findIndex((m) => m.role !== 'system')
     const systems = firstOther < 0 ? c.messages : c.messages.slice(0, firstOther)
     const rest = firstOther < 0 ? [] : c.messages.slice(firstOther)
@@ -207,7 +208,7 @@ export const turns = (tokenizer: Tokenizer.Tokenizer): ChatFormat => {
     if (ts[ts.length - 1]!.assistant) return E.left('the last message must be a user or tool message for this model')
     const parts: Int32Array[] = [template.prompt(system, ts[0]!.text)]
     for (const turn of ts.slice(1)) {
-      const exact = turn.reply === undefined ? undefined : sampled?.(turn.reply)
+      const exact = turn.reply === undefined || sampled === undefined ? undefined : sampled(Tokenizer.concat(parts), turn.reply)
       if (!turn.assistant) parts.push(template.observation(turn.text))
       else if (exact !== undefined) parts.push(exact)
       else parts.push(tokenizer.encode(turn.text), Int32Array.of(stop))

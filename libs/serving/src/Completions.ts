@@ -129,8 +129,13 @@ export const plan =
     if (tools.length > 0 && model.format.toolSyntax === undefined) return E.left(invalid({ message: "tools: this model's chat template writes no tool calls", param: 'tools', code: null }))
     const stops = Request.stops(request)
     if (E.isLeft(stops)) return E.left(invalid(stops.left))
-    const prompt = model.format.render(conversation.right, model.replies.idsOf)
-    const reencoded = conversation.right.messages.filter((m) => m.role === 'assistant' && (model.format.kind !== 'turns' || model.replies.idsOf(m) === undefined)).length
+    let misses = 0
+    const prompt = model.format.render(conversation.right, (before, reply) => {
+      const ids = model.replies.idsOf(before, reply)
+      if (ids === undefined) misses += 1
+      return ids
+    })
+    const reencoded = model.format.kind === 'turns' ? misses : conversation.right.messages.filter((m) => m.role === 'assistant').length
     if (E.isLeft(prompt)) return E.left(invalid({ message: `messages: ${prompt.left}`, param: 'messages', code: null }))
     const context = model.engine.maxLen
     const n = prompt.right.length
@@ -200,7 +205,7 @@ const replyOf = (model: Model, p: Plan, completion: Engine.Completion): string =
 /** A finished choice: its reply remembered with its sampled ids, its call recorded. */
 const settle = (model: Model, p: Plan, choice: Choice, record: ((call: Capture.Call) => void) | undefined): void => {
   const { tokens, logprobs } = choice.completion
-  model.replies.remember({ content: choice.content, toolCalls: choice.calls.map((c) => ({ name: c.function.name, arguments: JSON.parse(c.function.arguments) as unknown })) }, tokens)
+  model.replies.remember(p.prompt, { content: choice.content, toolCalls: choice.calls.map((c) => ({ name: c.function.name, arguments: JSON.parse(c.function.arguments) as unknown })) }, tokens)
   record?.({ prompt: p.prompt, completion: tokens, logprobs, reencoded: p.reencoded })
 }
 

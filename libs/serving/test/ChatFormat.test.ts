@@ -112,7 +112,10 @@ describe('ChatFormat.turns', () => {
       ],
       tools: []
     }
-    const ids = format.render(conversation, (reply) => (reply.content === 'go north' && reply.toolCalls.length === 0 ? sampled : undefined))
+    const before = template.prompt('', 'You are in a kitchen.')
+    // the reply is known after the prompt it was sampled after, not after another one
+    const known = (prompt: Int32Array, reply: { readonly content: string }) => (reply.content === 'go north' && Array.from(prompt).join() === Array.from(before).join() ? sampled : undefined)
+    const ids = format.render(conversation, known)
     const want = [...template.prompt('', 'You are in a kitchen.'), ...sampled, ...template.observation('You see a key.')]
     expect(E.map((x: Int32Array) => Array.from(x))(ids)).toEqual(E.right(want))
   })
