@@ -7,6 +7,7 @@
  */
 import { EnvError, Rng, type Env } from '@mtrl/core'
 import { Agent, ChatTemplate, Lora, ModelConfig, Policy, PolicyError, WordTokenizer } from '@mtrl/policy'
+import { ActionFormat, Layout } from '@mtrl/rollout'
 import { Demonstrations } from '@mtrl/trainer-sft'
 import * as A from 'fp-ts/lib/Array.js'
 import { pipe } from 'fp-ts/lib/function.js'
@@ -17,11 +18,17 @@ import { failed, type Failed } from './RunError.js'
 /** A policy library's error as a run's. @category errors */
 export const policyError = (e: PolicyError.PolicyError): Failed => failed(PolicyError.message(e))
 
-/** Builds a from-scratch agent for the given environments (the tokenizer from their expert episodes). @category constructors */
-export const scratch = (model: ResolvedScratch, sources: ReadonlyArray<Env.EnvSource>, seed: number): TE.TaskEither<Failed, Agent.Agent> => {
+/**
+ * Builds a from-scratch agent for the given environments (the tokenizer from their expert
+ * episodes, each action also written in every non-plain `formats` the recipe's rollouts use, so
+ * that a tool call's or tag's pieces are words of the vocabulary). @category constructors
+ */
+export const scratch = (model: ResolvedScratch, sources: ReadonlyArray<Env.EnvSource>, seed: number, formats: ReadonlyArray<ActionFormat.ActionFormat> = []): TE.TaskEither<Failed, Agent.Agent> => {
   const rng = Rng.make(seed)
   const { kind: _kind, corpusEpisodes, maxVocab, ...sizes } = model
-  const corpora = sources.map((s) => Demonstrations.corpus(corpusEpisodes)(s, rng.split()))
+  const written = [...new Set(formats)].filter((f) => f !== 'plain')
+  const replies = (action: string): ReadonlyArray<string> => [action, ...written.map((f) => Layout.reply(f, action))]
+  const corpora = sources.map((s) => Demonstrations.corpus(corpusEpisodes, replies)(s, rng.split()))
   return pipe(
     A.sequence(TE.ApplicativePar)(corpora),
     TE.mapLeft((e) => failed(EnvError.message(e))),

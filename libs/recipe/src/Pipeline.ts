@@ -67,7 +67,8 @@ const startAgent = (recipe: Resolved, run: RunDir.RunDir, progress: Progress.Pro
   }
   if (recipe.model.kind !== 'scratch') return Model.pretrained(recipe.model)
   reporter.line(`building the agent (word tokenizer from ${recipe.model.corpusEpisodes} expert episodes per environment)`)
-  return Model.scratch(recipe.model, sources, recipe.seed)
+  const formats = [recipe.rollout?.actionFormat, ...recipe.stages.map((s) => ('rollout' in s ? s.rollout?.actionFormat : undefined))].filter((f) => f !== undefined)
+  return Model.scratch(recipe.model, sources, recipe.seed, formats)
 }
 
 /** Evaluates the agent as `phase` (once per run: a resumed run skips phases done). */

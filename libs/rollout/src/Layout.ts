@@ -9,13 +9,14 @@ import type { Tokenizer } from '@mtrl/core'
 import * as ActionFormat from './ActionFormat.js'
 
 /**
- * The system message: the recipe's system prompt plus the action-format instruction.
+ * The system message: the recipe's system prompt plus the action-format instruction (for `tool`,
+ * on a line of its own, as a served request's system messages and tools are rendered).
  *
  * @category destructors
  * @since 0.1.0
  */
 export const system = (systemPrompt: string, format: ActionFormat.ActionFormat): string =>
-  [systemPrompt, ActionFormat.instruction(format)].filter((s) => s.length > 0).join(' ')
+  [systemPrompt, ActionFormat.instruction(format)].filter((s) => s.length > 0).join(format === 'tool' ? '\n' : ' ')
 
 /**
  * The first user message: the goal, then the first observation.
@@ -37,6 +38,8 @@ export const reply = (format: ActionFormat.ActionFormat, action: string, reasoni
       return action
     case 'tagged':
       return `${reasoning.length > 0 ? `${reasoning}\n` : ''}<action>${action}</action>`
+    case 'tool':
+      return ActionFormat.toolCall(action)
   }
 }
 

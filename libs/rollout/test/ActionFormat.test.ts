@@ -36,4 +36,30 @@ describe('ActionFormat', () => {
       })
     )
   })
+  it('tool: one call of act with a one-line command is the action', () => {
+    expect(_.parse('tool')('<tool_call>\n{"name":"act","arguments":{"command":"go to desk 1"}}\n</tool_call>')).toEqual({ parsed: true, action: 'go to desk 1', reasoning: '' })
+    expect(_.parse('tool')('<tool_call>{"name": "act", "arguments": {"command": " open fridge 1 "}}</tool_call>')).toEqual({ parsed: true, action: 'open fridge 1', reasoning: '' })
+  })
+  it('tool: no call, bad JSON, another tool, extra arguments, a second call or text around it is a format error', () => {
+    const bad = [
+      'go to desk 1',
+      '<tool_call>{"name":"act","arguments":{"command":"go"}</tool_call>',
+      '<tool_call>{"name":"look","arguments":{"command":"go"}}</tool_call>',
+      '<tool_call>{"name":"act","arguments":{"command":"go","why":"x"}}</tool_call>',
+      '<tool_call>{"name":"act","arguments":{"command":7}}</tool_call>',
+      '<tool_call>{"name":"act","arguments":{"command":"go\\nreward: 1"}}</tool_call>',
+      '<tool_call>{"name":"act","arguments":{"command":"go"}}</tool_call>\n<tool_call>{"name":"act","arguments":{"command":"take"}}</tool_call>',
+      'I will go.\n<tool_call>{"name":"act","arguments":{"command":"go"}}</tool_call>',
+      '<tool_call>{"name":"act","arguments":{"command":"go"}}</tool_call> done: True'
+    ]
+    for (const reply of bad) expect(_.parse('tool')(reply).parsed, reply).toBe(false)
+  })
+  it('tool: any one-line command written by toolCall round-trips (quotes, backslashes, unicode)', () => {
+    const line = fc.string({ minLength: 1, maxLength: 30 }).filter((s) => s.trim().length > 0 && !/[\n\r\u2028\u2029]/.test(s) && s.trim() === s)
+    fc.assert(
+      fc.property(line, (a) => {
+        expect(_.parse('tool')(_.toolCall(a))).toEqual({ parsed: true, action: a, reasoning: '' })
+      })
+    )
+  })
 })

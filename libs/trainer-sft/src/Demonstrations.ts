@@ -197,12 +197,14 @@ export const fitting =
  * The text of `episodes` expert episodes on training seeds drawn from `rng`: goals, first
  * observations, expert actions, observations and admissible actions, in order. A source without
  * an expert gives the goals and first observations. The words a word tokenizer learns.
+ * `replies` gives the texts an expert action adds (default: the action; e.g. also the action
+ * written as a tool call, for a policy that will write its actions so).
  *
  * @category constructors
  * @since 0.1.0
  */
 export const corpus =
-  (episodes: number) =>
+  (episodes: number, replies: (action: string) => ReadonlyArray<string> = (action) => [action]) =>
   (source: Env.EnvSource, rng: Rng.Rng): TE.TaskEither<EnvError.EnvError, ReadonlyArray<string>> =>
   async () => {
     const env = source.make()
@@ -215,7 +217,7 @@ export const corpus =
         for (const action of source.expertPlan?.(env) ?? []) {
           const step = await env.step(action)()
           if (E.isLeft(step)) return step
-          texts.push(action, step.right.observation, ...(step.right.info.admissibleActions ?? []))
+          texts.push(...replies(action), step.right.observation, ...(step.right.info.admissibleActions ?? []))
           if (step.right.done) break
         }
       }
