@@ -17,6 +17,7 @@ import type * as TE from 'fp-ts/lib/TaskEither.js'
 import { resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import OpenAI from 'openai'
+import type * as Judge from './Judge.js'
 
 /**
  * One run of the agent: the task's `seed`, the environment slot it may play (`env.reset(seed)`
@@ -111,6 +112,12 @@ export interface Options {
   /** What the runs are told to sample at (`Llm.temperature`, default 1) and their reply budget. */
   readonly temperature?: number
   readonly maxTokens?: number
+  /**
+   * Scores each group of runs (the runs of one task) with a judge model ({@link Judge}): a run's
+   * reward is then its judge score, at its last model call, whatever the agent returned (the
+   * agent may return `undefined`); whether it won is still the agent's to say (default: no).
+   */
+  readonly judge?: Judge.Judge
 }
 
 /** The run's report per call (call order) and whether it won. */
@@ -127,6 +134,46 @@ const reportsOf = (outcome: Outcome, posted: Rollouts.Reward | undefined, calls:
   if (typeof value === 'number') return E.right({ perCall: Array.from({ length: calls }, (_, i) => report(i === calls - 1 ? value : 0)), won: won ?? value > 0 })
   if (value.length !== calls) return E.left(`the agent returned ${value.length} rewards for ${calls} model calls (one per call, in call order)`)
   return E.right({ perCall: value.map(report), won: won ?? value.reduce((a, b) => a + b, 0) > 0 })
+}
+
+/** A run's reports per call and whether it won. */
+interface Reports {
+  readonly perCall: ReadonlyArray<TurnReport>
+  readonly won: boolean
+}
+
+/** One run, played: its calls and the reports its outcome gave (or why it gave none). */
+interface Played {
+  readonly run: Run
+  readonly slot: number
+  readonly id: string
+  readonly calls: ReadonlyArray<Capture.Call>
+  readonly reports: E.Either<string, Reports>
+}
+
+const failure =
+  (run: Run, id: string) =>
+  (reason: string): E.Either<EnvError.EnvError, never> =>
+    E.left(EnvError.stepFailed(run.env.spec.name, `agent run ${id} (seed ${run.seed})`, reason))
+
+/** Each run's reports with its reward replaced by its group's judge score (at its last call). */
+const judgedReports = async (judge: Judge.Judge, played: ReadonlyArray<Played>): Promise<E.Either<EnvError.EnvError, ReadonlyArray<Reports>>> => {
+  const groups = new Map<string, number[]>()
+  played.forEach((p, i) => groups.set(p.run.groupId, [...(groups.get(p.run.groupId) ?? []), i]))
+  const scores = new Array<number>(played.length).fill(0)
+  for (const members of groups.values()) {
+    const transcripts = members.map((i) => played[i]!.calls[played[i]!.calls.length - 1]!.transcript ?? [])
+    const judged = await judge(transcripts)
+    const first = played[members[0]!]!
+    if (E.isLeft(judged)) return failure(first.run, first.id)(`judging the group ${first.run.groupId}: ${judged.left}`)
+    members.forEach((i, k) => (scores[i] = judged.right[k]!))
+  }
+  return E.right(
+    played.map((p, i) => {
+      const own = E.isRight(p.reports) ? p.reports.right : { perCall: p.calls.map((): TurnReport => ({ reward: 0 })), won: false }
+      return { perCall: own.perCall.map((r, c) => ({ ...r, reward: c === own.perCall.length - 1 ? scores[i]! : 0 })), won: own.won }
+    })
+  )
 }
 
 /** One run's episode: its samples in the order they ended, the rewards of their turns in that order. */
@@ -169,20 +216,20 @@ export const play =
     const started = performance.now()
     const apiKey = options.apiKey ?? 'none'
     const decode = (ids: Int32Array): string => options.tokenizer?.decode(ids) ?? ''
-    const runOne = async (env: Env.Env, slot: number): Promise<E.Either<EnvError.EnvError, { readonly episode: Rollout.Episode; readonly calls: ReadonlyArray<Capture.Call> }>> => {
+    const runOne = async (env: Env.Env, slot: number): Promise<E.Either<EnvError.EnvError, Played>> => {
       const seed = Rollout.seedOf(input.seeds, Math.floor(slot / input.groupSize), 0)
       const run: Run = { seed, env, groupId: `${env.spec.name}:${seed}`, member: slot % input.groupSize }
       const rollout = options.rollouts.open()
       const baseURL = `${options.url}${rollout.path}`
-      const fail = (reason: string) => E.left(EnvError.stepFailed(env.spec.name, `agent run ${rollout.id} (seed ${seed})`, reason))
+      const fail = failure(run, rollout.id)
       try {
         const llm: Llm = { baseURL, apiKey, model: options.model, client: new OpenAI({ baseURL, apiKey, maxRetries: 2 }), temperature: options.temperature ?? 1, maxTokens: options.maxTokens, rewardURL: `${options.url}/rollouts/${rollout.id}/reward` }
         const outcome = await agent(run, llm)
         const calls = rollout.calls()
         if (calls.length === 0) return fail('the agent made no model call')
-        const rewards = reportsOf(outcome, rollout.reward(), calls.length)
-        if (E.isLeft(rewards)) return fail(rewards.left)
-        return E.right({ episode: episodeOf(run, slot, calls, rewards.right.perCall, rewards.right.won, decode), calls })
+        const reports = reportsOf(outcome, rollout.reward(), calls.length)
+        if (E.isLeft(reports) && options.judge === undefined) return fail(reports.left)
+        return E.right({ run, slot, id: rollout.id, calls, reports })
       } catch (error) {
         return fail(`the agent threw: ${error instanceof Error ? error.message : String(error)}`)
       } finally {
@@ -192,7 +239,10 @@ export const play =
     const results = await Promise.all(input.envs.map(runOne))
     const failed = results.find(E.isLeft)
     if (failed !== undefined) return failed
-    const done = results.map((r) => (r as E.Right<{ readonly episode: Rollout.Episode; readonly calls: ReadonlyArray<Capture.Call> }>).right)
+    const played = results.map((r) => (r as E.Right<Played>).right)
+    const judged = options.judge === undefined ? E.right(played.map((p) => (p.reports as E.Right<Reports>).right)) : await judgedReports(options.judge, played)
+    if (E.isLeft(judged)) return judged
+    const done = played.map((p, i) => ({ episode: episodeOf(p.run, p.slot, p.calls, judged.right[i]!.perCall, judged.right[i]!.won, decode), calls: p.calls }))
     const calls = done.flatMap((d) => d.calls)
     const counters: RolloutMetrics.Counters = {
       generatedTokens: calls.reduce((n, c) => n + c.completion.length, 0),

@@ -6,3 +6,4 @@
  * @since 0.1.0
  */
 export * as Play from './Play.js'
+export * as Judge from './Judge.js'

@@ -5,6 +5,7 @@
  *
  * @since 0.1.0
  */
+import type { Play } from '@mtrl/agent-rl'
 import type { Env } from '@mtrl/core'
 import { Summary } from '@mtrl/eval'
 import { Progress, Report, type RunDir } from '@mtrl/experiment'
@@ -54,6 +55,8 @@ export interface Options {
   readonly queue?: Runner.Runner
   /** What each data-parallel replica thread (SFT, and RL updates) imports first (the app activates its backend there: `@mtrl/backend`'s `ThreadInit`). */
   readonly replicaInit?: Replicas.Init
+  /** Agents written as code, by the name RL stages give as `agent` (looked up before a module of that path; `AgentRl.train`). */
+  readonly agents?: Readonly<Record<string, Play.Agent>>
 }
 
 /** `stage 2 (rl on textworld/w2-o3-q4)`. */
@@ -134,7 +137,7 @@ export const run =
   (options: Options) =>
   (recipe: Resolved): TE.TaskEither<RunError, Summary> =>
   async () => {
-    const { run, backend, reporter, resume = false, stop = never, queue, replicaInit } = options
+    const { run, backend, reporter, resume = false, stop = never, queue, replicaInit, agents = {} } = options
     const started = performance.now()
     const stageSources = recipe.stages.map((s) => source(s.env, reporter.note))
     const evalSources = recipe.eval.envs.map((env) => source(env, reporter.note))
@@ -142,7 +145,7 @@ export const run =
     try {
       const agent = await startAgent(recipe, run, progress, [...stageSources, ...evalSources], reporter)()
       if (E.isLeft(agent)) return agent
-      const ctx: Context = { recipe, run, reporter, resume, stop, stageSources, evalSources, queue, replicaInit, agent: agent.right, progress }
+      const ctx: Context = { recipe, run, reporter, resume, stop, stageSources, evalSources, queue, replicaInit, agents, agent: agent.right, progress }
       const { config } = ctx.agent.policy
       reporter.line(`model: ${config.layers} layers, d ${config.dModel}, vocab ${ctx.agent.tokenizer.vocabSize}, context ${ctx.agent.contextLength}`)
       try {

@@ -82,6 +82,19 @@ export const RolloutSettings = t.partial({ ...Rollout.Options.types[0].props, ..
 export type RolloutSettings = t.TypeOf<typeof RolloutSettings>
 
 /**
+ * A judge model that scores the runs of an agent written as code, group by group (RULER-style,
+ * `@mtrl/agent-rl` `Judge`): its OpenAI-compatible endpoint `url` (e.g.
+ * `http://127.0.0.1:8001/v1`) and `model`; `apiKeyEnv` names the environment variable that holds
+ * its key (never the key itself in a recipe); `rubric` (default `Judge.defaultRubric`);
+ * `jsonSchema` (default true: ask for the answer's JSON schema); `temperature` (default 0).
+ */
+export const JudgeSettings = t.intersection([
+  t.type({ url: t.string, model: t.string }),
+  t.partial({ apiKeyEnv: t.string, rubric: t.string, jsonSchema: t.boolean, temperature: t.number })
+])
+export type JudgeSettings = t.TypeOf<typeof JudgeSettings>
+
+/**
  * RL on the policy's own episodes: `iterations` of (rollout, rewards, advantages, updates).
  * `replicas`: threads that share each minibatch's gradients (this one and `replicas - 1` workers,
  * `@mtrl/trainer-rl`'s `UpdateReplicas`; default 1), for backends that use one core (wasm).
@@ -89,11 +102,12 @@ export type RolloutSettings = t.TypeOf<typeof RolloutSettings>
  * (`@mtrl/agent-rl` `Play.Agent`, as `default` or `agent`): its runs play the episodes through the
  * policy served over the OpenAI API, and return their rewards; with a `reward` here, the agent
  * reports each call's environment step (`Play.TurnReport`) and the stage computes the reward from
- * them as for its own rollouts.
+ * them as for its own rollouts. `judge` (with `agent`, without `reward`): each group of runs is
+ * scored by a judge model ({@link JudgeSettings}), whose scores are the runs' rewards.
  */
 export const RlStage = t.intersection([
   t.type({ kind: t.literal('rl'), env: EnvConfig, iterations: Numbers.PositiveInt }),
-  t.partial({ reward: RewardSpec.RewardSpec, rollout: RolloutSettings, replicas: Numbers.PositiveInt, agent: t.string, ...trainerProps })
+  t.partial({ reward: RewardSpec.RewardSpec, rollout: RolloutSettings, replicas: Numbers.PositiveInt, agent: t.string, judge: JudgeSettings, ...trainerProps })
 ])
 export type RlStage = t.TypeOf<typeof RlStage>
 
@@ -160,6 +174,8 @@ const checkStage = (stage: Stage, i: number, shareTrunk: boolean): E.Either<stri
       return invalid(`stages.${i}.until`, `expected no weight average (emaDecay 0): the checks play the trained weights, not their average, got emaDecay ${stage.emaDecay}`)
     return E.right(stage)
   }
+  if (stage.judge !== undefined && stage.agent === undefined) return invalid(`stages.${i}.judge`, 'a judge scores the runs of an agent written as code: give "agent" too')
+  if (stage.judge !== undefined && stage.reward !== undefined) return invalid(`stages.${i}.reward`, "expected no reward with a judge: the judge's scores are the runs' rewards")
   if ((stage.replicas ?? 1) > 1 && shareTrunk && TrainerAlgorithm.registry[stage.algorithm ?? 'ppo'].critic)
     return invalid(`stages.${i}.replicas`, `expected 1 with a critic that shares the policy trunk (critic.shareTrunk: its update is one pass in one thread), got ${stage.replicas}`)
   return pipe(
@@ -186,7 +202,7 @@ export const decode = (json: unknown): E.Either<string, Resolved> =>
 
 /** The trainer configuration of an RL stage: the library's defaults under the stage's fields; a checkpoint every `checkpointEvery` iterations (0: only on a stop). */
 export const trainerConfig = (stage: RlStage, rollout: Rollout.Options, seed: number, checkpointEvery = 0): TrainerConfig.Config => {
-  const { kind: _kind, env: _env, iterations, reward: _reward, rollout: _stageRollout, replicas: _replicas, ...overrides } = stage
+  const { kind: _kind, env: _env, iterations, reward: _reward, rollout: _stageRollout, replicas: _replicas, agent: _agent, judge: _judge, ...overrides } = stage
   return { ...TrainerConfig.defaultConfig, decayIterations: iterations, ...overrides, rollout, seed, checkpointEvery }
 }
 

@@ -8,6 +8,7 @@
  * @since 0.1.0
  */
 export * as Ablate from './Ablate.js'
+export * as AgentRl from './AgentRl.js'
 export * as EnvConfig from './EnvConfig.js'
 export * as Evaluation from './Evaluation.js'
 export * as Model from './Model.js'

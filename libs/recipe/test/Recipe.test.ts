@@ -34,7 +34,10 @@ describe('Recipe errors: the first line of each message says what is wrong and w
     ['a stage of an unknown kind', { ...good, stages: [{ ...rl, kind: 'dpo' }] }, 'stages.0.kind: expected one of sft | rl, got "dpo"'],
     ['a misspelt stage field', { ...good, stages: [sft, { ...rl, iteratons: 3 }] }, 'stages.1.iteratons: unknown field (did you mean "iterations"?)'],
     ['a misspelt top-level field', { ...good, sed: 3 }, 'sed: unknown field (did you mean "seed"?)'],
-    ['a negative budget', { ...good, stages: [sft, { ...rl, iterations: -3 }] }, 'stages.1.iterations: expected a positive integer, got -3']
+    ['a negative budget', { ...good, stages: [sft, { ...rl, iterations: -3 }] }, 'stages.1.iterations: expected a positive integer, got -3'],
+    ['a judge without an agent', { ...good, stages: [sft, { ...rl, judge: { url: 'http://127.0.0.1:8001/v1', model: 'judge' } }] }, 'stages.1.judge: a judge scores the runs of an agent written as code: give "agent" too'],
+    ['a judge beside a reward', { ...good, stages: [sft, { ...rl, agent: 'a.ts', reward: { kind: 'outcome' }, judge: { url: 'http://127.0.0.1:8001/v1', model: 'judge' } }] }, "stages.1.reward: expected no reward with a judge: the judge's scores are the runs' rewards"],
+    ['a judge without its model', { ...good, stages: [sft, { ...rl, agent: 'a.ts', judge: { url: 'http://127.0.0.1:8001/v1' } }] }, 'stages.1.judge.model: missing; expected string']
   ])('%s', (_label, recipe, line) => {
     expect(firstLine(recipe)).toBe(line)
   })

@@ -29,6 +29,20 @@ export interface Call {
   readonly logprobs: Float32Array
   /** Assistant messages of the prompt encoded from their text (0 when every one was the server's own). */
   readonly reencoded: number
+  /** The conversation as text: the request's messages then the reply (tool calls written out), for readers such as a judge. */
+  readonly transcript?: ReadonlyArray<TranscriptMessage>
+}
+
+/**
+ * One message of a call's transcript: its role (`system`, `user`, `assistant`, `tool`) and its
+ * text (an assistant's tool calls as `name(arguments)` lines after its content).
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface TranscriptMessage {
+  readonly role: string
+  readonly content: string
 }
 
 /**

@@ -206,7 +206,20 @@ const replyOf = (model: Model, p: Plan, completion: Engine.Completion): string =
 const settle = (model: Model, p: Plan, choice: Choice, record: ((call: Capture.Call) => void) | undefined): void => {
   const { tokens, logprobs } = choice.completion
   model.replies.remember(p.prompt, { content: choice.content, toolCalls: choice.calls.map((c) => ({ name: c.function.name, arguments: JSON.parse(c.function.arguments) as unknown })) }, tokens)
-  record?.({ prompt: p.prompt, completion: tokens, logprobs, reencoded: p.reencoded })
+  record?.({ prompt: p.prompt, completion: tokens, logprobs, reencoded: p.reencoded, transcript: transcriptOf(p.request, choice) })
+}
+
+const callLines = (calls: ReadonlyArray<{ readonly name: string; readonly arguments: string }>): ReadonlyArray<string> => calls.map((c) => `${c.name}(${c.arguments})`)
+
+/** A call's conversation as text: the request's messages, then the reply. */
+const transcriptOf = (request: Request.ChatRequest, choice: Choice): ReadonlyArray<Capture.TranscriptMessage> => {
+  const text = (content: unknown): string =>
+    typeof content === 'string' ? content : Array.isArray(content) ? content.map((part: { text?: unknown }) => (typeof part.text === 'string' ? part.text : '')).join('') : ''
+  const messages = request.messages.map((m): Capture.TranscriptMessage => {
+    const calls = m.role === 'assistant' ? callLines((m.tool_calls ?? []).map((c) => c.function)) : []
+    return { role: m.role, content: [text(m.content), ...calls].filter((s) => s.length > 0).join('\n') }
+  })
+  return [...messages, { role: 'assistant', content: [choice.content, ...callLines(choice.calls.map((c) => c.function))].filter((s) => s.length > 0).join('\n') }]
 }
 
 const usageOf = (p: Plan, choices: ReadonlyArray<Choice>): Response.Usage => {

@@ -2,6 +2,7 @@
  * What the stages of a run share: the run's context (recipe, folder, environments, progress,
  * the people watching), and the options a stage derives from the recipe.
  */
+import type { Play } from '@mtrl/agent-rl'
 import type { Env, Sampler } from '@mtrl/core'
 import type { Progress, RunDir } from '@mtrl/experiment'
 import type { Agent } from '@mtrl/policy'
@@ -53,6 +54,8 @@ export interface Context {
   readonly queue: Runner.Runner | undefined
   /** What each replica thread (SFT and RL updates) imports first (the app's backend); none: replicas start without. */
   readonly replicaInit: Replicas.Init | undefined
+  /** Agents written as code given in code (by the name an RL stage's `agent` gives), before modules of that path. */
+  readonly agents: Readonly<Record<string, Play.Agent>>
   /** The agent being trained (a resumed stage or a new critic replaces it). */
   agent: Agent.Agent
   progress: Progress.Progress

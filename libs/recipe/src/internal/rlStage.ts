@@ -3,7 +3,7 @@
  * on), iterated to the stage's budget with checkpoints every `checkpointEvery` iterations; a
  * resumed stage continues from its last checkpoint with the same random streams.
  */
-import { Play } from '@mtrl/agent-rl'
+import { Judge, Play } from '@mtrl/agent-rl'
 import type { Env } from '@mtrl/core'
 import { Progress } from '@mtrl/experiment'
 import { Agent, Critic } from '@mtrl/policy'
@@ -12,7 +12,7 @@ import { Runner } from '@mtrl/rollout-queue'
 import { Completions, Rollouts, Server } from '@mtrl/serving'
 import { Algorithm, Driver, Trainer, UpdateReplicas, type Metrics } from '@mtrl/trainer-rl'
 import * as E from 'fp-ts/lib/Either.js'
-import { trainerConfig, type RlStage } from '../Recipe.js'
+import { trainerConfig, type JudgeSettings, type RlStage } from '../Recipe.js'
 import { failed, stopped, type RunError } from '../RunError.js'
 import { noBar, pct, rolloutOptions, type Context } from './context.js'
 
@@ -31,7 +31,7 @@ const makeTrainer = (ctx: Context, i: number, stage: RlStage, source: Env.EnvSou
     template: agent.template,
     tokenizer: agent.tokenizer,
     contextLength: agent.contextLength,
-    // an agent written as code gives its own rewards (the episode's turn rewards) unless the stage names a reward to compute from its turn reports
+    // an agent written as code gives its own rewards, or its judge does (the episode's turn rewards), unless the stage names a reward to compute from its turn reports
     reward: served === undefined || stage.reward !== undefined ? RewardSpec.fromSpec(stage.reward ?? { kind: 'outcome' }) : (t) => t.turnRewards,
     ...(play === undefined ? {} : { play }),
     ...(replicas.size === 0 ? {} : { replicas })
@@ -44,9 +44,18 @@ interface Served {
   readonly close: () => Promise<void>
 }
 
+/** The judge of a stage's runs (its key read from the environment variable the recipe names). */
+const judgeOf = (settings: JudgeSettings): E.Either<RunError, Judge.Judge> => {
+  const apiKey = settings.apiKeyEnv === undefined ? undefined : process.env[settings.apiKeyEnv]
+  if (settings.apiKeyEnv !== undefined && (apiKey === undefined || apiKey === '')) return E.left(failed(`the judge's key: the environment variable ${settings.apiKeyEnv} (judge.apiKeyEnv) is not set`))
+  const { url, apiKeyEnv: _key, ...rest } = settings
+  return E.right(Judge.make({ ...rest, baseURL: url, ...(apiKey === undefined ? {} : { apiKey }) }))
+}
+
 /** Serves the stage's policy and loads its agent module (see `RlStage.agent`). */
 const serve = async (ctx: Context, stage: RlStage, source: Env.EnvSource, module: string): Promise<E.Either<RunError, Served>> => {
-  const loaded = await Play.fromModule(module)
+  const given = ctx.agents[module]
+  const loaded = given === undefined ? await Play.fromModule(module) : E.right(given)
   if (E.isLeft(loaded)) return E.left(failed(loaded.left))
   const rollout = rolloutOptions(source, ctx.recipe.rollout, stage.rollout)
   const model = Completions.model(ctx.agent, { name: 'policy', slots: Math.max(1, (stage.seedsPerIteration ?? 8) * (stage.groupSize ?? 4)) })
@@ -57,7 +66,21 @@ const serve = async (ctx: Context, stage: RlStage, source: Env.EnvSource, module
     return E.left(failed(`cannot serve the policy for the agent ${module}: ${started.left.reason}`))
   }
   const server = started.right
-  const play = Play.play(loaded.right, { url: server.url, rollouts, model: 'policy', tokenizer: ctx.agent.tokenizer, temperature: rollout.temperature, maxTokens: rollout.maxNewTokens })
+  const judge = stage.judge === undefined ? undefined : judgeOf(stage.judge)
+  if (judge !== undefined && E.isLeft(judge)) {
+    await server.close()
+    await model.close()
+    return judge
+  }
+  const play = Play.play(loaded.right, {
+    url: server.url,
+    rollouts,
+    model: 'policy',
+    tokenizer: ctx.agent.tokenizer,
+    temperature: rollout.temperature,
+    maxTokens: rollout.maxNewTokens,
+    ...(judge === undefined ? {} : { judge: judge.right })
+  })
   return E.right({ play, close: async () => (await server.close(), await model.close()) })
 }
 
