@@ -22,6 +22,8 @@ export const curves: ReadonlyArray<{ readonly title: string; readonly metrics: R
   { title: 'Drift from the prior (KL of the policy to the RL stage\'s start)', metrics: ['kl/prior'] },
   { title: 'KL to the reference (the KL term, when on)', metrics: ['kl/mean'] },
   { title: 'Approx. KL to the rollout policy and clip fraction', metrics: ['kl/policy_change', 'clip/fraction'] },
+  { title: 'Sampler/trainer mismatch: mean |log ratio|, KL (k3), share of tokens the importance weights truncated or masked', metrics: ['logprob/sampler_trainer_gap', 'mismatch/kl', 'mismatch/corrected_fraction'] },
+  { title: 'Sampler/trainer mismatch: largest token ratio pi_old / pi_sampler (when the trainer scored the batch)', metrics: ['mismatch/max_ratio'] },
   { title: 'Entropy', metrics: ['entropy/mean'] },
   { title: 'Policy loss', metrics: ['loss/policy'] },
   { title: 'Value loss', metrics: ['loss/value'] },

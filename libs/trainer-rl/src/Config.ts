@@ -11,6 +11,7 @@ import { Rollout } from '@mtrl/rollout'
 import * as t from 'io-ts'
 import * as Aggregation from './Aggregation.js'
 import * as Algorithm from './Algorithm.js'
+import * as ImportanceSampling from './ImportanceSampling.js'
 import * as Kl from './Kl.js'
 import { KlController } from './KlController.js'
 import * as Replay from './Replay.js'
@@ -84,6 +85,10 @@ export type Truncation = t.TypeOf<typeof Truncation>
  *   paper's "success within the exploration budget", and verl's end of sequence) or `bootstrap`
  *   (V of its last state stands for the rest, as for a time limit that is not part of the task).
  *   Episodes cut by fixed-turn batching (`rollout.turnsPerSlot`) always bootstrap;
+ * - `importanceSampling`: the correction of the sampler/trainer mismatch (`ImportanceSampling`:
+ *   `mode` off | tis | mis, `level` token | sequence | geometric, `cap`, `floor`; default off).
+ *   When on, the trainer scores the batch itself (its `pi_old`) and weighs each token's policy
+ *   gradient by its importance weight against the sampler;
  * - `seed`: all random streams (tasks, sampling, shuffling) derive from it;
  * - `checkpointEvery`: save every N iterations (0: never).
  *
@@ -123,6 +128,7 @@ export const Config = t.type({
   microBatchTokens: Numbers.PositiveInt,
   exploredCredit: t.keyof({ signed: null, positive: null }),
   truncation: Truncation,
+  importanceSampling: ImportanceSampling.Settings,
   seed: Numbers.NonNegativeInt,
   checkpointEvery: Numbers.NonNegativeInt
 })
@@ -171,6 +177,7 @@ export const defaultConfig: Config = {
   microBatchTokens: 4096,
   exploredCredit: 'positive',
   truncation: 'terminal',
+  importanceSampling: ImportanceSampling.off,
   seed: 0,
   checkpointEvery: 0
 }

@@ -1,10 +1,15 @@
 /**
  * The metrics of one RL iteration, as data with namespaced names (the app logs them):
  * `loss/*`, `kl/*`, `clip/*`, `entropy/*`, `grad/*`, `value/*`, `advantage/*`, `episode/*`,
- * `batch/*`, `replay/*`, `logprob/*`, `lr/*`, `perf/*`, `time/*`. Undefined quantities (no critic, no update) are NaN.
+ * `batch/*`, `replay/*`, `logprob/*`, `mismatch/*`, `lr/*`, `perf/*`, `time/*`. Undefined quantities (no critic, no update) are NaN.
  *
  * - `logprob/sampler_trainer_gap`: mean |sampler log-prob - trainer log-prob| over sampled action
  *   tokens (exploration moves have no sampler log-probs) (0 up to float error when sampling and scoring agree; grows with top-k / top-p sampling);
+ * - `mismatch/kl`, `mismatch/max_ratio`, `mismatch/corrected_fraction`: when the trainer scored
+ *   the batch itself (importance sampling on, top-k / top-p, exploration moves): the KL from the
+ *   sampler to the trainer (k3, mean over sampled tokens), the largest token ratio
+ *   `pi_old / pi_sampler`, and the share of tokens whose weight the correction truncated or masked
+ *   (`ImportanceSampling`); NaN otherwise. `logprob/sampler_trainer_gap` is then over the whole batch;
  * - `kl/mean`, `kl/coef`: mean per-token KL to the reference (the configured estimator) before
  *   the update, and its coefficient; NaN when no KL term is on (`kl.placement: none`);
  * - `kl/prior`: drift from the prior: mean k3 KL of the policy that played the iteration to the
@@ -61,6 +66,9 @@ export interface Metrics {
   readonly 'replay/games': number
   readonly 'replay/success_rate': number
   readonly 'logprob/sampler_trainer_gap': number
+  readonly 'mismatch/kl': number
+  readonly 'mismatch/max_ratio': number
+  readonly 'mismatch/corrected_fraction': number
   readonly 'lr/policy': number
   readonly 'perf/tokens_per_s': number
   readonly 'perf/update_tokens_per_s': number

@@ -19,6 +19,7 @@ import * as Algorithm from './Algorithm.js'
 import type { Config } from './Config.js'
 import * as Groups from './Groups.js'
 import * as Kl from './Kl.js'
+import * as ImportanceSampling from './ImportanceSampling.js'
 import * as KlController from './KlController.js'
 import { bootstraps, link } from './internal/link.js'
 import * as score from './internal/score.js'
@@ -291,8 +292,11 @@ export const iterate =
       // temperature; `logprob/sampler_trainer_gap` checks it on the first minibatch), so the
       // behaviour log-probs need no second forward pass. Truncated sampling renormalises them,
       // and exploration moves have none: then the policy scores the batch.
-      const exact = config.rollout.topK === undefined && config.rollout.topP === undefined && explored === undefined
+      // An importance-sampling correction needs the trainer's own log-probs to compare with the sampler's.
+      const exact = config.rollout.topK === undefined && config.rollout.topP === undefined && explored === undefined && config.importanceSampling.mode === 'off'
       const oldLogprobs = exact ? batch.samplerLogprobs : score.logprobs(setup.policy, batch, temperature)
+      const sampled = batch.actionMask.map((m, i) => (m === 1 && explored?.[i] !== 1 ? 1 : 0))
+      const correction = exact ? undefined : ImportanceSampling.correct(config.importanceSampling)({ rows: batch.batch, time: batch.time, sampled, trainerLogprobs: oldLogprobs, samplerLogprobs: batch.samplerLogprobs })
       const klNeeded = config.kl.placement !== 'none'
       const driftNow = config.priorKlEvery > 0 && state.iteration % config.priorKlEvery === 0
       const refLogprobs = setup.reference === undefined || (!klNeeded && !driftNow) ? undefined : score.logprobs(setup.reference, batch, temperature)
@@ -328,13 +332,22 @@ export const iterate =
           shuffle: state.shuffle,
           ...(setup.replicas === undefined ? {} : { replicas: setup.replicas })
         },
-        { batch: trained, oldLogprobs, advantages, returns, ...(values ? { oldValues: values } : {}), ...(klOn && config.kl.placement === 'loss' ? { refLogprobs } : {}) }
+        {
+          batch: trained,
+          oldLogprobs,
+          advantages,
+          returns,
+          ...(values ? { oldValues: values } : {}),
+          ...(klOn && config.kl.placement === 'loss' ? { refLogprobs } : {}),
+          ...(correction !== undefined && config.importanceSampling.mode !== 'off' ? { importanceWeights: correction.weights } : {})
+        }
       )
       const updateSeconds = now() - updateStarted
       const stats = {
         updated,
         ...tokenStats(batch, { advantages, oldLogprobs, ...(explored ? { explored } : {}), ...(klTokens ? { klTokens } : {}), ...(priorTokens ? { priorTokens } : {}) }),
         ...(exact ? { gap: updated.samplerGap } : {}),
+        ...(correction === undefined ? {} : { mismatch: correction.mismatch }),
         explainedVariance: values === undefined ? Number.NaN : explainedVariance(values, returns, batch.actionMask),
         samples: samples.length,
         updateTokensPerSecond: (batch.lengths.reduce((a, b) => a + b, 0) * config.ppoEpochs) / Math.max(updateSeconds, 1e-9)

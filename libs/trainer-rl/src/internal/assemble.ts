@@ -2,6 +2,7 @@
  * The metrics record of one iteration, from the rollout metrics and the update's statistics.
  */
 import type { Rollout } from '@mtrl/rollout'
+import type * as ImportanceSampling from '../ImportanceSampling.js'
 import type * as KlController from '../KlController.js'
 import type { Metrics } from '../Metrics.js'
 import type { UpdateMetrics } from './update.js'
@@ -24,6 +25,8 @@ export const assemble = (
         readonly klMean: number
         readonly priorKl: number
         readonly gap: number
+        /** When the trainer scored the batch: how far the sampler was from it. */
+        readonly mismatch?: ImportanceSampling.Mismatch
         readonly explainedVariance: number
         readonly advantageMean: number
         readonly advantageStd: number
@@ -67,6 +70,9 @@ export const assemble = (
     'replay/games': base.replayed,
     'replay/success_rate': base.replaySuccess,
     'logprob/sampler_trainer_gap': stats?.gap ?? Number.NaN,
+    'mismatch/kl': stats?.mismatch?.kl ?? Number.NaN,
+    'mismatch/max_ratio': stats?.mismatch?.maxRatio ?? Number.NaN,
+    'mismatch/corrected_fraction': stats?.mismatch?.correctedFraction ?? Number.NaN,
     'lr/policy': base.policyLr,
     'perf/tokens_per_s': r.tokensPerSecond,
     'perf/update_tokens_per_s': stats?.updateTokensPerSecond ?? Number.NaN,

@@ -41,6 +41,8 @@ export interface PolicyShard extends Rows {
   readonly oldLogprobs: Float32Array
   readonly advantages: Float32Array
   readonly weights: Float32Array
+  /** The policy-gradient term's weights when they differ from `weights` (importance-weighted). */
+  readonly pgWeights?: Float32Array
   readonly meanWeights: Float32Array
   readonly contextWeights?: Float32Array
   readonly refLogprobs?: Float32Array
@@ -100,7 +102,7 @@ export const policyTerms = (settings: LossSettings, klCoef: number, shard: Polic
       oldLogprobs: matrix(shard, shard.oldLogprobs),
       advantages: matrix(shard, shard.advantages)
     })
-    const policyLoss = weighted(tokens.perToken, w)
+    const policyLoss = weighted(tokens.perToken, shard.pgWeights === undefined ? w : matrix(shard, shard.pgWeights))
     const entropy = weighted(scores.entropy, mean)
     const klLoss = settings.klInLoss === undefined || shard.refLogprobs === undefined ? tf.scalar(0) : weighted(Kl.estimate(settings.klInLoss)(scores.logprobs, matrix(shard, shard.refLogprobs)), w)
     const contextLoss = shard.contextWeights === undefined ? tf.scalar(0) : tf.neg(weighted(scores.logprobs, matrix(shard, shard.contextWeights)))

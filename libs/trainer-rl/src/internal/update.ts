@@ -25,6 +25,8 @@ export interface UpdateInput {
   readonly returns: Float32Array
   readonly oldValues?: Float32Array
   readonly refLogprobs?: Float32Array
+  /** Per-token weights of the policy-gradient term (`ImportanceSampling`), `[batch, time]`. */
+  readonly importanceWeights?: Float32Array
 }
 
 export interface UpdateContext {
@@ -75,6 +77,8 @@ const cut = <A extends Float32Array | Int32Array>(src: A, time: number, rows: Re
   rows.forEach((r, i) => out.set(src.subarray(r * time, r * time + width), i * width))
   return out
 }
+
+const times = (a: Float32Array, b: Float32Array): Float32Array => a.map((x, i) => x * b[i]!)
 
 const settingsOf = (config: Config, lossKind: UpdateContext['lossKind'], klInLoss: boolean): LossSettings => ({
   temperature: config.rollout.temperature,
@@ -131,6 +135,7 @@ export const update = (context: UpdateContext, input: UpdateInput): UpdateMetric
           oldLogprobs: cut(input.oldLogprobs, T, picked, width),
           advantages: cut(input.advantages, T, picked, width),
           weights: cut(weights, T, at, width),
+          ...(input.importanceWeights === undefined ? {} : { pgWeights: times(cut(weights, T, at, width), cut(input.importanceWeights, T, picked, width)) }),
           meanWeights: cut(meanWeights, T, at, width),
           ...(contextWeights === undefined ? {} : { contextWeights: cut(contextWeights, T, at, width) }),
           ...(klInLoss ? { refLogprobs: cut(input.refLogprobs!, T, picked, width) } : {}),
