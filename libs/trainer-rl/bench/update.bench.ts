@@ -21,7 +21,7 @@ import { Batch } from '@mtrl/rollout'
 import * as tf from '@tensorflow/tfjs'
 import { cpus, loadavg } from 'node:os'
 import { defaultConfig, type Config } from '../src/Config.js'
-import * as score from '../src/internal/score.js'
+import * as forward from '../src/internal/forward.js'
 import { update } from '../src/internal/update.js'
 import * as UpdateReplicas from '../src/UpdateReplicas.js'
 
@@ -74,9 +74,9 @@ const main = async (): Promise<void> => {
     const replicas = workers === 0 ? undefined : await UpdateReplicas.start(policy, critic, workers, ThreadInit.init(backend.name))
     const policyOptimizer = Optimizer.make(Policy.trainableVariables(policy))
     const criticOptimizer = critic === undefined ? undefined : Optimizer.make(Critic.trainableVariables(critic))
-    const oldLogprobs = score.logprobs(policy, batch, 0.7)
+    const oldLogprobs = forward.logprobs(policy, batch, 0.7)
     const iteration = (): void => {
-      const oldValues = critic === undefined ? undefined : score.valuesBefore(score.valuesAfter(critic, batch), batch)
+      const oldValues = critic === undefined ? undefined : forward.valuesBefore(forward.valuesAfter(critic, batch), batch)
       update(
         { config: { ...rlConfig, ...overrides }, lossKind: mode === 'none' ? 'policyGradient' : 'ppo', policy, critic, policyOptimizer, criticOptimizer, policyLr: 1e-5, updatePolicy: true, klCoef: 0, shuffle: Rng.make(2), ...(replicas === undefined ? {} : { replicas }) },
         { batch, oldLogprobs, advantages, returns, ...(oldValues === undefined ? {} : { oldValues }) }

@@ -7,7 +7,7 @@ import * as TE from 'fp-ts/lib/TaskEither.js'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { defaultConfig, type Config } from '../src/Config.js'
 import * as _ from '../src/ImportanceSampling.js'
-import * as score from '../src/internal/score.js'
+import * as forward from '../src/internal/forward.js'
 import { update } from '../src/internal/update.js'
 import * as Trainer from '../src/Trainer.js'
 import { step, tokenizer, toyConfig } from './fixtures/toyRun.js'
@@ -79,7 +79,7 @@ describe('importance weights in the update', () => {
       const after = (weighted: boolean): Float32Array[] => {
         const policy = Policy.make(modelConfig, 11)
         const optimizer = Optimizer.make(Policy.trainableVariables(policy))
-        const oldLogprobs = score.logprobs(policy, batch, 1)
+        const oldLogprobs = forward.logprobs(policy, batch, 1)
         update(
           { config: { ...config, rollout: { ...config.rollout, temperature: 1 } }, lossKind, policy, critic: undefined, policyOptimizer: optimizer, criticOptimizer: undefined, policyLr: 0.01, updatePolicy: true, klCoef: 0, shuffle: Rng.make(3) },
           weighted ? { batch, oldLogprobs, advantages, returns: new Float32Array(n), importanceWeights: weights } : { batch, oldLogprobs, advantages: advantages.map((a, i) => a * weights[i]!), returns: new Float32Array(n) }

@@ -5,7 +5,7 @@ import { Optimizer } from '@mtrl/optim'
 import { expectNoLeak, TestBackend } from '@mtrl/testing'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { defaultConfig, type Config } from '../src/Config.js'
-import * as score from '../src/internal/score.js'
+import * as forward from '../src/internal/forward.js'
 import { update, type UpdateMetrics } from '../src/internal/update.js'
 import * as _ from '../src/UpdateReplicas.js'
 
@@ -44,8 +44,8 @@ const run = async (config: Config, lossKind: 'ppo' | 'policyGradient', workers: 
   const reference = Policy.make(modelConfig, 12)
   const batch = Batch.make({ pad: 0 })(Array.from({ length: 7 }, (_, i) => episode(i)))
   const n = batch.batch * batch.time
-  const oldLogprobs = score.logprobs(policy, batch, temperature)
-  const refLogprobs = score.logprobs(reference, batch, temperature)
+  const oldLogprobs = forward.logprobs(policy, batch, temperature)
+  const refLogprobs = forward.logprobs(reference, batch, temperature)
   const policyOptimizer = Optimizer.make(Policy.trainableVariables(policy))
   const criticOptimizer = critic === undefined ? undefined : Optimizer.make(Critic.trainableVariables(critic))
   const replicas = workers === undefined ? undefined : await _.start(policy, critic, workers)
@@ -56,7 +56,7 @@ const run = async (config: Config, lossKind: 'ppo' | 'policyGradient', workers: 
       { batch, oldLogprobs, advantages: noise(n, 1), returns: noise(n, 2), ...(critic ? { oldValues: noise(n, 4) } : {}), refLogprobs }
     ))
     const weights = [...Policy.toHost(policy.variables).values(), ...(critic ? Policy.toHost(critic.variables).values() : [])].map((w) => w.data)
-    const after = score.logprobs(policy, batch, temperature)
+    const after = forward.logprobs(policy, batch, temperature)
     return { metrics, weights, moved: after.reduce((m, x, i) => Math.max(m, Math.abs(x - oldLogprobs[i]!)), 0) }
   } finally {
     await replicas?.dispose()

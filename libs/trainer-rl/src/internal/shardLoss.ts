@@ -8,7 +8,7 @@ import { Critic, Scoring, type Policy } from '@mtrl/policy'
 import * as tf from '@tensorflow/tfjs'
 import * as Kl from '../Kl.js'
 import * as ValueLoss from '../ValueLoss.js'
-import { shiftRight } from './score.js'
+import { shiftRight } from './forward.js'
 import { surrogateTokens } from './surrogate.js'
 
 /** What a run's losses are (constant over the run). */

@@ -6,7 +6,7 @@ import { TestBackend } from '@mtrl/testing'
 import * as tf from '@tensorflow/tfjs'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { defaultConfig, type Config } from '../../src/Config.js'
-import * as score from '../../src/internal/score.js'
+import * as forward from '../../src/internal/forward.js'
 import { update } from '../../src/internal/update.js'
 
 beforeAll(() => TestBackend.use('cpu'))
@@ -77,7 +77,7 @@ describe('update on a fixed batch', () => {
       ['ppo', 'seq-mean-token-sum-norm', -(1 + 2 + 4 + 8) / T]
     ] as const) {
       const { policy, batch, context, dispose } = setup({ aggregation })
-      const oldLogprobs = score.logprobs(policy, batch, temperature)
+      const oldLogprobs = forward.logprobs(policy, batch, temperature)
       const entropy = tf.tidy(() => Scoring.tokenLogprobs(policy)(tf.tensor2d(batch.ids, [1, T], 'int32'), temperature).entropy.dataSync())
       // lr 0: the loss is read at the weights that produced oldLogprobs
       const m = update(context(0, lossKind), { batch, oldLogprobs, advantages: advantages(), returns: new Float32Array(T) })
@@ -91,7 +91,7 @@ describe('update on a fixed batch', () => {
 
   it('the behaviour log-probs are read at the right positions: shifting them by one token moves the loss', () => {
     const { policy, batch, context, dispose } = setup()
-    const oldLogprobs = score.logprobs(policy, batch, temperature)
+    const oldLogprobs = forward.logprobs(policy, batch, temperature)
     const shifted = new Float32Array(T)
     shifted.set(oldLogprobs.subarray(0, T - 1), 1)
     const aligned = update(context(0), { batch, oldLogprobs, advantages: advantages(), returns: new Float32Array(T) })
@@ -103,14 +103,14 @@ describe('update on a fixed batch', () => {
 
   it('a step raises the log-probs of action tokens with positive advantage and lowers those with negative advantage', () => {
     const { policy, batch, context, dispose } = setup({ maxGradNorm: 100 })
-    const before = score.logprobs(policy, batch, temperature)
+    const before = forward.logprobs(policy, batch, temperature)
     const a = new Float32Array(T)
     a[3] = -1
     a[4] = -1
     a[7] = 1
     a[8] = 1
     for (let i = 0; i < 3; i++) update(context(0.02), { batch, oldLogprobs: before, advantages: a, returns: new Float32Array(T) })
-    const after = score.logprobs(policy, batch, temperature)
+    const after = forward.logprobs(policy, batch, temperature)
     expect(after[3]!).toBeLessThan(before[3]!)
     expect(after[4]!).toBeLessThan(before[4]!)
     expect(after[7]!).toBeGreaterThan(before[7]!)
@@ -121,13 +121,13 @@ describe('update on a fixed batch', () => {
   it('the context loss is -mean log-prob over the prompt and observation tokens after the first (no action token, no padding); NaN when off', () => {
     const CONTEXT = [1, 2, 5, 6]
     const { policy, batch, context, dispose } = setup({ contextCoef: 0.5 })
-    const oldLogprobs = score.logprobs(policy, batch, temperature)
+    const oldLogprobs = forward.logprobs(policy, batch, temperature)
     const m = update(context(0), { batch, oldLogprobs, advantages: advantages(), returns: new Float32Array(T) })
     expect(m.contextLoss).toBeCloseTo(-CONTEXT.reduce((s, t) => s + oldLogprobs[t]!, 0) / CONTEXT.length, 5)
     expect(m.policyLoss).toBeCloseTo(-(1 + 2 + 4 + 8) / 4, 5)
     dispose()
     const off = setup()
-    expect(update(off.context(0), { batch: off.batch, oldLogprobs: score.logprobs(off.policy, off.batch, temperature), advantages: advantages(), returns: new Float32Array(T) }).contextLoss).toBeNaN()
+    expect(update(off.context(0), { batch: off.batch, oldLogprobs: forward.logprobs(off.policy, off.batch, temperature), advantages: advantages(), returns: new Float32Array(T) }).contextLoss).toBeNaN()
     off.dispose()
   })
 
@@ -136,9 +136,9 @@ describe('update on a fixed batch', () => {
     const meanAt = (lp: Float32Array): number => CONTEXT.reduce((s, t) => s + lp[t]!, 0) / CONTEXT.length
     for (const contextCoef of [0, 1]) {
       const { policy, batch, context, dispose } = setup({ contextCoef, maxGradNorm: 100 })
-      const before = score.logprobs(policy, batch, temperature)
+      const before = forward.logprobs(policy, batch, temperature)
       for (let i = 0; i < 3; i++) update(context(0.02), { batch, oldLogprobs: before, advantages: new Float32Array(T), returns: new Float32Array(T) })
-      const after = score.logprobs(policy, batch, temperature)
+      const after = forward.logprobs(policy, batch, temperature)
       if (contextCoef === 0) expect(meanAt(after)).toBeCloseTo(meanAt(before), 6)
       else expect(meanAt(after)).toBeGreaterThan(meanAt(before) + 0.01)
       dispose()
@@ -152,12 +152,12 @@ describe('update on a fixed batch', () => {
       const { policy, context, dispose } = setup({ maxGradNorm: 100 })
       // the longer row first: scoring sorts rows by length and must write each back in place
       const batch = Batch.make({ pad: 0, time })([trajectory, short])
-      const oldLogprobs = score.logprobs(policy, batch, temperature)
+      const oldLogprobs = forward.logprobs(policy, batch, temperature)
       const a = new Float32Array(2 * time)
       ACTIONS.forEach((t, k) => (a[t] = [1, -2, 4, -8][k]!))
       ;[3, 4].forEach((t) => (a[time + t] = 1))
       const m = update(context(0.02), { batch, oldLogprobs, advantages: a, returns: new Float32Array(2 * time) })
-      const after = score.logprobs(policy, batch, temperature)
+      const after = forward.logprobs(policy, batch, temperature)
       const rows = [oldLogprobs.subarray(0, T), oldLogprobs.subarray(time, time + 5), after.subarray(0, T), after.subarray(time, time + 5)].map((r) => Array.from(r))
       dispose()
       return { m, rows, width: batch.time }
@@ -167,8 +167,8 @@ describe('update on a fixed batch', () => {
     expect(wide.width).toBe(T + 7)
     // each row scored alone gives the same log-probs (rows are not mixed up by the length sort)
     const alone = setup()
-    const single = score.logprobs(alone.policy, Batch.make({ pad: 0 })([short]), temperature)
-    const pair = score.logprobs(alone.policy, Batch.make({ pad: 0 })([trajectory, short]), temperature)
+    const single = forward.logprobs(alone.policy, Batch.make({ pad: 0 })([short]), temperature)
+    const pair = forward.logprobs(alone.policy, Batch.make({ pad: 0 })([trajectory, short]), temperature)
     Array.from(single).forEach((x, t) => expect(pair[T + t]!).toBeCloseTo(x, 5))
     alone.dispose()
     expect(wide.m.policyLoss).toBeCloseTo(tight.m.policyLoss, 5)
@@ -183,7 +183,7 @@ describe('update on a fixed batch', () => {
       const { policy, batch, context, dispose } = setup({ valueClip: null, valueCoef })
       const critic = Critic.make(policy, { shareTrunk: true }, 9)
       const criticOptimizer = Optimizer.make(Critic.trainableVariables(critic))
-      const oldLogprobs = score.logprobs(policy, batch, temperature)
+      const oldLogprobs = forward.logprobs(policy, batch, temperature)
       const oldValues = new Float32Array(T)
       const base = context(0.02)
       const m = update(

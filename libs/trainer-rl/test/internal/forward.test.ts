@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { CHUNK_TOKENS, chunksOf } from '../../src/internal/score.js'
+import { CHUNK_TOKENS, chunksOf } from '../../src/internal/forward.js'
 
 describe('score chunks', () => {
   it('groups length-sorted rows into chunks of at most CHUNK_TOKENS tokens (rows x longest row), every row once, in order', () => {
