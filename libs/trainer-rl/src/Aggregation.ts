@@ -31,55 +31,10 @@ export type Mode = t.TypeOf<typeof Mode>
 export const defaultMode: Mode = 'token-mean'
 
 /**
- * Aggregates `loss` over `mask`. Runs in `tf.tidy`; differentiable; the caller owns the scalar.
- *
- * @param mode see the table above
- * @param scale `seq-mean-token-sum-norm` divisor (default: `time`, the padded length)
- * @returns `(loss [batch, time], mask [batch, time] float32) => scalar`
- * @example
- * import * as tf from '@tensorflow/tfjs'
- * import { Aggregation } from '@mtrl/trainer-rl'
- * const l = Aggregation.aggregate('token-mean')(tf.tensor2d([[1, 3]]), tf.tensor2d([[1, 0]])) // 1
- * @category combinators
- * @since 0.1.0
- */
-export const aggregate =
-  (mode: Mode, scale?: number) =>
-  (loss: tf.Tensor, mask: tf.Tensor): tf.Scalar =>
-    tf.tidy(() => {
-      if (loss.rank !== 2 || mask.rank !== 2) throw new Error(`Aggregation.aggregate: expected [batch, time] tensors, got ranks ${loss.rank} and ${mask.rank}`)
-      const masked = tf.mul(loss, mask)
-      switch (mode) {
-        case 'token-mean':
-          return tf.div(tf.sum(masked), tf.maximum(tf.sum(mask), 1)) as tf.Scalar
-        case 'seq-mean-token-sum': {
-          const rows = tf.sum(tf.cast(tf.greater(tf.sum(mask, 1), 0), 'float32'))
-          return tf.div(tf.sum(masked), tf.maximum(rows, 1)) as tf.Scalar
-        }
-        case 'seq-mean-token-mean': {
-          const count = tf.sum(mask, 1)
-          const rows = tf.sum(tf.cast(tf.greater(count, 0), 'float32'))
-          const perRow = tf.div(tf.sum(masked, 1), tf.maximum(count, 1))
-          return tf.div(tf.sum(perRow), tf.maximum(rows, 1)) as tf.Scalar
-        }
-        case 'seq-mean-token-sum-norm':
-          return tf.div(tf.sum(masked), scale ?? loss.shape[1]!) as tf.Scalar
-      }
-    })
-
-/**
- * The masked mean `sum m x / sum m` (0 when the mask is empty), for metrics.
- *
- * @category combinators
- * @since 0.1.0
- */
-export const maskedMean = (x: tf.Tensor, mask: tf.Tensor): tf.Scalar =>
-  tf.tidy(() => tf.div(tf.sum(tf.mul(x, mask)), tf.maximum(tf.sum(mask), 1)) as tf.Scalar)
-
-/**
- * The same aggregation as per-token weights, on the host: `aggregate(mode, scale)(L, m)` equals
- * `sum_{i,t} w[i,t] L[i,t]`. A batch cut into shards keeps the whole batch's weights, so the
- * shards' weighted sums add up to the batch's loss (data-parallel updates, `@mtrl/replicas`).
+ * An aggregation as per-token weights, on the host: the loss is `sum_{i,t} w[i,t] L[i,t]`
+ * ({@link weighted}). This is the form training runs: a minibatch cut into shards keeps the whole
+ * minibatch's weights, so the shards' weighted sums add up to its loss (data-parallel updates,
+ * `@mtrl/replicas`; micro-batches).
  *
  * @param mode see the table above
  * @param scale `seq-mean-token-sum-norm` divisor (default: `time`)
@@ -107,4 +62,37 @@ export const weights =
       for (let t = 0; t < time; t++) out[b * time + t] = mask[b * time + t]! * per
     }
     return out
+  }
+
+/**
+ * `sum(x * w)`: a per-token term aggregated with weights from {@link weights}. Differentiable in
+ * `x`; the caller owns the scalar.
+ *
+ * @category combinators
+ * @since 0.5.0
+ */
+export const weighted = (x: tf.Tensor, w: tf.Tensor): tf.Scalar => tf.tidy(() => tf.sum(tf.mul(x, w)) as tf.Scalar)
+
+/**
+ * Aggregates `loss` over `mask` with the weights of `mode` (the mask is read on the host): a
+ * convenience over {@link weights} and {@link weighted}, the path training takes. Differentiable in
+ * `loss`; the caller owns the scalar.
+ *
+ * @param mode see the table above
+ * @param scale `seq-mean-token-sum-norm` divisor (default: `time`, the padded length)
+ * @returns `(loss [batch, time], mask [batch, time] float32) => scalar`
+ * @example
+ * import * as tf from '@tensorflow/tfjs'
+ * import { Aggregation } from '@mtrl/trainer-rl'
+ * const l = Aggregation.aggregate('token-mean')(tf.tensor2d([[1, 3]]), tf.tensor2d([[1, 0]])) // 1
+ * @category combinators
+ * @since 0.1.0
+ */
+export const aggregate =
+  (mode: Mode, scale?: number) =>
+  (loss: tf.Tensor, mask: tf.Tensor): tf.Scalar => {
+    if (loss.rank !== 2 || mask.rank !== 2) throw new Error(`Aggregation.aggregate: expected [batch, time] tensors, got ranks ${loss.rank} and ${mask.rank}`)
+    const [batch, time] = mask.shape as [number, number]
+    const w = weights(mode, scale)(Float32Array.from(mask.dataSync()), batch, time)
+    return tf.tidy(() => weighted(loss, tf.tensor2d(w, [batch, time])))
   }

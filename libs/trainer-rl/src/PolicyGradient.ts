@@ -14,7 +14,7 @@
  */
 import * as t from 'io-ts'
 import * as Aggregation from './Aggregation.js'
-import { surrogate, type SurrogateInput, type SurrogateOutput } from './internal/surrogate.js'
+import * as Ppo from './Ppo.js'
 
 /**
  * @category codecs
@@ -28,17 +28,24 @@ export type Options = t.TypeOf<typeof Options>
 export const defaultOptions: Options = { clipLow: 0.2, clipHigh: 0.2, aggregation: 'token-mean' }
 
 /** Same tensors as {@link Ppo.Input}: `[batch, time]` float32. @category models @since 0.1.0 */
-export type Input = SurrogateInput
+export type Input = Ppo.Input
 /** @category models @since 0.1.0 */
-export type Output = SurrogateOutput
+export type Output = Ppo.Output
 
 /**
- * The clipped policy-gradient loss. Runs in `tf.tidy`; the caller owns the scalars.
+ * The clipped policy gradient per token: PPO's surrogate without its dual clip. The caller owns
+ * the tensors.
+ *
+ * @category losses
+ * @since 0.5.0
+ */
+export const perToken = (options: Pick<Options, 'clipLow' | 'clipHigh'>): ((input: Ppo.TokenInput) => Ppo.Tokens) => Ppo.perToken({ ...options, dualClip: null })
+
+/**
+ * The clipped policy-gradient loss of a whole batch ({@link perToken}, aggregated). The caller
+ * owns the scalars.
  *
  * @category losses
  * @since 0.1.0
  */
-export const loss =
-  (options: Options) =>
-  (input: Input): Output =>
-    surrogate(options.clipLow, options.clipHigh, null, options.aggregation, input)
+export const loss = (options: Options): ((input: Input) => Output) => Ppo.loss({ ...options, dualClip: null })

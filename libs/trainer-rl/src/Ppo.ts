@@ -13,9 +13,10 @@
  *
  * @since 0.1.0
  */
+import { Numbers } from '@mtrl/core'
+import * as tf from '@tensorflow/tfjs'
 import * as t from 'io-ts'
 import * as Aggregation from './Aggregation.js'
-import { surrogate, type SurrogateInput, type SurrogateOutput } from './internal/surrogate.js'
 
 /**
  * - `clipLow`, `clipHigh`: ratio clip range `[1 - clipLow, 1 + clipHigh]` (clip-higher when unequal);
@@ -28,7 +29,7 @@ import { surrogate, type SurrogateInput, type SurrogateOutput } from './internal
 export const Options = t.type({
   clipLow: t.number,
   clipHigh: t.number,
-  dualClip: t.union([t.number, t.null]),
+  dualClip: t.union([Numbers.refine('a number > 1', (n) => Number.isFinite(n) && n > 1), t.null]),
   aggregation: Aggregation.Mode
 })
 /** @category models @since 0.1.0 */
@@ -43,23 +44,80 @@ export type Options = t.TypeOf<typeof Options>
 export const defaultOptions: Options = { clipLow: 0.2, clipHigh: 0.2, dualClip: 3, aggregation: 'token-mean' }
 
 /**
- * Tensors of a PPO loss, all `[batch, time]` float32: `logprobs` (current policy, differentiable),
- * `oldLogprobs` (behaviour policy), `advantages`, `mask` (1 on action tokens).
+ * The per-token tensors of the surrogate, all `[batch, time]` float32: `logprobs` (current
+ * policy, differentiable), `oldLogprobs` (behaviour policy), `advantages`.
+ *
+ * @category models
+ * @since 0.5.0
+ */
+export interface TokenInput {
+  readonly logprobs: tf.Tensor
+  readonly oldLogprobs: tf.Tensor
+  readonly advantages: tf.Tensor
+}
+
+/**
+ * Per token: the loss `L`, whether the ratio clip bound (`[L2 > L1]`, 0/1) and `-log rho`.
+ *
+ * @category models
+ * @since 0.5.0
+ */
+export interface Tokens {
+  readonly loss: tf.Tensor
+  readonly clipped: tf.Tensor
+  readonly negLogRatio: tf.Tensor
+}
+
+/**
+ * The surrogate per token, before aggregation: what training computes on every shard (and
+ * weighs with `Aggregation.weights`). The caller owns the three tensors.
+ *
+ * @category losses
+ * @since 0.5.0
+ */
+export const perToken =
+  (options: Pick<Options, 'clipLow' | 'clipHigh' | 'dualClip'>) =>
+  (input: TokenInput): Tokens => {
+    const [loss, clipped, negLogRatio] = tf.tidy(() => {
+      const { logprobs, oldLogprobs, advantages } = input
+      const logRatio = tf.sub(logprobs, oldLogprobs)
+      const ratio = tf.exp(tf.clipByValue(logRatio, -20, 20))
+      const negA = tf.neg(advantages)
+      const l1 = tf.mul(negA, ratio)
+      const l2 = tf.mul(negA, tf.clipByValue(ratio, 1 - options.clipLow, 1 + options.clipHigh))
+      const clippedLoss = tf.maximum(l1, l2)
+      const dual = options.dualClip === null ? clippedLoss : tf.where(tf.less(advantages, 0), tf.minimum(tf.mul(negA, options.dualClip), clippedLoss), clippedLoss)
+      return [dual, tf.cast(tf.greater(l2, l1), 'float32'), tf.neg(logRatio)]
+    })
+    return { loss: loss!, clipped: clipped!, negLogRatio: negLogRatio! }
+  }
+
+/**
+ * {@link TokenInput} and the `mask` (1 on action tokens) the loss aggregates over.
  *
  * @category models
  * @since 0.1.0
  */
-export type Input = SurrogateInput
+export interface Input extends TokenInput {
+  readonly mask: tf.Tensor
+}
+
 /**
  * Scalars: `loss` (differentiable), `clipFraction`, `approxKl`. The caller owns them.
  *
  * @category models
  * @since 0.1.0
  */
-export type Output = SurrogateOutput
+export interface Output {
+  readonly loss: tf.Scalar
+  readonly clipFraction: tf.Scalar
+  readonly approxKl: tf.Scalar
+}
 
 /**
- * The PPO policy loss. Runs in `tf.tidy`; never disposes its inputs.
+ * The PPO policy loss of a whole batch: {@link perToken} aggregated with `options.aggregation`
+ * (`Aggregation.aggregate`, the weights training uses); `clipFraction` and `approxKl` are token
+ * means. Never disposes its inputs.
  *
  * @example
  * import * as tf from '@tensorflow/tfjs'
@@ -73,7 +131,14 @@ export type Output = SurrogateOutput
 export const loss =
   (options: Options) =>
   (input: Input): Output => {
-    if (options.dualClip !== null && options.dualClip <= 1) throw new Error(`Ppo.loss: dualClip must be > 1, got ${options.dualClip}`)
-    return surrogate(options.clipLow, options.clipHigh, options.dualClip, options.aggregation, input)
+    const tokens = perToken(options)(input)
+    try {
+      return {
+        loss: Aggregation.aggregate(options.aggregation)(tokens.loss, input.mask),
+        clipFraction: Aggregation.aggregate('token-mean')(tokens.clipped, input.mask),
+        approxKl: Aggregation.aggregate('token-mean')(tokens.negLogRatio, input.mask)
+      }
+    } finally {
+      tf.dispose([tokens.loss, tokens.clipped, tokens.negLogRatio])
+    }
   }
-

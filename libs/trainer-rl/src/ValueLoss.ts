@@ -82,6 +82,6 @@ export const loss =
       const tokens = perToken(options)(input)
       return {
         loss: Aggregation.aggregate(options.aggregation)(tokens.loss, input.mask),
-        clipFraction: options.clip === null ? tf.scalar(0) : Aggregation.maskedMean(tokens.clipped, input.mask)
+        clipFraction: options.clip === null ? tf.scalar(0) : Aggregation.aggregate('token-mean')(tokens.clipped, input.mask)
       }
     })

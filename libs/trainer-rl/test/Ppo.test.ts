@@ -2,6 +2,9 @@ import { expectNoLeak, TestBackend } from '@mtrl/testing'
 import * as tf from '@tensorflow/tfjs'
 import fc from 'fast-check'
 import { beforeAll, describe, expect, it } from 'vitest'
+import * as E from 'fp-ts/lib/Either.js'
+import * as Aggregation from '../src/Aggregation.js'
+import * as PolicyGradient from '../src/PolicyGradient.js'
 import * as _ from '../src/Ppo.js'
 
 beforeAll(() => TestBackend.use('cpu'))
@@ -70,9 +73,41 @@ describe('Ppo', () => {
     })
   })
 
-  it('rejects a dual-clip constant <= 1', () => {
-    const z = tf.zeros([1, 1])
-    expect(() => _.loss({ ..._.defaultOptions, dualClip: 1 })({ logprobs: z, oldLogprobs: z, advantages: z, mask: z })).toThrow(/dualClip/)
-    z.dispose()
+  it('its options codec rejects a dual-clip constant <= 1, naming it', () => {
+    expect(E.isLeft(_.Options.decode({ ..._.defaultOptions, dualClip: 1 }))).toBe(true)
+    expect(E.isRight(_.Options.decode({ ..._.defaultOptions, dualClip: null }))).toBe(true)
+    expect(E.isRight(_.Options.decode(_.defaultOptions))).toBe(true)
+  })
+})
+
+describe('PolicyGradient', () => {
+  it("is PPO's surrogate without the dual clip: equal losses and metrics on random inputs", async () => {
+    await expectNoLeak(() =>
+      fc.assert(
+        fc.property(
+          fc.array(fc.tuple(fc.double({ min: -3, max: 0, noNaN: true }), fc.double({ min: -3, max: 0, noNaN: true }), fc.double({ min: -2, max: 2, noNaN: true }), fc.constantFrom(0, 1)), { minLength: 1, maxLength: 12 }),
+          fc.constantFrom(...(Object.keys(Aggregation.Mode.keys) as Aggregation.Mode[])),
+          (rows, aggregation) => {
+            const [lp, old, adv, mask] = [0, 1, 2, 3].map((k) => rows.map((r) => r[k]!)) as [number[], number[], number[], number[]]
+            const t = (x: number[]) => tf.tensor2d(x, [1, x.length])
+            const inputs = { logprobs: t(lp), oldLogprobs: t(old), advantages: t(adv), mask: t(mask) }
+            const pg = PolicyGradient.loss({ clipLow: 0.2, clipHigh: 0.28, aggregation })(inputs)
+            const ppo = _.loss({ clipLow: 0.2, clipHigh: 0.28, dualClip: null, aggregation })(inputs)
+            expect(pg.loss.dataSync()[0]).toBeCloseTo(ppo.loss.dataSync()[0]!, 6)
+            expect(pg.clipFraction.dataSync()[0]).toBeCloseTo(ppo.clipFraction.dataSync()[0]!, 6)
+            if (aggregation === 'token-mean') expect(pg.loss.dataSync()[0]).toBeCloseTo(reference(lp, old, adv, mask, { ..._.defaultOptions, clipHigh: 0.28, dualClip: null }), 4)
+            tf.dispose([pg.loss, pg.clipFraction, pg.approxKl, ppo.loss, ppo.clipFraction, ppo.approxKl, ...Object.values(inputs)])
+          }
+        )
+      )
+    )
+  })
+  it('unlike PPO, does not bound the loss of a negative advantage with a huge ratio', async () => {
+    await expectNoLeak(() => {
+      const inputs = { logprobs: tf.tensor2d([[0]]), oldLogprobs: tf.tensor2d([[-5]]), advantages: tf.tensor2d([[-1]]), mask: tf.tensor2d([[1]]) }
+      const out = PolicyGradient.loss(PolicyGradient.defaultOptions)(inputs)
+      expect(out.loss.dataSync()[0]).toBeCloseTo(Math.exp(5), 2)
+      tf.dispose([out.loss, out.clipFraction, out.approxKl, ...Object.values(inputs)])
+    })
   })
 })

@@ -6,10 +6,11 @@
  */
 import { Critic, Scoring, type Policy } from '@mtrl/policy'
 import * as tf from '@tensorflow/tfjs'
+import { weighted } from '../Aggregation.js'
 import * as Kl from '../Kl.js'
+import * as Ppo from '../Ppo.js'
 import * as ValueLoss from '../ValueLoss.js'
 import { shiftRight } from './forward.js'
-import { surrogateTokens } from './surrogate.js'
 
 /** What a run's losses are (constant over the run). */
 export interface LossSettings {
@@ -84,7 +85,6 @@ export const microShards =
 type Terms = { readonly loss: tf.Scalar; readonly aux: Record<string, tf.Scalar> }
 
 const matrix = (shard: Rows, data: Float32Array): tf.Tensor2D => tf.tensor2d(data, [shard.rows, shard.time])
-const weighted = (x: tf.Tensor, w: tf.Tensor): tf.Scalar => tf.sum(tf.mul(x, w)) as tf.Scalar
 
 export const idsOf = (shard: Rows): tf.Tensor2D => tf.tensor2d(shard.ids, [shard.rows, shard.time], 'int32')
 
@@ -97,12 +97,9 @@ export const policyTerms = (settings: LossSettings, klCoef: number, shard: Polic
   tf.tidy(() => {
     const w = matrix(shard, shard.weights)
     const mean = matrix(shard, shard.meanWeights)
-    const tokens = surrogateTokens(settings.clipLow, settings.clipHigh, settings.dualClip, {
-      logprobs: scores.logprobs,
-      oldLogprobs: matrix(shard, shard.oldLogprobs),
-      advantages: matrix(shard, shard.advantages)
-    })
-    const policyLoss = weighted(tokens.perToken, shard.pgWeights === undefined ? w : matrix(shard, shard.pgWeights))
+    // PPO's surrogate; the clipped policy gradient is the same without the dual clip (dualClip null)
+    const tokens = Ppo.perToken(settings)({ logprobs: scores.logprobs, oldLogprobs: matrix(shard, shard.oldLogprobs), advantages: matrix(shard, shard.advantages) })
+    const policyLoss = weighted(tokens.loss, shard.pgWeights === undefined ? w : matrix(shard, shard.pgWeights))
     const entropy = weighted(scores.entropy, mean)
     const klLoss = settings.klInLoss === undefined || shard.refLogprobs === undefined ? tf.scalar(0) : weighted(Kl.estimate(settings.klInLoss)(scores.logprobs, matrix(shard, shard.refLogprobs)), w)
     const contextLoss = shard.contextWeights === undefined ? tf.scalar(0) : tf.neg(weighted(scores.logprobs, matrix(shard, shard.contextWeights)))

@@ -101,7 +101,6 @@ export const update = (context: UpdateContext, input: UpdateInput): UpdateMetric
   }
   const klInLoss = config.kl.placement === 'loss' && input.refLogprobs !== undefined
   const settings = settingsOf(config, context.lossKind, klInLoss)
-  if (context.lossKind === 'ppo' && config.dualClip !== null && config.dualClip <= 1) throw new Error(`update: dualClip must be > 1, got ${config.dualClip}`)
   const contextMask = config.contextCoef > 0 ? contextMaskOf(batch) : undefined
   const criticStep = critic !== undefined && context.criticOptimizer !== undefined && input.oldValues !== undefined ? { critic, optimizer: context.criticOptimizer } : undefined
   const fused = context.updatePolicy && criticStep !== undefined && criticStep.critic.shareTrunk && criticStep.critic.policy === policy
