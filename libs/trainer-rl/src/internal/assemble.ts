@@ -7,41 +7,38 @@ import type * as KlController from '../KlController.js'
 import type { Metrics } from '../Metrics.js'
 import type { UpdateMetrics } from './update.js'
 
-export const assemble = (
-  base: {
-    readonly iteration: number
-    readonly rollout: Rollout.Result['metrics']
-    readonly outcomes: ReadonlyArray<number>
-    readonly episodes: ReadonlyArray<{ readonly turns: ReadonlyArray<unknown> }>
-    readonly filtered: number
-    readonly replayed: number
-    readonly replaySuccess: number
-    readonly rolloutSeconds: number
-    readonly policyLr: number
-  },
-  stats:
-    | {
-        readonly updated: UpdateMetrics
-        readonly klMean: number
-        readonly priorKl: number
-        readonly gap: number
-        /** When the trainer scored the batch: how far the sampler was from it. */
-        readonly mismatch?: ImportanceSampling.Mismatch
-        readonly explainedVariance: number
-        readonly advantageMean: number
-        readonly advantageStd: number
-        readonly samples: number
-        readonly updateTokensPerSecond: number
-      }
-    | undefined,
-  updateSeconds: number,
-  /** The KL controller when a KL term is on (its coefficient is logged), else undefined. */
-  kl: KlController.KlController | undefined
-): Metrics => {
-  const r = base.rollout
+/** The iteration's own figures: its episodes, what was kept, the replays, the rollout's speed. */
+export interface Base {
+  readonly iteration: number
+  readonly rollout: Rollout.Result['metrics']
+  readonly outcomes: ReadonlyArray<number>
+  readonly episodes: ReadonlyArray<{ readonly turns: ReadonlyArray<unknown> }>
+  readonly filtered: number
+  readonly replayed: number
+  readonly replaySuccess: number
+  readonly rolloutSeconds: number
+  readonly policyLr: number
+}
+
+/** What an update measured (undefined: no update this iteration). */
+export interface Stats {
+  readonly updated: UpdateMetrics
+  readonly klMean: number
+  readonly priorKl: number
+  readonly gap: number
+  /** When the trainer scored the batch: how far the sampler was from it. */
+  readonly mismatch?: ImportanceSampling.Mismatch
+  readonly explainedVariance: number
+  readonly advantageMean: number
+  readonly advantageStd: number
+  readonly samples: number
+  readonly updateTokensPerSecond: number
+}
+
+/** Losses, KL, clipping, entropy, gradients, critic and advantages: NaN without an update. */
+const learning = (stats: Stats | undefined, kl: KlController.KlController | undefined) => {
   const u = stats?.updated
   return {
-    iteration: base.iteration,
     'loss/policy': u?.policyLoss ?? Number.NaN,
     'loss/value': u?.valueLoss ?? Number.NaN,
     'loss/context': u?.contextLoss ?? Number.NaN,
@@ -56,7 +53,14 @@ export const assemble = (
     'grad/critic_norm': u?.criticGradNorm ?? Number.NaN,
     'value/explained_variance': stats?.explainedVariance ?? Number.NaN,
     'advantage/mean': stats?.advantageMean ?? Number.NaN,
-    'advantage/std': stats?.advantageStd ?? Number.NaN,
+    'advantage/std': stats?.advantageStd ?? Number.NaN
+  } satisfies Partial<Metrics>
+}
+
+/** The episodes played: success, return, turns and the rates of what went wrong. */
+const episodes = (base: Base) => {
+  const r = base.rollout
+  return {
     'episode/success_rate': r.successRate,
     'episode/return': base.outcomes.reduce((a, b) => a + b, 0) / Math.max(1, base.outcomes.length),
     'episode/turns': r.turnsMean,
@@ -64,19 +68,31 @@ export const assemble = (
     'episode/format_error_rate': r.formatErrorRate,
     'episode/truncated_rate': r.truncatedRate,
     'episode/action_hacking_rate': r.actionHackingRate,
-    'episode/explored_rate': r.exploredRate,
-    'batch/samples': stats?.samples ?? 0,
-    'batch/filtered_episodes': base.filtered,
-    'replay/games': base.replayed,
-    'replay/success_rate': base.replaySuccess,
-    'logprob/sampler_trainer_gap': stats?.gap ?? Number.NaN,
-    'mismatch/kl': stats?.mismatch?.kl ?? Number.NaN,
-    'mismatch/max_ratio': stats?.mismatch?.maxRatio ?? Number.NaN,
-    'mismatch/corrected_fraction': stats?.mismatch?.correctedFraction ?? Number.NaN,
-    'lr/policy': base.policyLr,
-    'perf/tokens_per_s': r.tokensPerSecond,
-    'perf/update_tokens_per_s': stats?.updateTokensPerSecond ?? Number.NaN,
-    'time/rollout_s': base.rolloutSeconds,
-    'time/update_s': updateSeconds
-  }
+    'episode/explored_rate': r.exploredRate
+  } satisfies Partial<Metrics>
 }
+
+/** The batch, the replays, the sampler's distance to the trainer, the learning rate, speed and time. */
+const bookkeeping = (base: Base, stats: Stats | undefined, updateSeconds: number) => ({
+  'batch/samples': stats?.samples ?? 0,
+  'batch/filtered_episodes': base.filtered,
+  'replay/games': base.replayed,
+  'replay/success_rate': base.replaySuccess,
+  'logprob/sampler_trainer_gap': stats?.gap ?? Number.NaN,
+  'mismatch/kl': stats?.mismatch?.kl ?? Number.NaN,
+  'mismatch/max_ratio': stats?.mismatch?.maxRatio ?? Number.NaN,
+  'mismatch/corrected_fraction': stats?.mismatch?.correctedFraction ?? Number.NaN,
+  'lr/policy': base.policyLr,
+  'perf/tokens_per_s': base.rollout.tokensPerSecond,
+  'perf/update_tokens_per_s': stats?.updateTokensPerSecond ?? Number.NaN,
+  'time/rollout_s': base.rolloutSeconds,
+  'time/update_s': updateSeconds
+}) satisfies Partial<Metrics>
+
+/** The metrics record of an iteration. `kl`: the KL controller when a KL term is on (its coefficient is logged). */
+export const assemble = (base: Base, stats: Stats | undefined, updateSeconds: number, kl: KlController.KlController | undefined): Metrics => ({
+  iteration: base.iteration,
+  ...learning(stats, kl),
+  ...episodes(base),
+  ...bookkeeping(base, stats, updateSeconds)
+})

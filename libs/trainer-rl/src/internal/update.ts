@@ -91,128 +91,176 @@ const settingsOf = (config: Config, lossKind: UpdateContext['lossKind'], klInLos
   klInLoss: klInLoss ? config.kl.estimator : undefined
 })
 
-export const update = (context: UpdateContext, input: UpdateInput): UpdateMetrics => {
+/** What every minibatch of the update shares. */
+interface Plan {
+  readonly context: UpdateContext
+  readonly input: UpdateInput
+  readonly settings: LossSettings
+  readonly klInLoss: boolean
+  /** `[batch, time]`: the prompt and observation tokens (the context loss), when it is on. */
+  readonly contextMask: Float32Array | undefined
+  readonly critic: { readonly critic: Critic.Critic; readonly optimizer: Optimizer.Optimizer } | undefined
+  /** A critic that shares the policy's trunk: both steps from one forward and backward pass. */
+  readonly fused: boolean
+}
+
+const planOf = (context: UpdateContext, input: UpdateInput): Plan => {
   const { config, policy, critic, replicas } = context
-  const batch = input.batch
-  const T = batch.time
-  const rows = Array.from({ length: batch.batch }, (_, i) => i)
-  const m: Record<keyof Omit<UpdateMetrics, 'steps'>, number[]> = {
-    policyLoss: [], valueLoss: [], clipFraction: [], valueClipFraction: [], approxKl: [], klLoss: [], entropy: [], policyGradNorm: [], criticGradNorm: [], samplerGap: [], contextLoss: []
-  }
   const klInLoss = config.kl.placement === 'loss' && input.refLogprobs !== undefined
-  const settings = settingsOf(config, context.lossKind, klInLoss)
-  const contextMask = config.contextCoef > 0 ? contextMaskOf(batch) : undefined
   const criticStep = critic !== undefined && context.criticOptimizer !== undefined && input.oldValues !== undefined ? { critic, optimizer: context.criticOptimizer } : undefined
   const fused = context.updatePolicy && criticStep !== undefined && criticStep.critic.shareTrunk && criticStep.critic.policy === policy
   if (fused && replicas !== undefined && replicas.size > 0) throw new Error('update: replicas do not take a critic that shares the policy trunk')
-  const shardCount = 1 + (replicas?.size ?? 0)
-  const microTokens = config.microBatchTokens
-  const splitPolicy = (p: UpdatePayload & { readonly part: 'policy' }) => splitPayload(p) as ReadonlyArray<typeof p>
-  const splitCritic = (p: UpdatePayload & { readonly part: 'critic' }) => splitPayload(p) as ReadonlyArray<typeof p>
-  for (let epoch = 0; epoch < config.ppoEpochs; epoch++) {
+  return { context, input, settings: settingsOf(config, context.lossKind, klInLoss), klInLoss, contextMask: config.contextCoef > 0 ? contextMaskOf(input.batch) : undefined, critic: criticStep, fused }
+}
+
+interface Shard {
+  readonly policyShard: PolicyShard
+  readonly valueShard: ValueShard | undefined
+}
+
+/**
+ * The shards of the minibatch `part` (batch rows): one per thread, of similar token counts, each
+ * cut to its own longest row (only padding goes; causal scoring of the kept tokens is
+ * unchanged), with the minibatch's weights at full width: the configured aggregation (Dr.
+ * GRPO's norm by the batch's width, the same for every minibatch), a token mean over its action
+ * tokens, and a token mean over its context tokens. `first`: the first minibatch, where the
+ * sampler's gap to the trainer is measured.
+ */
+const shardsOf = (plan: Plan, part: ReadonlyArray<number>, first: boolean): ReadonlyArray<Shard> => {
+  const { context, input, contextMask } = plan
+  const { batch } = input
+  const T = batch.time
+  const mask = cut(batch.actionMask, T, part, T)
+  const weights = Aggregation.weights(context.config.aggregation, T)(mask, part.length, T)
+  const meanWeights = Aggregation.weights('token-mean')(mask, part.length, T)
+  const contextWeights = contextMask === undefined ? undefined : Aggregation.weights('token-mean')(cut(contextMask, T, part, T), part.length, T)
+  const groups = plan.fused ? [part.map((_, i) => i)] : Workers.split(part.map((r) => batch.lengths[r]!), 1 + (context.replicas?.size ?? 0))
+  return groups.map((at) => {
+    const picked = at.map((i) => part[i]!)
+    const width = picked.reduce((w, r) => Math.max(w, batch.lengths[r]!), 1)
+    const rows = <A extends Float32Array | Int32Array>(x: A): A => cut(x, T, picked, width)
+    const common = { rows: picked.length, time: width, ids: rows(batch.ids) }
+    const policyShard: PolicyShard = {
+      ...common,
+      oldLogprobs: rows(input.oldLogprobs),
+      advantages: rows(input.advantages),
+      weights: cut(weights, T, at, width),
+      ...(input.importanceWeights === undefined ? {} : { pgWeights: times(cut(weights, T, at, width), rows(input.importanceWeights)) }),
+      meanWeights: cut(meanWeights, T, at, width),
+      ...(contextWeights === undefined ? {} : { contextWeights: cut(contextWeights, T, at, width) }),
+      ...(plan.klInLoss ? { refLogprobs: rows(input.refLogprobs!) } : {}),
+      ...(context.updatePolicy && first ? { samplerLogprobs: rows(batch.samplerLogprobs) } : {})
+    }
+    const valueShard: ValueShard | undefined =
+      input.oldValues === undefined ? undefined : { ...common, oldValues: rows(input.oldValues), returns: rows(input.returns), weights: policyShard.weights, meanWeights: policyShard.meanWeights }
+    return { policyShard, valueShard }
+  })
+}
+
+/** The per-step metrics of an update, and their means. */
+interface Recorder {
+  readonly policy: (aux: Readonly<Record<string, number>>, gradNorm: number, first: boolean) => void
+  readonly critic: (aux: Readonly<Record<string, number>>, gradNorm: number) => void
+  readonly steps: () => number
+  readonly means: () => UpdateMetrics
+}
+
+const recorder = (withContextLoss: boolean): Recorder => {
+  const m: Record<keyof Omit<UpdateMetrics, 'steps'>, number[]> = {
+    policyLoss: [], valueLoss: [], clipFraction: [], valueClipFraction: [], approxKl: [], klLoss: [], entropy: [], policyGradNorm: [], criticGradNorm: [], samplerGap: [], contextLoss: []
+  }
+  return {
+    policy: (aux, gradNorm, first) => {
+      if (first) m.samplerGap.push(aux['gap'] ?? Number.NaN)
+      if (withContextLoss) m.contextLoss.push(aux['contextLoss']!)
+      m.policyLoss.push(aux['policyLoss']!)
+      m.clipFraction.push(aux['clipFraction']!)
+      m.approxKl.push(aux['approxKl']!)
+      m.klLoss.push(aux['klLoss']!)
+      m.entropy.push(aux['entropy']!)
+      m.policyGradNorm.push(gradNorm)
+    },
+    critic: (aux, gradNorm) => {
+      m.valueLoss.push(aux['valueLoss']!)
+      m.valueClipFraction.push(aux['valueClipFraction']!)
+      m.criticGradNorm.push(gradNorm)
+    },
+    steps: () => m.policyLoss.length,
+    means: () => ({ ...(Object.fromEntries(Object.entries(m).map(([k, xs]) => [k, mean(xs)])) as Omit<UpdateMetrics, 'steps'>), steps: m.policyLoss.length })
+  }
+}
+
+/** Applies `grads` (clipped to `maxGradNorm`) with `optimizer`; the gradient norm before clipping. Disposes the gradients. */
+const applied = (config: Config, optimizer: Optimizer.Optimizer, learningRate: number, grads: tf.Tensor[]): number => {
+  try {
+    return Optimizer.apply(optimizer, { learningRate, maxNorm: config.maxGradNorm }, grads)
+  } finally {
+    tf.dispose(grads)
+  }
+}
+
+/**
+ * A critic that shares the policy's trunk: log-probs and values from one forward pass, one
+ * backward, each part's gradients applied by its own optimizer at its own rate and clip. Without
+ * `valueCoef` the values read the trunk through a stop-gradient, so the two parts are disjoint.
+ */
+const fusedStep = (plan: Plan, shard: Shard, record: Recorder, first: boolean): void => {
+  const { context, settings } = plan
+  const { config, policy } = context
+  const critic = plan.critic!
+  const policyVariables = context.policyOptimizer.variables
+  const micro = microShards(config.microBatchTokens)
+  const values = micro(shard.valueShard!)
+  const pairs = micro(shard.policyShard).map((p, i) => ({ policyShard: p, valueShard: values[i]! }))
+  const toTrunk = config.valueCoef > 0
+  const { grads, aux } = Optimizer.accumulatedGradients([...policyVariables, ...critic.optimizer.variables], pairs, (pair) => {
+    const scores = Scoring.tokenLogprobsWithValues(policy, critic.critic, { entropy: true, valueGradient: toTrunk ? 'trunk' : 'head' })(idsOf(pair.policyShard), settings.temperature)
+    const p = policyTerms(settings, context.klCoef, pair.policyShard, scores)
+    const v = valueTerms(settings, pair.valueShard, scores.values)
+    return { loss: tf.add(p.loss, toTrunk ? tf.mul(v.loss, config.valueCoef) : v.loss) as tf.Scalar, aux: { ...p.aux, ...v.aux } }
+  })
+  record.policy(aux, applied(config, context.policyOptimizer, context.policyLr, grads.slice(0, policyVariables.length)), first)
+  record.critic(aux, applied(config, critic.optimizer, config.criticLr, grads.slice(policyVariables.length)))
+}
+
+/** The policy's step, its shards shared between this thread and the replicas. */
+const policyStep = (plan: Plan, shards: ReadonlyArray<Shard>, record: Recorder, first: boolean): void => {
+  const { context, settings } = plan
+  const microTokens = context.config.microBatchTokens
+  const split = (p: UpdatePayload & { readonly part: 'policy' }) => splitPayload(p) as ReadonlyArray<typeof p>
+  const payloads = shards.map((s) => ({ part: 'policy', settings, klCoef: context.klCoef, microTokens, shard: s.policyShard }) satisfies UpdatePayload)
+  const { grads, aux } = Workers.gradients(context.replicas?.workers, 'policy', context.policyOptimizer.variables, payloads, (p) => policyLoss(context.policy, settings, p.klCoef, p.shard), split)
+  record.policy(aux, applied(context.config, context.policyOptimizer, context.policyLr, grads), first)
+}
+
+/** The critic's step, its shards shared between this thread and the replicas. */
+const criticStep = (plan: Plan, shards: ReadonlyArray<Shard>, record: Recorder): void => {
+  const { context, settings } = plan
+  const critic = plan.critic!
+  const microTokens = context.config.microBatchTokens
+  const split = (p: UpdatePayload & { readonly part: 'critic' }) => splitPayload(p) as ReadonlyArray<typeof p>
+  const payloads = shards.map((s) => ({ part: 'critic', settings, microTokens, shard: s.valueShard! }) satisfies UpdatePayload)
+  const { grads, aux } = Workers.gradients(context.replicas?.workers, 'critic', critic.optimizer.variables, payloads, (p) => valueLoss(critic.critic, settings, p.shard), split)
+  record.critic(aux, applied(context.config, critic.optimizer, context.config.criticLr, grads))
+}
+
+/** The update of one iteration (see the module comment): `ppoEpochs` passes over shuffled minibatches. */
+export const update = (context: UpdateContext, input: UpdateInput): UpdateMetrics => {
+  const plan = planOf(context, input)
+  const record = recorder(plan.contextMask !== undefined)
+  const rows = Array.from({ length: input.batch.batch }, (_, i) => i)
+  for (let epoch = 0; epoch < context.config.ppoEpochs; epoch++) {
     const order = Rng.shuffle(context.shuffle)(rows)
-    const size = Math.ceil(order.length / Math.max(1, config.minibatches))
+    const size = Math.ceil(order.length / Math.max(1, context.config.minibatches))
     for (let start = 0; start < order.length; start += size) {
-      const part = order.slice(start, start + size)
-      // The minibatch's weights, at full width: a token mean over its action tokens, the
-      // configured aggregation (Dr. GRPO's norm by the batch's width, the same for every
-      // minibatch), and a token mean over its context tokens.
-      const mask = cut(batch.actionMask, T, part, T)
-      const weights = Aggregation.weights(config.aggregation, T)(mask, part.length, T)
-      const meanWeights = Aggregation.weights('token-mean')(mask, part.length, T)
-      const contextWeights = contextMask === undefined ? undefined : Aggregation.weights('token-mean')(cut(contextMask, T, part, T), part.length, T)
-      // Shards of similar token counts, each cut to its own longest row: only padding goes,
-      // and causal scoring of the kept tokens is unchanged.
-      const groups = fused ? [part.map((_, i) => i)] : Workers.split(part.map((r) => batch.lengths[r]!), shardCount)
-      const first = m.policyLoss.length === 0
-      const shards = groups.map((at) => {
-        const picked = at.map((i) => part[i]!)
-        const width = picked.reduce((w, r) => Math.max(w, batch.lengths[r]!), 1)
-        const common = { rows: picked.length, time: width, ids: cut(batch.ids, T, picked, width) }
-        const policyShard: PolicyShard = {
-          ...common,
-          oldLogprobs: cut(input.oldLogprobs, T, picked, width),
-          advantages: cut(input.advantages, T, picked, width),
-          weights: cut(weights, T, at, width),
-          ...(input.importanceWeights === undefined ? {} : { pgWeights: times(cut(weights, T, at, width), cut(input.importanceWeights, T, picked, width)) }),
-          meanWeights: cut(meanWeights, T, at, width),
-          ...(contextWeights === undefined ? {} : { contextWeights: cut(contextWeights, T, at, width) }),
-          ...(klInLoss ? { refLogprobs: cut(input.refLogprobs!, T, picked, width) } : {}),
-          ...(context.updatePolicy && first ? { samplerLogprobs: cut(batch.samplerLogprobs, T, picked, width) } : {})
-        }
-        const valueShard: ValueShard | undefined =
-          input.oldValues === undefined
-            ? undefined
-            : { ...common, oldValues: cut(input.oldValues, T, picked, width), returns: cut(input.returns, T, picked, width), weights: policyShard.weights, meanWeights: policyShard.meanWeights }
-        return { policyShard, valueShard }
-      })
-      const recordPolicy = (aux: Readonly<Record<string, number>>, gradNorm: number): void => {
-        if (first) m.samplerGap.push(aux['gap'] ?? Number.NaN)
-        if (contextMask !== undefined) m.contextLoss.push(aux['contextLoss']!)
-        m.policyLoss.push(aux['policyLoss']!)
-        m.clipFraction.push(aux['clipFraction']!)
-        m.approxKl.push(aux['approxKl']!)
-        m.klLoss.push(aux['klLoss']!)
-        m.entropy.push(aux['entropy']!)
-        m.policyGradNorm.push(gradNorm)
-      }
-      const recordCritic = (aux: Readonly<Record<string, number>>, gradNorm: number): void => {
-        m.valueLoss.push(aux['valueLoss']!)
-        m.valueClipFraction.push(aux['valueClipFraction']!)
-        m.criticGradNorm.push(gradNorm)
-      }
-      const applied = (optimizer: Optimizer.Optimizer, learningRate: number, grads: tf.Tensor[]): number => {
-        try {
-          return Optimizer.apply(optimizer, { learningRate, maxNorm: config.maxGradNorm }, grads)
-        } finally {
-          tf.dispose(grads)
-        }
-      }
-      if (fused) {
-        // A shared trunk: log-probs and values from one forward pass, one backward, each part's
-        // gradients applied by its own optimizer at its own rate and clip. Without `valueCoef`
-        // the values read the trunk through a stop-gradient, so the two parts are disjoint.
-        const { policyShard, valueShard } = shards[0]!
-        const policyVariables = context.policyOptimizer.variables
-        const micro = microShards(microTokens)
-        const values = micro(valueShard!)
-        const pairs = micro(policyShard).map((p, i) => ({ policyShard: p, valueShard: values[i]! }))
-        const { grads, aux } = Optimizer.accumulatedGradients([...policyVariables, ...criticStep!.optimizer.variables], pairs, (pair) => {
-          const toTrunk = config.valueCoef > 0
-          const scores = Scoring.tokenLogprobsWithValues(policy, criticStep!.critic, { entropy: true, valueGradient: toTrunk ? 'trunk' : 'head' })(idsOf(pair.policyShard), settings.temperature)
-          const p = policyTerms(settings, context.klCoef, pair.policyShard, scores)
-          const v = valueTerms(settings, pair.valueShard, scores.values)
-          return { loss: tf.add(p.loss, toTrunk ? tf.mul(v.loss, config.valueCoef) : v.loss) as tf.Scalar, aux: { ...p.aux, ...v.aux } }
-        })
-        recordPolicy(aux, applied(context.policyOptimizer, context.policyLr, grads.slice(0, policyVariables.length)))
-        recordCritic(aux, applied(criticStep!.optimizer, config.criticLr, grads.slice(policyVariables.length)))
-        continue
-      }
-      const workers = replicas?.workers
-      if (context.updatePolicy) {
-        const payloads = shards.map((s) => ({ part: 'policy', settings, klCoef: context.klCoef, microTokens, shard: s.policyShard }) satisfies UpdatePayload)
-        const { grads, aux } = Workers.gradients(workers, 'policy', context.policyOptimizer.variables, payloads, (p) => policyLoss(policy, settings, p.klCoef, p.shard), splitPolicy)
-        recordPolicy(aux, applied(context.policyOptimizer, context.policyLr, grads))
-      }
-      if (criticStep !== undefined) {
-        const payloads = shards.map((s) => ({ part: 'critic', settings, microTokens, shard: s.valueShard! }) satisfies UpdatePayload)
-        const { grads, aux } = Workers.gradients(workers, 'critic', criticStep.optimizer.variables, payloads, (p) => valueLoss(criticStep.critic, settings, p.shard), splitCritic)
-        recordCritic(aux, applied(criticStep.optimizer, config.criticLr, grads))
+      const first = record.steps() === 0
+      const shards = shardsOf(plan, order.slice(start, start + size), first)
+      if (plan.fused) fusedStep(plan, shards[0]!, record, first)
+      else {
+        if (context.updatePolicy) policyStep(plan, shards, record, first)
+        if (plan.critic !== undefined) criticStep(plan, shards, record)
       }
     }
   }
-  return {
-    policyLoss: mean(m.policyLoss),
-    valueLoss: mean(m.valueLoss),
-    clipFraction: mean(m.clipFraction),
-    valueClipFraction: mean(m.valueClipFraction),
-    approxKl: mean(m.approxKl),
-    klLoss: mean(m.klLoss),
-    entropy: mean(m.entropy),
-    policyGradNorm: mean(m.policyGradNorm),
-    criticGradNorm: mean(m.criticGradNorm),
-    samplerGap: mean(m.samplerGap),
-    contextLoss: mean(m.contextLoss),
-    steps: m.policyLoss.length
-  }
+  return record.means()
 }
