@@ -62,4 +62,15 @@ describe('package manifests', () => {
       expect({ unused: [...dev].filter((p) => !others.has(p) && !runtime.has(p)).sort() }, 'a dev dependency nothing imports').toEqual({ unused: [] })
     })
   }
+  it("docs/architecture.md's table of imports is every package's manifest", () => {
+    const doc = readFileSync(join(root, 'docs', 'architecture.md'), 'utf8')
+    const table = new Map([...doc.matchAll(/^\| `([@a-z/0-9-]+)` \| ((?:`[a-z0-9-]+`(?:, )?)+|\(none\)) \|$/gm)].map((m) => [m[1]!, m[2] === '(none)' ? [] : [...m[2]!.matchAll(/`([a-z0-9-]+)`/g)].map((x) => `@mtrl/${x[1]}`)]))
+    const manifests = new Map(
+      packages.map((dir) => {
+        const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as Manifest
+        return [manifest.name, [...mtrl(manifest.dependencies)].sort()]
+      })
+    )
+    expect(Object.fromEntries([...table].sort())).toEqual(Object.fromEntries([...manifests].sort()))
+  })
 })

@@ -1,6 +1,6 @@
 /**
- * Tensor building blocks written for the wasm backend (see ARCHITECTURE.md, "Compute
- * backends"): a matMul whose gradient transposes explicitly, an embedding lookup whose
+ * Tensor building blocks written for the wasm backend (see docs/architecture.md and decision
+ * 0002): a matMul whose gradient transposes explicitly, an embedding lookup whose
  * gradient is a one-hot product (no UnsortedSegmentSum), norms, activations, RoPE by reversal.
  */
 import * as tf from '@tensorflow/tfjs'
