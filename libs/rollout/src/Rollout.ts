@@ -27,7 +27,8 @@ import type { Generator } from './Generator.js'
 import * as Layout from './Layout.js'
 import { Memory, full as fullMemory } from './Memory.js'
 import type { RolloutMetrics } from './RolloutMetrics.js'
-import { drive, seedOf as internalSeedOf } from './internal/drive.js'
+import { drive } from './internal/drive.js'
+import { seedOf as internalSeedOf } from './internal/seedOf.js'
 
 /**
  * Rollout options.
