@@ -2,7 +2,7 @@ import { Rng } from '@mtrl/core'
 import { Agent, ChatTemplate, ModelConfig, Policy } from '@mtrl/policy'
 import { Completions, Rollouts, Server } from '@mtrl/serving'
 import { TestBackend, Toy } from '@mtrl/testing'
-import { Config, Trainer } from '@mtrl/trainer-rl'
+import { Config, Kl, Trainer } from '@mtrl/trainer-rl'
 import * as E from 'fp-ts/lib/Either.js'
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -124,6 +124,7 @@ describe('a judge as the reward of agents written as code', () => {
     const config: Config.Config = {
       ...Config.defaultConfig,
       algorithm: 'grpo',
+      kl: Kl.none, // GRPO without its KL term: no reference policy here
       seedsPerIteration: 4,
       groupSize: 4,
       rollout: { ...Config.defaultConfig.rollout, systemPrompt: '', maxNewTokens: 1, temperature: 1, maxTurns: 1 },

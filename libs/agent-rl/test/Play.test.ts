@@ -4,7 +4,7 @@ import { Agent, ChatTemplate, ModelConfig, Policy, Sampler, WordTokenizer } from
 import { ActionFormat, Layout, Rollout } from '@mtrl/rollout'
 import { Completions, Rollouts, Server } from '@mtrl/serving'
 import { TestBackend, Toy } from '@mtrl/testing'
-import { Config, Trainer } from '@mtrl/trainer-rl'
+import { Config, Kl, Trainer } from '@mtrl/trainer-rl'
 import * as E from 'fp-ts/lib/Either.js'
 import type OpenAI from 'openai'
 import { readFileSync } from 'node:fs'
@@ -156,6 +156,7 @@ describe('Trainer through the endpoint', () => {
     const config: Config.Config = {
       ...Config.defaultConfig,
       algorithm: 'grpo',
+      kl: Kl.none, // GRPO without its KL term: no reference policy here
       seedsPerIteration: 4,
       groupSize: 4,
       rollout: { ...Config.defaultConfig.rollout, systemPrompt: '', maxNewTokens: 1, temperature: 1, maxTurns: 1 },

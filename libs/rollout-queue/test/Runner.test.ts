@@ -2,7 +2,7 @@ import { Rng } from '@mtrl/core'
 import { ChatTemplate, Policy, Sampler } from '@mtrl/policy'
 import { Rollout } from '@mtrl/rollout'
 import { Services, TestBackend } from '@mtrl/testing'
-import { Config, Trainer } from '@mtrl/trainer-rl'
+import { Config, Kl, Trainer } from '@mtrl/trainer-rl'
 import * as E from 'fp-ts/lib/Either.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { QueueError, Worker, type RedisServer } from '../src/index.js'
@@ -82,7 +82,7 @@ describe.runIf(Services.available('redis-server'))(`Runner ${Services.tag('redis
     const made = await _.make({ url: redis.url })()
     if (E.isLeft(made)) throw new Error(QueueError.message(made.left))
     const runner = made.right
-    const config: Config.Config = { ...Config.defaultConfig, algorithm: 'grpo', seedsPerIteration: 3, groupSize: 2, rollout: World.rollout, policyLr: 1e-2, seed: 9 }
+    const config: Config.Config = { ...Config.defaultConfig, algorithm: 'grpo', kl: Kl.none, seedsPerIteration: 3, groupSize: 2, rollout: World.rollout, policyLr: 1e-2, seed: 9 }
     const trainerOf = (remote: boolean) => {
       const p = World.policy(3)
       const trainer = Trainer.make({

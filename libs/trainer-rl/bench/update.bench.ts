@@ -20,7 +20,7 @@ import { Critic, ModelConfig, Policy } from '@mtrl/policy'
 import { Batch } from '@mtrl/rollout'
 import * as tf from '@tensorflow/tfjs'
 import { cpus, loadavg } from 'node:os'
-import { defaultConfig, type Config } from '../src/Config.js'
+import { defaultConfig, resolve, type Config } from '../src/Config.js'
 import * as forward from '../src/internal/forward.js'
 import { update } from '../src/internal/update.js'
 import * as UpdateReplicas from '../src/UpdateReplicas.js'
@@ -78,7 +78,7 @@ const main = async (): Promise<void> => {
     const iteration = (): void => {
       const oldValues = critic === undefined ? undefined : forward.valuesBefore(forward.valuesAfter(critic, batch), batch)
       update(
-        { config: { ...rlConfig, ...overrides }, lossKind: mode === 'none' ? 'policyGradient' : 'ppo', policy, critic, policyOptimizer, criticOptimizer, policyLr: 1e-5, updatePolicy: true, klCoef: 0, shuffle: Rng.make(2), ...(replicas === undefined ? {} : { replicas }) },
+        { config: resolve({ ...rlConfig, ...overrides }), lossKind: mode === 'none' ? 'policyGradient' : 'ppo', policy, critic, policyOptimizer, criticOptimizer, policyLr: 1e-5, updatePolicy: true, klCoef: 0, shuffle: Rng.make(2), ...(replicas === undefined ? {} : { replicas }) },
         { batch, oldLogprobs, advantages, returns, ...(oldValues === undefined ? {} : { oldValues }) }
       )
     }

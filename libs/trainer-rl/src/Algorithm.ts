@@ -1,27 +1,44 @@
 /**
- * The four RL algorithms of the paper's comparison (Wang & Ammanabrolu 2025, Table 10) as a
- * closed registry: which advantage estimator, which policy loss, whether a critic is trained.
- * A new algorithm is a compile error until it is registered here.
+ * The RL algorithms of the paper's comparison (Wang & Ammanabrolu 2025, Table 10) as their papers
+ * define them, and the named variants users of verl and TRL ask for, as a closed registry: which
+ * advantage estimator (and its options), which policy loss, how the loss aggregates, which KL
+ * term, whether a critic is trained. A new algorithm is a compile error until it is registered.
  *
- * | name | advantages (`@mtrl/advantages`) | policy loss | critic |
- * |---|---|---|---|
- * | `ppo` | `gae` (token level, skipping observations) | {@link Ppo} (dual clip) | yes |
- * | `grpo` | `grpo` (group mean / std) | {@link PolicyGradient} | no |
- * | `rloo` | `rloo` (leave-one-out) | {@link PolicyGradient} | no |
- * | `reinforce++` | `reinforcePlusPlus` (batch-normalised returns) | {@link PolicyGradient} | no |
+ * | name | advantages (`@mtrl/advantages`) | policy loss | aggregation | KL term | critic |
+ * |---|---|---|---|---|---|
+ * | `ppo` | `gae` (token level, skipping observations) | {@link Ppo} (dual clip) | token-mean | none | yes |
+ * | `grpo` | `grpo` (group mean / sample std) | {@link PolicyGradient} | seq-mean-token-mean | k3 in the loss, beta 0.04 | no |
+ * | `grpo-token-mean` | `grpo` | {@link PolicyGradient} | token-mean | k3 in the loss, beta 0.04 | no |
+ * | `dr-grpo` | `grpo` without the std (`normalizeByStd: false`) | {@link PolicyGradient} | seq-mean-token-sum-norm | none | no |
+ * | `rloo` | `rloo` (leave-one-out) | {@link PolicyGradient} | token-mean | none | no |
+ * | `reinforce++` | `reinforcePlusPlus` (returns, normalised over the batch) | {@link PolicyGradient} | token-mean | k1 in the reward, beta 0.01 | no |
  *
- * The estimator may be overridden (e.g. PPO with `turnGae` or `dualDiscountGae`).
+ * - GRPO is DeepSeekMath's (Shao et al. 2024, eq. 3): per-sequence mean of the per-token
+ *   objective, then the mean over the group, with the KL to the reference as a loss term (the
+ *   unbiased k3 estimator) at beta 0.04;
+ * - `grpo-token-mean` averages over all tokens of the batch instead (verl's default
+ *   `loss_agg_mode`, DAPO's token-level loss);
+ * - Dr. GRPO (Liu et al. 2025) drops the std division and the per-sequence length division (a
+ *   constant normaliser: the batch's width) and the KL term;
+ * - REINFORCE++ (Hu 2025) puts a per-token KL penalty `-beta (log pi_old - log pi_ref)` in the
+ *   reward before the returns (OpenRLHF's `init_kl_coef` 0.01), then normalises the advantages
+ *   over the whole batch.
+ *
+ * A configuration's `estimator`, `estimatorOptions`, `aggregation` and `kl` override the
+ * algorithm's (`Config.resolve`), e.g. REINFORCE++ without its KL term: `"kl": Kl.none`.
  *
  * @since 0.1.0
  */
 import type { Estimator } from '@mtrl/advantages'
 import * as t from 'io-ts'
+import type * as Aggregation from './Aggregation.js'
+import * as Kl from './Kl.js'
 
 /**
  * @category codecs
  * @since 0.1.0
  */
-export const Name = t.keyof({ ppo: null, grpo: null, rloo: null, 'reinforce++': null })
+export const Name = t.keyof({ ppo: null, grpo: null, 'grpo-token-mean': null, 'dr-grpo': null, rloo: null, 'reinforce++': null })
 /** @category models @since 0.1.0 */
 export type Name = t.TypeOf<typeof Name>
 
@@ -32,21 +49,39 @@ export type Name = t.TypeOf<typeof Name>
 export interface Algorithm {
   readonly name: Name
   readonly estimator: Estimator.Name
+  /** Options of the estimator this algorithm fixes (a configuration's own override them). */
+  readonly estimatorOptions: Readonly<Record<string, unknown>>
   readonly loss: 'ppo' | 'policyGradient'
+  readonly aggregation: Aggregation.Mode
+  readonly kl: Kl.Settings
   readonly critic: boolean
   /** Needs groups of several episodes per task. */
   readonly grouped: boolean
 }
+
+/** DeepSeekMath's KL term: the k3 estimator in the loss, beta 0.04. */
+const grpoKl: Kl.Settings = { estimator: 'k3', placement: 'loss', controller: { _tag: 'fixed', coef: 0.04 } }
 
 /**
  * @category constructors
  * @since 0.1.0
  */
 export const registry: { readonly [K in Name]: Algorithm } = {
-  ppo: { name: 'ppo', estimator: 'gae', loss: 'ppo', critic: true, grouped: false },
-  grpo: { name: 'grpo', estimator: 'grpo', loss: 'policyGradient', critic: false, grouped: true },
-  rloo: { name: 'rloo', estimator: 'rloo', loss: 'policyGradient', critic: false, grouped: true },
-  'reinforce++': { name: 'reinforce++', estimator: 'reinforcePlusPlus', loss: 'policyGradient', critic: false, grouped: false }
+  ppo: { name: 'ppo', estimator: 'gae', estimatorOptions: {}, loss: 'ppo', aggregation: 'token-mean', kl: Kl.none, critic: true, grouped: false },
+  grpo: { name: 'grpo', estimator: 'grpo', estimatorOptions: {}, loss: 'policyGradient', aggregation: 'seq-mean-token-mean', kl: grpoKl, critic: false, grouped: true },
+  'grpo-token-mean': { name: 'grpo-token-mean', estimator: 'grpo', estimatorOptions: {}, loss: 'policyGradient', aggregation: 'token-mean', kl: grpoKl, critic: false, grouped: true },
+  'dr-grpo': { name: 'dr-grpo', estimator: 'grpo', estimatorOptions: { normalizeByStd: false }, loss: 'policyGradient', aggregation: 'seq-mean-token-sum-norm', kl: Kl.none, critic: false, grouped: true },
+  rloo: { name: 'rloo', estimator: 'rloo', estimatorOptions: {}, loss: 'policyGradient', aggregation: 'token-mean', kl: Kl.none, critic: false, grouped: true },
+  'reinforce++': {
+    name: 'reinforce++',
+    estimator: 'reinforcePlusPlus',
+    estimatorOptions: {},
+    loss: 'policyGradient',
+    aggregation: 'token-mean',
+    kl: { estimator: 'k1', placement: 'reward', controller: { _tag: 'fixed', coef: 0.01 } },
+    critic: false,
+    grouped: false
+  }
 }
 
 /** @category constructors @since 0.1.0 */

@@ -13,7 +13,6 @@ import * as Aggregation from './Aggregation.js'
 import * as Algorithm from './Algorithm.js'
 import * as ImportanceSampling from './ImportanceSampling.js'
 import * as Kl from './Kl.js'
-import { KlController } from './KlController.js'
 import * as Replay from './Replay.js'
 
 /**
@@ -39,7 +38,8 @@ export type Truncation = t.TypeOf<typeof Truncation>
  *   constant; a recipe's RL stage fills `decayIterations` with its `iterations` unless set. The
  *   critic's rate stays constant (it tracks a moving policy);
  * - `ppoEpochs`, `minibatches`: passes over the batch and minibatches per pass;
- * - `clipLow`, `clipHigh`, `dualClip`, `aggregation`: the policy loss;
+ * - `clipLow`, `clipHigh`, `dualClip`, `aggregation`: the policy loss (`aggregation` null: the
+ *   algorithm's, `Algorithm`);
  * - `valueClip`: the value loss clip (`null`: none); `criticWarmup`: iterations of critic-only
  *   updates before the policy moves;
  * - `entropyCoef`: entropy bonus (subtracted from the loss); `maxGradNorm`: global-norm clip;
@@ -50,7 +50,9 @@ export type Truncation = t.TypeOf<typeof Truncation>
  * - `contextCoef`: weight of an auxiliary next-token loss on the episodes' own prompt and
  *   observation tokens (what the environment said; no expert data), at the rollout temperature:
  *   self-supervised, like SFT's context loss (decision 0005); 0 turns it off;
- * - `kl`: estimator, placement (`reward` | `loss` | `none`) and controller of the coefficient;
+ * - `kl`: estimator, placement (`reward` | `loss` | `none`) and controller of the coefficient
+ *   (`Kl.Settings`; null: the algorithm's, e.g. GRPO's k3 loss at 0.04, REINFORCE++'s k1 reward
+ *   penalty at 0.01; `Kl.none` turns a KL term off);
  * - `priorKlEvery`: measure `kl/prior` (the drift from the stage's starting policy, a forward
  *   pass of the frozen reference over the whole batch, in the trainer's thread) every N
  *   iterations (NaN in between; 0: never; default 5: measured every iteration it was about a
@@ -112,14 +114,14 @@ export const Config = t.type({
   clipLow: Numbers.NonNegative,
   clipHigh: Numbers.NonNegative,
   dualClip: t.union([Numbers.refine('a number > 1', (n) => Number.isFinite(n) && n > 1), t.null]),
-  aggregation: Aggregation.Mode,
+  aggregation: t.union([Aggregation.Mode, t.null]),
   valueClip: t.union([Numbers.Positive, t.null]),
   criticWarmup: Numbers.NonNegativeInt,
   entropyCoef: Numbers.NonNegative,
   valueCoef: Numbers.NonNegative,
   contextCoef: Numbers.NonNegative,
   maxGradNorm: Numbers.Positive,
-  kl: t.type({ estimator: Kl.Estimator, placement: Kl.Placement, controller: KlController }),
+  kl: t.union([Kl.Settings, t.null]),
   priorKlEvery: Numbers.NonNegativeInt,
   filterZeroVariance: t.boolean,
   oversample: Numbers.PositiveInt,
@@ -161,7 +163,7 @@ export const defaultConfig: Config = {
   clipLow: 0.2,
   clipHigh: 0.2,
   dualClip: 3,
-  aggregation: 'token-mean',
+  aggregation: null,
   valueClip: 0.5,
   criticWarmup: 0,
   entropyCoef: 0,
@@ -169,7 +171,7 @@ export const defaultConfig: Config = {
   contextCoef: 0,
   priorKlEvery: 5,
   maxGradNorm: 1,
-  kl: { estimator: 'k3', placement: 'none', controller: { _tag: 'fixed', coef: 0.001 } },
+  kl: null,
   filterZeroVariance: false,
   oversample: 1,
   keepPerGroup: null,
@@ -180,6 +182,41 @@ export const defaultConfig: Config = {
   importanceSampling: ImportanceSampling.off,
   seed: 0,
   checkpointEvery: 0
+}
+
+/**
+ * A configuration with the algorithm's choices filled in: its estimator and estimator options
+ * (the configuration's own options over them), its aggregation and its KL term, unless the
+ * configuration sets them.
+ *
+ * @category models
+ * @since 0.5.0
+ */
+export interface Resolved extends Omit<Config, 'estimator' | 'aggregation' | 'kl'> {
+  readonly estimator: Estimator.Name
+  readonly aggregation: Aggregation.Mode
+  readonly kl: Kl.Settings
+}
+
+/**
+ * The configuration as the trainer runs it (see {@link Resolved}).
+ *
+ * @example
+ * import { Config } from '@mtrl/trainer-rl'
+ * Config.resolve({ ...Config.defaultConfig, algorithm: 'grpo' }).aggregation // 'seq-mean-token-mean'
+ *
+ * @category constructors
+ * @since 0.5.0
+ */
+export const resolve = (config: Config): Resolved => {
+  const algorithm = Algorithm.registry[config.algorithm]
+  return {
+    ...config,
+    estimator: config.estimator ?? algorithm.estimator,
+    estimatorOptions: { ...algorithm.estimatorOptions, ...config.estimatorOptions },
+    aggregation: config.aggregation ?? algorithm.aggregation,
+    kl: config.kl ?? algorithm.kl
+  }
 }
 
 /**
@@ -196,7 +233,8 @@ export const defaultConfig: Config = {
  */
 export const check = (config: Config): E.Either<Decode.DecodeError, Config> => {
   const algorithm = Algorithm.registry[config.algorithm]
-  const estimator = Estimator.configure(config.estimator ?? algorithm.estimator)(config.estimatorOptions)
+  const resolved = resolve(config)
+  const estimator = Estimator.configure(resolved.estimator)(resolved.estimatorOptions)
   if (E.isLeft(estimator))
     return E.left({ ...estimator.left, subject: 'trainer configuration', issues: estimator.left.issues.map((i) => ({ ...i, path: i.path === '' ? 'estimatorOptions' : `estimatorOptions.${i.path}` })) })
   if (config.minLrRatio < 1 && config.decayIterations <= config.warmupIterations)

@@ -17,6 +17,7 @@
  */
 import * as tf from '@tensorflow/tfjs'
 import * as t from 'io-ts'
+import { KlController } from './KlController.js'
 
 /**
  * @category codecs
@@ -36,6 +37,19 @@ export type Estimator = t.TypeOf<typeof Estimator>
 export const Placement = t.keyof({ reward: null, loss: null, none: null })
 /** @category models @since 0.1.0 */
 export type Placement = t.TypeOf<typeof Placement>
+
+/**
+ * A KL term: its estimator, where it goes, and its coefficient's controller.
+ *
+ * @category codecs
+ * @since 0.5.0
+ */
+export const Settings = t.type({ estimator: Estimator, placement: Placement, controller: KlController })
+/** @category models @since 0.5.0 */
+export type Settings = t.TypeOf<typeof Settings>
+
+/** No KL term (the controller is kept for a later placement). @category constants @since 0.5.0 */
+export const none: Settings = { estimator: 'k3', placement: 'none', controller: { _tag: 'fixed', coef: 0.001 } }
 
 /**
  * Per-token KL estimate, `[batch, time]` in and out. Runs in `tf.tidy`; differentiable in

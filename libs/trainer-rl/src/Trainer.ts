@@ -15,7 +15,7 @@ import { Optimizer, Schedule } from '@mtrl/optim'
 import * as E from 'fp-ts/lib/Either.js'
 import type * as TE from 'fp-ts/lib/TaskEither.js'
 import * as Algorithm from './Algorithm.js'
-import type { Config } from './Config.js'
+import * as Config from './Config.js'
 import { exploredMask } from './internal/explored.js'
 import { collect } from './internal/stages/collect.js'
 import { estimate } from './internal/stages/estimate.js'
@@ -44,7 +44,7 @@ import type * as UpdateReplicas from './UpdateReplicas.js'
  * @since 0.1.0
  */
 export interface Setup {
-  readonly config: Config
+  readonly config: Config.Config
   readonly policy: Policy.Policy
   readonly reference?: Policy.Policy
   readonly critic?: Critic.Critic
@@ -88,6 +88,8 @@ export interface State {
  */
 export interface Trainer {
   readonly setup: Setup
+  /** `setup.config` with the algorithm's choices filled in (`Config.resolve`): what the stages read. */
+  readonly config: Config.Resolved
   readonly algorithm: Algorithm.Algorithm
   readonly state: State
   readonly policyOptimizer: Optimizer.Optimizer
@@ -116,13 +118,14 @@ export const streams = (seed: number): Pick<State, 'tasks' | 'sampling' | 'shuff
  * @since 0.1.0
  */
 export const make = (setup: Setup): Trainer => {
-  const { config } = setup
+  const config = Config.resolve(setup.config)
   const algorithm = Algorithm.registry[config.algorithm]
   const slots = config.seedsPerIteration * config.groupSize * config.oversample
   if (setup.envs.length !== slots) throw new Error(`Trainer.make: ${setup.envs.length} envs for ${config.seedsPerIteration} seeds x groupSize ${config.groupSize} x oversample ${config.oversample}`)
   if (algorithm.critic && setup.critic === undefined) throw new Error(`Trainer.make: ${algorithm.name} needs a critic`)
-  if (config.kl.placement !== 'none' && setup.reference === undefined) throw new Error(`Trainer.make: KL placement ${config.kl.placement} needs a reference policy`)
   if (algorithm.grouped && config.groupSize < 2) throw new Error(`Trainer.make: ${algorithm.name} needs groupSize >= 2`)
+  if (config.kl.placement !== 'none' && setup.reference === undefined)
+    throw new Error(`Trainer.make: ${algorithm.name}'s KL term (${config.kl.placement}) needs a reference policy; give one, or turn the term off with "kl": Kl.none`)
   if (!(config.rollout.temperature > 0)) throw new Error('Trainer.make: the rollout temperature must be > 0 (log-prob ratios are taken at it)')
   const policyOptimizer = Optimizer.make(Policy.trainableVariables(setup.policy))
   if (setup.replicas !== undefined) {
@@ -134,6 +137,7 @@ export const make = (setup: Setup): Trainer => {
   const session = Sampler.make(setup.policy, { slots, maxLen: setup.contextLength })
   return {
     setup,
+    config,
     algorithm,
     state: { iteration: 0, kl: config.kl.controller, ...streams(config.seed), replay: [] },
     policyOptimizer,
@@ -152,7 +156,7 @@ export const make = (setup: Setup): Trainer => {
  * cosine decay to `minLrRatio` x `policyLr` at `decayIterations` (constant when `minLrRatio` is 1).
  */
 export const policyLrAt =
-  (config: Pick<Config, 'policyLr' | 'warmupIterations' | 'minLrRatio' | 'decayIterations'>) =>
+  (config: Pick<Config.Config, 'policyLr' | 'warmupIterations' | 'minLrRatio' | 'decayIterations'>) =>
   (iteration: number): number =>
     Schedule.learningRate({
       peak: config.policyLr,
@@ -191,7 +195,7 @@ export const iterate =
     const rolledAt = performance.now()
     const sinceRollout = (): number => (performance.now() - rolledAt) / 1000
     const selected = select(trainer, collected.right.episodes)
-    const base = { collected: collected.right, selected, policyLr: policyLrAt(trainer.setup.config)(trainer.state.iteration) }
+    const base = { collected: collected.right, selected, policyLr: policyLrAt(trainer.config)(trainer.state.iteration) }
     let metrics: Metrics
     if (selected.samples.length === 0) metrics = reportIdle(trainer, base, sinceRollout())
     else {

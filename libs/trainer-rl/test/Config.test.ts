@@ -17,7 +17,7 @@ describe('Config', () => {
   })
   it('every algorithm is registered under its own name', () => {
     for (const name of Algorithm.names) expect(Algorithm.registry[name].name).toBe(name)
-    expect(Algorithm.names).toEqual(['ppo', 'grpo', 'rloo', 'reinforce++'])
+    expect(Algorithm.names).toEqual(['ppo', 'grpo', 'grpo-token-mean', 'dr-grpo', 'rloo', 'reinforce++'])
   })
   it('refines its numbers: a negative group, a zero learning rate, a dual clip of 1 are rejected with their field', () => {
     const json = JSON.parse(JSON.stringify(_.defaultConfig))

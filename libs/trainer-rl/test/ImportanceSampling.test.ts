@@ -5,8 +5,9 @@ import { Optimizer } from '@mtrl/optim'
 import { TestBackend, Toy } from '@mtrl/testing'
 import * as TE from 'fp-ts/lib/TaskEither.js'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { defaultConfig, type Config } from '../src/Config.js'
+import { defaultConfig, resolve, type Config } from '../src/Config.js'
 import * as _ from '../src/ImportanceSampling.js'
+import * as Kl from '../src/Kl.js'
 import * as forward from '../src/internal/forward.js'
 import { update } from '../src/internal/update.js'
 import * as Trainer from '../src/Trainer.js'
@@ -81,7 +82,7 @@ describe('importance weights in the update', () => {
         const optimizer = Optimizer.make(Policy.trainableVariables(policy))
         const oldLogprobs = forward.logprobs(policy, batch, 1)
         update(
-          { config: { ...config, rollout: { ...config.rollout, temperature: 1 } }, lossKind, policy, critic: undefined, policyOptimizer: optimizer, criticOptimizer: undefined, policyLr: 0.01, updatePolicy: true, klCoef: 0, shuffle: Rng.make(3) },
+          { config: resolve({ ...config, rollout: { ...config.rollout, temperature: 1 } }), lossKind, policy, critic: undefined, policyOptimizer: optimizer, criticOptimizer: undefined, policyLr: 0.01, updatePolicy: true, klCoef: 0, shuffle: Rng.make(3) },
           weighted ? { batch, oldLogprobs, advantages, returns: new Float32Array(n), importanceWeights: weights } : { batch, oldLogprobs, advantages: advantages.map((a, i) => a * weights[i]!), returns: new Float32Array(n) }
         )
         const out = [...Policy.toHost(policy.variables).values()].map((w) => w.data)
@@ -104,7 +105,7 @@ describe('importance weights in the update', () => {
 describe('importance sampling through Trainer.iterate', () => {
   /** A toy GRPO run on the bandit whose sampler log-probs are all log 3 below the policy's: every token ratio is 3. */
   const run = (importanceSampling: _.Settings) => {
-    const config = toyConfig('grpo', 'bandit', { importanceSampling })
+    const config = toyConfig('grpo', 'bandit', { importanceSampling, kl: Kl.none })
     const model = ModelConfig.make({ vocab: tokenizer.vocabSize, dModel: 16, layers: 1, heads: 2, maxLen: 64 })
     const policy = Policy.make(model, 0)
     const template = ChatTemplate.make(tokenizer)

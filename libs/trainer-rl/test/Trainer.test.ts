@@ -7,6 +7,7 @@ import { expectNoLeak, TestBackend, Toy } from '@mtrl/testing'
 import * as tf from '@tensorflow/tfjs'
 import { beforeAll, describe, expect, it } from 'vitest'
 import * as Config from '../src/Config.js'
+import * as Kl from '../src/Kl.js'
 import * as Trainer from '../src/Trainer.js'
 import { makeToyRun, step, template, tokenizer, toyConfig } from './fixtures/toyRun.js'
 
@@ -139,9 +140,11 @@ describe('Trainer', () => {
       reference.dispose()
       return measured
     }
-    expect(await run({ priorKlEvery: 1 })).toEqual([true, true, true, true])
-    expect(await run({ priorKlEvery: 3 })).toEqual([true, false, false, true])
-    expect(await run({ priorKlEvery: 0 })).toEqual([false, false, false, false])
+    // GRPO without its KL term (Kl.none); with it, the KL is measured every iteration
+    expect(await run({ priorKlEvery: 1, kl: Kl.none })).toEqual([true, true, true, true])
+    expect(await run({ priorKlEvery: 3, kl: Kl.none })).toEqual([true, false, false, true])
+    expect(await run({ priorKlEvery: 0, kl: Kl.none })).toEqual([false, false, false, false])
+    expect(await run({ priorKlEvery: 0 })).toEqual([true, true, true, true])
     expect(await run({ priorKlEvery: 0, kl: { estimator: 'k3', placement: 'loss', controller: { _tag: 'fixed', coef: 0.01 } } })).toEqual([true, true, true, true])
   })
 
@@ -187,7 +190,7 @@ describe('Trainer', () => {
   })
 
   it('applies the reward function (here: the env reward plus an invalid-action penalty)', async () => {
-    const config = toyConfig('grpo', 'bandit')
+    const config = toyConfig('grpo', 'bandit', { kl: Kl.none })
     const policy = Policy.make(ModelConfig.make({ vocab: tokenizer.vocabSize, dModel: 16, layers: 1, heads: 2, maxLen: 64 }), 0)
     const reward = RewardFn.sum([(t) => t.turnRewards, Penalty.invalidActionPenalty(1)])
     const trainer = Trainer.make({ config, policy, reward, envs: Array.from({ length: 16 }, () => Toy.bandit()), template, tokenizer, contextLength: 64 })
@@ -215,7 +218,7 @@ describe('Trainer', () => {
         }
       }
     }
-    const config = toyConfig('grpo', 'bandit', { replay: { share: 0.5, attempts: 2 } })
+    const config = toyConfig('grpo', 'bandit', { replay: { share: 0.5, attempts: 2 }, kl: Kl.none })
     const model = ModelConfig.make({ vocab: tokenizer.vocabSize, dModel: 16, layers: 1, heads: 2, maxLen: 64 })
     const policy = Policy.make(model, 0)
     const trainer = Trainer.make({ config, policy, envs: Array.from({ length: 16 }, recorded), template, tokenizer, contextLength: 64 })
@@ -255,7 +258,7 @@ describe('Trainer', () => {
     })
     const model = ModelConfig.make({ vocab: tokenizer.vocabSize, dModel: 16, layers: 1, heads: 2, maxLen: 64 })
     const policy = Policy.make(model, 0)
-    const trainer = Trainer.make({ config: toyConfig('grpo', 'bandit'), policy, envs, template, tokenizer, contextLength: 64 })
+    const trainer = Trainer.make({ config: toyConfig('grpo', 'bandit', { kl: Kl.none }), policy, envs, template, tokenizer, contextLength: 64 })
     await step(trainer)
     const tasks = Trainer.streams(0).tasks
     expect([...new Set(seen)]).toEqual(Array.from({ length: 4 }, () => tasks.int(2147483647)))
@@ -270,6 +273,9 @@ describe('Trainer', () => {
     expect(() => Trainer.make({ ...base, config: toyConfig('ppo', 'bandit'), envs: Array.from({ length: 16 }, () => Toy.bandit()) })).toThrow(/critic/)
     expect(() => Trainer.make({ ...base, config: toyConfig('grpo', 'bandit', { groupSize: 1 }), envs: Array.from({ length: 4 }, () => Toy.bandit()) })).toThrow(/groupSize/)
     expect(() => Trainer.make({ ...base, config: toyConfig('grpo', 'bandit'), envs: [Toy.bandit()] })).toThrow(/envs/)
+    // GRPO's KL term needs the reference it is measured against; the error says how to turn it off
+    expect(() => Trainer.make({ ...base, config: toyConfig('grpo', 'bandit'), envs: Array.from({ length: 16 }, () => Toy.bandit()) })).toThrow("grpo's KL term (loss) needs a reference policy")
+    expect(() => Trainer.make({ ...base, config: toyConfig('reinforce++', 'bandit', { groupSize: 1, seedsPerIteration: 16 }), envs: Array.from({ length: 16 }, () => Toy.bandit()) })).toThrow("reinforce++'s KL term (reward)")
     policy.dispose()
   })
 })

@@ -4,7 +4,8 @@ import { Batch } from '@mtrl/rollout'
 import { Optimizer } from '@mtrl/optim'
 import { expectNoLeak, TestBackend } from '@mtrl/testing'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { defaultConfig, type Config } from '../src/Config.js'
+import { defaultConfig, resolve, type Config } from '../src/Config.js'
+import * as Kl from '../src/Kl.js'
 import * as forward from '../src/internal/forward.js'
 import { update, type UpdateMetrics } from '../src/internal/update.js'
 import * as _ from '../src/UpdateReplicas.js'
@@ -52,7 +53,7 @@ const run = async (config: Config, lossKind: 'ppo' | 'policyGradient', workers: 
   try {
     // the update owns every tensor it makes: none survives it, with replicas or without
     const metrics = await expectNoLeak(() => update(
-      { config, lossKind, policy, critic, policyOptimizer, criticOptimizer, policyLr: 0.01, updatePolicy: true, klCoef: 0.2, shuffle: Rng.make(3), ...(replicas ? { replicas } : {}) },
+      { config: resolve(config), lossKind, policy, critic, policyOptimizer, criticOptimizer, policyLr: 0.01, updatePolicy: true, klCoef: 0.2, shuffle: Rng.make(3), ...(replicas ? { replicas } : {}) },
       { batch, oldLogprobs, advantages: noise(n, 1), returns: noise(n, 2), ...(critic ? { oldValues: noise(n, 4) } : {}), refLogprobs }
     ))
     const weights = [...Policy.toHost(policy.variables).values(), ...(critic ? Policy.toHost(critic.variables).values() : [])].map((w) => w.data)
@@ -93,7 +94,7 @@ describe('UpdateReplicas', () => {
       aggregation: 'seq-mean-token-mean',
       entropyCoef: 0.01,
       contextCoef: 0.3,
-      kl: { ...defaultConfig.kl, placement: 'loss' }
+      kl: { ...Kl.none, placement: 'loss' }
     }
     const alone = await run(config, 'ppo', undefined)
     const parallel = await run(config, 'ppo', 1)

@@ -5,7 +5,7 @@ import { Optimizer } from '@mtrl/optim'
 import { TestBackend } from '@mtrl/testing'
 import * as tf from '@tensorflow/tfjs'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { defaultConfig, type Config } from '../../src/Config.js'
+import { defaultConfig, resolve, type Config } from '../../src/Config.js'
 import * as forward from '../../src/internal/forward.js'
 import { update } from '../../src/internal/update.js'
 
@@ -41,7 +41,7 @@ const setup = (overrides: Partial<Config> = {}) => {
   const config: Config = { ...defaultConfig, rollout: { ...defaultConfig.rollout, temperature }, ppoEpochs: 1, minibatches: 1, ...overrides }
   const optimizer = Optimizer.make(Policy.trainableVariables(policy))
   const context = (lr: number, lossKind: 'ppo' | 'policyGradient' = 'ppo') => ({
-    config,
+    config: resolve(config),
     lossKind,
     policy,
     critic: undefined,

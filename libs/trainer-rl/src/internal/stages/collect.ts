@@ -36,7 +36,7 @@ export const replaySuccess = (drawn: Replay.Draw, episodes: ReadonlyArray<Rollou
 /** Plays the iteration's episodes (updates the trainer's task stream and replay queue). */
 export const collect = async (trainer: Trainer): Promise<E.Either<EnvError.EnvError, Collected>> => {
   const { setup, state } = trainer
-  const { config } = setup
+  const { config } = trainer
   const started = performance.now()
   const played = config.seedsPerIteration * config.oversample
   const drawn = Replay.draw(config.replay, played, () => state.tasks.int(2147483647))(state.replay)

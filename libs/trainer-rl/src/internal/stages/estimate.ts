@@ -6,8 +6,7 @@
 import { Estimator } from '@mtrl/advantages'
 import type { Batch } from '@mtrl/rollout'
 import * as E from 'fp-ts/lib/Either.js'
-import type * as Algorithm from '../../Algorithm.js'
-import type { Config } from '../../Config.js'
+import type * as Config from '../../Config.js'
 import type { Trainer } from '../../Trainer.js'
 import { bootstraps, link } from '../link.js'
 import type { Scored } from './score.js'
@@ -18,14 +17,14 @@ export interface Estimated {
   readonly returns: Float32Array
 }
 
-const estimatorOf = (config: Config, algorithm: Algorithm.Algorithm) => {
-  const configured = Estimator.configure(config.estimator ?? algorithm.estimator)(config.estimatorOptions)
+const estimatorOf = (config: Config.Resolved) => {
+  const configured = Estimator.configure(config.estimator)(config.estimatorOptions)
   if (E.isLeft(configured)) throw new Error(`Trainer: ${configured.left.subject}: ${configured.left.issues.map((i) => `${i.path}: ${i.expected}`).join('; ')}`)
   return configured.right
 }
 
 export const estimate = (trainer: Trainer, batch: Batch.Batch, selected: Selected, scored: Scored): Estimated => {
-  const { config } = trainer.setup
+  const { config } = trainer
   let rowAt = 0
   const episodes = selected.kept.map(({ episode, index }) => {
     const rows = episode.samples.map(() => rowAt++)
@@ -40,6 +39,6 @@ export const estimate = (trainer: Trainer, batch: Batch.Batch, selected: Selecte
       ...(scored.values ? { values: scored.values } : {}),
       ...(scored.valuesAfter ? { valuesAfter: scored.valuesAfter } : {})
     },
-    estimatorOf(config, trainer.algorithm)
+    estimatorOf(config)
   )
 }

@@ -18,7 +18,7 @@ export interface Optimised {
 
 export const optimise = (trainer: Trainer, batch: Batch.Batch, scored: Scored, estimated: Estimated, policyLr: number): Optimised => {
   const { setup, state, algorithm } = trainer
-  const { config } = setup
+  const { config } = trainer
   const started = performance.now()
   const klInLoss = scored.klTokens !== undefined && config.kl.placement === 'loss'
   const correcting = scored.correction !== undefined && config.importanceSampling.mode !== 'off'

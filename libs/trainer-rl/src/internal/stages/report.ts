@@ -69,11 +69,11 @@ const baseOf = (trainer: Trainer, base: Base) => ({
 
 /** The metrics of an iteration that kept no episode (nothing to update). */
 export const reportIdle = (trainer: Trainer, base: Base, seconds: number): Metrics =>
-  assemble(baseOf(trainer, base), undefined, seconds, trainer.setup.config.kl.placement === 'none' ? undefined : trainer.state.kl)
+  assemble(baseOf(trainer, base), undefined, seconds, trainer.config.kl.placement === 'none' ? undefined : trainer.state.kl)
 
 /** The metrics of an updated iteration; steps the KL controller when a KL term is on. `seconds`: since the rollout ended. */
 export const report = (trainer: Trainer, base: Base, batch: Batch.Batch, scored: Scored, estimated: Estimated, optimised: Optimised, seconds: number): Metrics => {
-  const { config } = trainer.setup
+  const { config } = trainer
   const { updated } = optimised
   const stats = {
     updated,

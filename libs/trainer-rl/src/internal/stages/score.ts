@@ -38,7 +38,7 @@ export interface Scored {
 
 export const score = (trainer: Trainer, batch: Batch.Batch, explored: Float32Array | undefined): Scored => {
   const { setup, state, algorithm } = trainer
-  const { config } = setup
+  const { config } = trainer
   const temperature = config.rollout.temperature
   const exact = config.rollout.topK === undefined && config.rollout.topP === undefined && explored === undefined && config.importanceSampling.mode === 'off'
   const oldLogprobs = exact ? batch.samplerLogprobs : forward.logprobs(setup.policy, batch, temperature)

@@ -22,7 +22,7 @@ export interface Selected {
 }
 
 export const select = (trainer: Trainer, episodes: ReadonlyArray<Rollout.Episode>): Selected => {
-  const { config } = trainer.setup
+  const { config } = trainer
   const reward = trainer.setup.reward ?? ((t) => t.turnRewards)
   const turnRewards = episodes.map((e) => reward(e.trajectory))
   const outcomes = turnRewards.map((rs) => rs.reduce((a, b) => a + b, 0))
