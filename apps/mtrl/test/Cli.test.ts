@@ -77,7 +77,8 @@ describe('mtrl CLI', () => {
   })
 
   it('runs a smoke training step on wasm and the loss goes down', () => {
-    const { code, stdout } = mtrl(['smoke', '--steps', '10'])
+    // wasm by name: a machine with the tensorflow binding built would pick tensorflow by default
+    const { code, stdout } = mtrl(['smoke', '--steps', '10', '--backend', 'wasm'])
     expect(code).toBe(0)
     expect(stdout).toMatch(/on wasm/)
   })

@@ -110,16 +110,25 @@ const probeModule = (pkg: string, load: boolean): Probe => {
 
 /**
  * Probes the providers without switching backends (loading a tfjs-node binding registers the
- * `tensorflow` backend but does not select it).
+ * `tensorflow` backend and selects it; the backend active before is selected again).
  *
  * @category constructors
  * @since 0.1.0
  */
-export const availability = (): Availability => ({
-  '@tensorflow/tfjs-node-gpu': probeModule('@tensorflow/tfjs-node-gpu', true),
-  '@tensorflow/tfjs-node': probeModule('@tensorflow/tfjs-node', true),
-  '@tensorflow/tfjs-backend-wasm': probeModule('@tensorflow/tfjs-backend-wasm', false)
-})
+export const availability = (): Availability => {
+  // Loading a tfjs-node binding makes `tensorflow` the active backend as a side effect: the
+  // backend active before the probe is made active again (an initialised backend is switched to
+  // at once), so that probing never changes what computes.
+  const engine = tf.engine() as unknown as { readonly backendName: string | null }
+  const active = engine.backendName
+  const probed: Availability = {
+    '@tensorflow/tfjs-node-gpu': probeModule('@tensorflow/tfjs-node-gpu', true),
+    '@tensorflow/tfjs-node': probeModule('@tensorflow/tfjs-node', true),
+    '@tensorflow/tfjs-backend-wasm': probeModule('@tensorflow/tfjs-backend-wasm', false)
+  }
+  if (active !== null && engine.backendName !== active) void tf.setBackend(active)
+  return probed
+}
 
 let wasmLoaded = false
 const loadWasm = async (): Promise<void> => {

@@ -14,6 +14,14 @@ describe('Backend', () => {
     expect(_.fasterHint(on('tensorflow'), missing)).toBeUndefined()
   })
 
+  it('probing what is installed never changes the active backend (a tfjs-node binding, when built, selects itself on load)', async () => {
+    await _.select('cpu')()
+    const probed = _.availability()
+    expect(tf.getBackend()).toBe('cpu')
+    // the probe did load the binding where it is built: the check above is the one that bites there
+    if (probed['@tensorflow/tfjs-node'].installed) expect(tf.engine().registryFactory['tensorflow']).toBeDefined()
+  })
+
   it('selects cpu by name', async () => {
     const result = await _.select('cpu')()
     expect(result).toEqual(E.right({ name: 'cpu', via: expect.any(String), threads: 1 }))
