@@ -31,9 +31,20 @@ const finish = () => {
 }
 
 try {
-  run(process.execPath, [join(root, 'node_modules/nx/dist/bin/nx.js'), 'run-many', '-t', 'build', '--output-style=static', `--projects=${packages.map(({ dir }) => dir.split('/').pop()).join(',')}`], {
-    env: { ...process.env, NX_DAEMON: 'false' }
-  })
+  run(
+    process.execPath,
+    [
+      join(root, 'node_modules/nx/dist/bin/nx.js'),
+      'run-many',
+      '-t',
+      'build',
+      '--output-style=static',
+      `--projects=${packages.map(({ dir }) => dir.split('/').pop()).join(',')}`
+    ],
+    {
+      env: { ...process.env, NX_DAEMON: 'false' }
+    }
+  )
 } catch (e) {
   record('build all packages', false, `${e.stdout ?? ''}${e.stderr ?? ''}`.slice(-4000))
   finish()
@@ -59,13 +70,22 @@ const project = mkdtempSync(join(tmpdir(), 'mtrl-pack-'))
 try {
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', private: true }))
   const peers = new Set()
-  for (const { pkg } of packages)
-    for (const [name, range] of Object.entries(pkg.peerDependencies ?? {})) if (name !== 'vitest') peers.add(`${name}@${range}`)
+  for (const { pkg } of packages) for (const [name, range] of Object.entries(pkg.peerDependencies ?? {})) if (name !== 'vitest') peers.add(`${name}@${range}`)
   run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--ignore-scripts', ...tarballs, ...peers], { cwd: project })
   for (const { pkg } of packages) {
     try {
-      const cjs = run(process.execPath, ['-e', `console.log(JSON.stringify(Object.keys(require(${JSON.stringify(pkg.name)})).sort()))`], { cwd: project }).trim()
-      const esm = run(process.execPath, ['--input-type=module', '-e', `const m = await import(${JSON.stringify(pkg.name)}); console.log(JSON.stringify(Object.keys(m).filter((k) => k !== 'default').sort()))`], { cwd: project }).trim()
+      const cjs = run(process.execPath, ['-e', `console.log(JSON.stringify(Object.keys(require(${JSON.stringify(pkg.name)})).sort()))`], {
+        cwd: project
+      }).trim()
+      const esm = run(
+        process.execPath,
+        [
+          '--input-type=module',
+          '-e',
+          `const m = await import(${JSON.stringify(pkg.name)}); console.log(JSON.stringify(Object.keys(m).filter((k) => k !== 'default').sort()))`
+        ],
+        { cwd: project }
+      ).trim()
       const names = JSON.parse(esm)
       record(`${pkg.name}: require`, JSON.parse(cjs).length > 0, cjs)
       record(`${pkg.name}: import`, names.length > 0 && esm === cjs, `import: ${esm}\nrequire: ${cjs}`)
@@ -85,8 +105,14 @@ const sizes = rl.workers.sizes
 await rl.dispose()
 console.log(answer.grads.length === Task.flatten(pool.variables).length && answer.grads.some((x) => x !== 0) && sizes.critic > 0 ? 'ok' : 'no gradient')`
   for (const [kind, load] of [
-    ['import', "const { Critic, ModelConfig, Policy } = await import('@mtrl/policy'); const { Replicas } = await import('@mtrl/trainer-sft'); const { UpdateReplicas } = await import('@mtrl/trainer-rl'); const { Pool, Task } = await import('@mtrl/replicas')"],
-    ['require', "const { Critic, ModelConfig, Policy } = require('@mtrl/policy'); const { Replicas } = require('@mtrl/trainer-sft'); const { UpdateReplicas } = require('@mtrl/trainer-rl'); const { Pool, Task } = require('@mtrl/replicas')"]
+    [
+      'import',
+      "const { Critic, ModelConfig, Policy } = await import('@mtrl/policy'); const { Replicas } = await import('@mtrl/trainer-sft'); const { UpdateReplicas } = await import('@mtrl/trainer-rl'); const { Pool, Task } = await import('@mtrl/replicas')"
+    ],
+    [
+      'require',
+      "const { Critic, ModelConfig, Policy } = require('@mtrl/policy'); const { Replicas } = require('@mtrl/trainer-sft'); const { UpdateReplicas } = require('@mtrl/trainer-rl'); const { Pool, Task } = require('@mtrl/replicas')"
+    ]
   ]) {
     try {
       const args = kind === 'import' ? ['--input-type=module', '-e', replicaCheck(load)] : ['-e', `(async () => { ${replicaCheck(load)} })()`]

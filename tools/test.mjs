@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // `npm test`: every project's vitest suite, typecheck and lint (through Nx, two at a time),
-// then the package check (build, publint, pack, install elsewhere, import + require).
+// then the package check (build, publint, pack, install elsewhere, import + require), then the
+// formatter's check of the layout.
 // Ends with one line `N passed, N failed, N skipped`; exits non-zero when anything failed.
 // Skipped tests (`it.skip`, `it.runIf(false)`, todo) are counted, so a check that a machine
 // cannot run (an isolation guard it lacks) shows up instead of vanishing.
@@ -35,7 +36,17 @@ const projectsWith = (target) => {
 }
 
 const runTargets = (targets, projects) => {
-  const args = [nx, 'run-many', '-t', ...targets, `--projects=${projects.join(',')}`, '--parallel=2', '--skip-nx-cache', '--output-style=static', '--nx-bail=false']
+  const args = [
+    nx,
+    'run-many',
+    '-t',
+    ...targets,
+    `--projects=${projects.join(',')}`,
+    '--parallel=2',
+    '--skip-nx-cache',
+    '--output-style=static',
+    '--nx-bail=false'
+  ]
   const out = spawnSync(process.execPath, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8', maxBuffer: 256 << 20 })
   const text = `${out.stdout}${out.stderr}`
   process.stdout.write(text)
@@ -97,9 +108,25 @@ if (existsSync(pack)) {
   failures.push('pack-check: no report')
 }
 
+// 4. Layout: the formatter's (one config at the root, .prettierrc.json); `npm run format` fixes it.
+const format = spawnSync(process.execPath, [join(root, 'node_modules/prettier/bin/prettier.cjs'), '--check', '.'], { cwd: root, env, encoding: 'utf8' })
+if (format.status === 0) passed += 1
+else {
+  failed += 1
+  const files = `${format.stdout}${format.stderr}`.split('\n').filter((l) => l.startsWith('[warn] ') && !l.includes('Code style issues'))
+  failures.push(
+    `format: ${files.length} file(s) not in the formatter's layout (npm run format): ${files
+      .slice(0, 5)
+      .map((l) => l.slice(7))
+      .join(', ')}`
+  )
+}
+
 if (skippedBy.length > 0) process.stdout.write(`\nSkipped:\n${skippedBy.map((f) => `  - ${f}`).join('\n')}\n`)
 for (const [service, count] of needs)
-  process.stdout.write(`  - ${count} test${count === 1 ? '' : 's'} need${count === 1 ? 's' : ''} ${service}, which is not on this machine (${install[service] ?? 'install it'}; .ci/run sets it up)\n`)
+  process.stdout.write(
+    `  - ${count} test${count === 1 ? '' : 's'} need${count === 1 ? 's' : ''} ${service}, which is not on this machine (${install[service] ?? 'install it'}; .ci/run sets it up)\n`
+  )
 // CI installs every service: there, a test skipped for want of one is a failure.
 if (process.env.MTRL_REQUIRE_SERVICES === '1')
   for (const [service, count] of needs) {

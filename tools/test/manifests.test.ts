@@ -53,18 +53,28 @@ describe('package manifests', () => {
     it(`${manifest.name} lists exactly the @mtrl packages it imports`, () => {
       const runtime = importsUnder(join(dir, 'src'))
       runtime.delete(manifest.name)
-      const others = new Set([...['test', 'bench', 'scripts', 'bin'].flatMap((d) => [...importsUnder(join(dir, d))])].filter((p) => p !== manifest.name && !runtime.has(p)))
+      const others = new Set(
+        [...['test', 'bench', 'scripts', 'bin'].flatMap((d) => [...importsUnder(join(dir, d))])].filter((p) => p !== manifest.name && !runtime.has(p))
+      )
       const deps = new Set([...mtrl(manifest.dependencies), ...mtrl(manifest.peerDependencies)])
       const dev = mtrl(manifest.devDependencies)
       expect({ missing: [...runtime].filter((p) => !deps.has(p)).sort() }, 'imported by src/ but not a dependency').toEqual({ missing: [] })
       expect({ unused: [...deps].filter((p) => !runtime.has(p)).sort() }, 'a dependency src/ does not import').toEqual({ unused: [] })
-      expect({ missing: [...others].filter((p) => !dev.has(p) && !deps.has(p)).sort() }, 'imported by tests, benchmarks or scripts but in no dependency list').toEqual({ missing: [] })
+      expect(
+        { missing: [...others].filter((p) => !dev.has(p) && !deps.has(p)).sort() },
+        'imported by tests, benchmarks or scripts but in no dependency list'
+      ).toEqual({ missing: [] })
       expect({ unused: [...dev].filter((p) => !others.has(p) && !runtime.has(p)).sort() }, 'a dev dependency nothing imports').toEqual({ unused: [] })
     })
   }
   it("docs/architecture.md's table of imports is every package's manifest", () => {
     const doc = readFileSync(join(root, 'docs', 'architecture.md'), 'utf8')
-    const table = new Map([...doc.matchAll(/^\| `([@a-z/0-9-]+)` \| ((?:`[a-z0-9-]+`(?:, )?)+|\(none\)) \|$/gm)].map((m) => [m[1]!, m[2] === '(none)' ? [] : [...m[2]!.matchAll(/`([a-z0-9-]+)`/g)].map((x) => `@mtrl/${x[1]}`)]))
+    const table = new Map(
+      [...doc.matchAll(/^\| `([@a-z/0-9-]+)` \| ((?:`[a-z0-9-]+`(?:, )?)+|\(none\)) \|$/gm)].map((m) => [
+        m[1]!,
+        m[2] === '(none)' ? [] : [...m[2]!.matchAll(/`([a-z0-9-]+)`/g)].map((x) => `@mtrl/${x[1]}`)
+      ])
+    )
     const manifests = new Map(
       packages.map((dir) => {
         const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as Manifest

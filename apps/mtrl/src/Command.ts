@@ -54,8 +54,10 @@ export type Flags = Readonly<Record<string, Flag>>
 export const text = { type: 'string' } as const
 export const list = { type: 'string', multiple: true } as const
 export const bool = { type: 'boolean' } as const
-export const int = <D extends number | undefined = undefined>(fallback?: D) => ({ type: 'string', number: 'int', fallback }) as { readonly type: 'string'; readonly number: 'int'; readonly fallback: D }
-export const float = <D extends number | undefined = undefined>(fallback?: D) => ({ type: 'string', number: 'float', fallback }) as { readonly type: 'string'; readonly number: 'float'; readonly fallback: D }
+export const int = <D extends number | undefined = undefined>(fallback?: D) =>
+  ({ type: 'string', number: 'int', fallback }) as { readonly type: 'string'; readonly number: 'int'; readonly fallback: D }
+export const float = <D extends number | undefined = undefined>(fallback?: D) =>
+  ({ type: 'string', number: 'float', fallback }) as { readonly type: 'string'; readonly number: 'float'; readonly fallback: D }
 
 type ValueOf<F> = F extends { readonly number: string; readonly fallback: infer D }
   ? D extends number
@@ -79,14 +81,18 @@ export interface Parsed<F extends Flags> {
 const numberOf = (name: string, raw: string, kind: 'int' | 'float'): E.Either<CliError, number> => {
   const value = Number(raw)
   if (!Number.isFinite(value)) return E.left(usage(`--${name}: expected a number, got "${raw}"`))
-  return kind === 'float' || (Number.isInteger(value) && value >= 0) ? E.right(value) : E.left(usage(`--${name}: expected a non-negative integer, got "${raw}"`))
+  return kind === 'float' || (Number.isInteger(value) && value >= 0)
+    ? E.right(value)
+    : E.left(usage(`--${name}: expected a non-negative integer, got "${raw}"`))
 }
 
 /** Parses flags strictly (an unknown flag is a usage error naming it) and checks every number flag given. */
 export const parse =
   <F extends Flags>(flags: F, allowPositionals: boolean) =>
   (argv: ReadonlyArray<string>): E.Either<CliError, Parsed<F>> => {
-    const options = Object.fromEntries(Object.entries(flags).map(([name, flag]) => [name, { type: flag.type, ...('multiple' in flag ? { multiple: true } : {}) }]))
+    const options = Object.fromEntries(
+      Object.entries(flags).map(([name, flag]) => [name, { type: flag.type, ...('multiple' in flag ? { multiple: true } : {}) }])
+    )
     const parsed = E.tryCatch(
       () => parseArgs({ args: [...argv], options, allowPositionals, strict: true }),
       (e) => {

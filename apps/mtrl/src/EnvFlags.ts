@@ -10,7 +10,19 @@ import { bool, int, text, usage, type CliError, type Values } from './Command.js
 /** The source of an environment entry; what people should know before it starts goes to stderr. */
 export const envSource = (config: EnvConfig.EnvConfig): Env.EnvSource => EnvConfig.source(config, (note) => process.stderr.write(`${note}\n`))
 
-export const envFlags = { config: text, rooms: int(), objects: int(), quest: int(), objective: text, rewards: text, goal: text, test: bool, task: text, split: text, tier: text }
+export const envFlags = {
+  config: text,
+  rooms: int(),
+  objects: int(),
+  quest: int(),
+  objective: text,
+  rewards: text,
+  goal: text,
+  test: bool,
+  task: text,
+  split: text,
+  tier: text
+}
 
 export const envFlagsHelp = `  textworld   --rooms 2 --objects 3 --quest 4 [--objective steps|brief|none] | --config w2-o3-q4
   cooking     --rewards sparse|balanced|dense --goal detailed|brief|none [--test]

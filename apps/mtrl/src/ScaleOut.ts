@@ -28,7 +28,24 @@ export const start = (settings: Recipe.ScaleOut, backend: string, line: (text: s
   const { workers = 0, queue } = settings
   if (settings.redis === undefined && workers === 0) return TE.right(undefined)
   const onEvent = (e: LocalWorkers.Event): void =>
-    line(e._tag === 'ServerStarted' ? `scale-out: local redis-server at ${e.url}` : `scale-out: ${e.count} local worker process${e.count === 1 ? '' : 'es'} on ${backend}`)
-  const command = (url: string, name: string): ReadonlyArray<string> => [bin, 'worker', '--redis', url, '--backend', backend, '--name', name, ...(queue === undefined ? [] : ['--queue', queue])]
-  return pipe(LocalWorkers.start({ ...settings, workers, command, onEvent }), TE.mapLeft((e) => failed(message(e))))
+    line(
+      e._tag === 'ServerStarted'
+        ? `scale-out: local redis-server at ${e.url}`
+        : `scale-out: ${e.count} local worker process${e.count === 1 ? '' : 'es'} on ${backend}`
+    )
+  const command = (url: string, name: string): ReadonlyArray<string> => [
+    bin,
+    'worker',
+    '--redis',
+    url,
+    '--backend',
+    backend,
+    '--name',
+    name,
+    ...(queue === undefined ? [] : ['--queue', queue])
+  ]
+  return pipe(
+    LocalWorkers.start({ ...settings, workers, command, onEvent }),
+    TE.mapLeft((e) => failed(message(e)))
+  )
 }

@@ -20,7 +20,25 @@ import { start } from './commands/Start.js'
 import { resume, sft, train } from './commands/Train.js'
 import { worker } from './commands/Worker.js'
 
-const commands: ReadonlyArray<Command> = [start, train, sft, resume, evalCommand, failures, ablate, report, info, playCommand, serveEnv, servePolicy, worker, collect, advantages, logprobs, smoke]
+const commands: ReadonlyArray<Command> = [
+  start,
+  train,
+  sft,
+  resume,
+  evalCommand,
+  failures,
+  ablate,
+  report,
+  info,
+  playCommand,
+  serveEnv,
+  servePolicy,
+  worker,
+  collect,
+  advantages,
+  logprobs,
+  smoke
+]
 
 const usage = (): string =>
   `mtrl: multi-turn agentic reinforcement learning for language-model agents
@@ -41,7 +59,10 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
   }
   const command = commands.find((c) => c.name === name)
   if (command === undefined) {
-    const near = Decode.nearest(name, commands.map((c) => c.name))
+    const near = Decode.nearest(
+      name,
+      commands.map((c) => c.name)
+    )
     process.stderr.write(`mtrl: unknown command "${name}"${near === undefined ? '' : ` (did you mean "${near}"?)`}\n\n${usage()}`)
     return 2
   }

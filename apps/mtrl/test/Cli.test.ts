@@ -85,14 +85,38 @@ describe('mtrl CLI', () => {
 
   it('eval honours --episodes with --split (a Hugging Face folder on held-out validation seeds)', () => {
     const model = join(__dirname, '..', '..', '..', 'fixtures', 'hf', 'tiny-qwen2')
-    const { code, stdout } = mtrl(['eval', '--checkpoint', model, '--hf', 'textworld', '--config', 'w1-o1-q1', '--episodes', '2', '--split', 'validation', '--json', '--backend', 'cpu'])
+    const { code, stdout } = mtrl([
+      'eval',
+      '--checkpoint',
+      model,
+      '--hf',
+      'textworld',
+      '--config',
+      'w1-o1-q1',
+      '--episodes',
+      '2',
+      '--split',
+      'validation',
+      '--json',
+      '--backend',
+      'cpu'
+    ])
     expect(code).toBe(0)
-    expect(JSON.parse(stdout).results.map((r: { episodes: number; seeds: unknown }) => [r.episodes, r.seeds])).toEqual([[2, { split: 'validation', first: 3_500_000_000, count: 2 }]])
+    expect(JSON.parse(stdout).results.map((r: { episodes: number; seeds: unknown }) => [r.episodes, r.seeds])).toEqual([
+      [2, { split: 'validation', first: 3_500_000_000, count: 2 }]
+    ])
   })
 
   it('failures replays eval transcripts against their games and counts the lost games by first mistake', () => {
     const line = (seed: number, actions: ReadonlyArray<string>, won: boolean) =>
-      JSON.stringify({ env: 'textworld/w2-o3-q4', seed, won, truncated: !won, prompt: '', turns: actions.map((action) => ({ action, valid: true, reward: 0, observation: '' })) })
+      JSON.stringify({
+        env: 'textworld/w2-o3-q4',
+        seed,
+        won,
+        truncated: !won,
+        prompt: '',
+        turns: actions.map((action) => ({ action, valid: true, reward: 0, observation: '' }))
+      })
     const game = (seed: number) => Generator.generateOrThrow({ rooms: 2, objects: 3, questLength: 4, seed })
     const w = (seed: number) => game(seed).quest.walkthrough
     const file = join(scratch, 'transcripts.jsonl')
@@ -139,7 +163,7 @@ describe('mtrl CLI', () => {
     expect(stderr).toMatch(/--seed sets the sampling seed of a local model/)
   })
 
-  it('sft --seed N trains with that training seed (recorded in the run\'s recipe.json) instead of the recipe\'s', () => {
+  it("sft --seed N trains with that training seed (recorded in the run's recipe.json) instead of the recipe's", () => {
     const recipe = {
       name: 'seed-flag',
       seed: 3,
@@ -153,7 +177,12 @@ describe('mtrl CLI', () => {
     const sft = (dir: string, extra: ReadonlyArray<string>) => {
       const { code, stderr } = mtrl(['sft', file, '--run-dir', join(scratch, dir), '--backend', 'cpu', ...extra])
       expect(code, stderr).toBe(0)
-      const losses = readFileSync(join(scratch, dir, 'metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>).filter((m) => m['kind'] === 'sft').map((m) => m['loss/sft'])
+      const losses = readFileSync(join(scratch, dir, 'metrics.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Record<string, unknown>)
+        .filter((m) => m['kind'] === 'sft')
+        .map((m) => m['loss/sft'])
       return { seed: (JSON.parse(readFileSync(join(scratch, dir, 'recipe.json'), 'utf8')) as { seed: number }).seed, losses }
     }
     const own = sft('own', [])

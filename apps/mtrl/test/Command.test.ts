@@ -39,7 +39,11 @@ describe('Command flags', () => {
 
   it('every command names each of its flags in its help', () => {
     const commands = [start, train, sft, resume, evalCommand, ablate, report, info, playCommand, serveEnv, worker, collect, advantages, logprobs, smoke]
-    const missing = commands.flatMap((c) => Object.keys(c.flags).filter((flag) => !c.help.includes(`--${flag}`)).map((flag) => `${c.name} --${flag}`))
+    const missing = commands.flatMap((c) =>
+      Object.keys(c.flags)
+        .filter((flag) => !c.help.includes(`--${flag}`))
+        .map((flag) => `${c.name} --${flag}`)
+    )
     expect(missing).toEqual([])
   })
 })

@@ -12,11 +12,15 @@ describe('docs/guides/custom-pipeline', () => {
   })
 
   it('the example runs end to end', () => {
-    const result = spawnSync(process.execPath, [join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs'), '--conditions=@mtrl/source', join(root, 'docs', 'guides', 'custom-pipeline.ts')], {
-      cwd: root,
-      encoding: 'utf8',
-      timeout: 300_000
-    })
+    const result = spawnSync(
+      process.execPath,
+      [join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs'), '--conditions=@mtrl/source', join(root, 'docs', 'guides', 'custom-pipeline.ts')],
+      {
+        cwd: root,
+        encoding: 'utf8',
+        timeout: 300_000
+      }
+    )
     expect(result.status, result.stderr.slice(-2000)).toBe(0)
     expect(result.stdout).toMatch(/sft loss \d/)
     expect(result.stdout).toMatch(/ppo 1 success/)

@@ -31,7 +31,11 @@ const train = (json: unknown) => {
   const run = join(dir, name)
   const result = spawnSync(process.execPath, [bin, 'train', file, '--backend', 'wasm', '--run-dir', run], { encoding: 'utf8', timeout: 240_000 })
   const metrics = existsSync(join(run, 'metrics.jsonl'))
-    ? readFileSync(join(run, 'metrics.jsonl'), 'utf8').trim().split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as Record<string, unknown>)
+    ? readFileSync(join(run, 'metrics.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .filter((l) => l !== '')
+        .map((l) => JSON.parse(l) as Record<string, unknown>)
     : []
   return { ...result, run, metrics }
 }

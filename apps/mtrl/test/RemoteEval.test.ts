@@ -17,7 +17,13 @@ beforeAll(async () => {
     req.on('end', () => {
       requests.push(JSON.parse(body))
       res.setHeader('content-type', 'application/json')
-      res.end(JSON.stringify({ id: 'x', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: 'inventory' }, finish_reason: 'stop' }] }))
+      res.end(
+        JSON.stringify({
+          id: 'x',
+          object: 'chat.completion',
+          choices: [{ index: 0, message: { role: 'assistant', content: 'inventory' }, finish_reason: 'stop' }]
+        })
+      )
     })
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))

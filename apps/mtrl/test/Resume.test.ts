@@ -23,7 +23,8 @@ const recipe = {
 const recipeFile = join(dir, 'recipe.json')
 writeFileSync(recipeFile, JSON.stringify(recipe))
 
-const runSync = (args: ReadonlyArray<string>) => spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', env: { ...process.env, MTRL_BACKEND: 'wasm' }, timeout: 240_000 })
+const runSync = (args: ReadonlyArray<string>) =>
+  spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', env: { ...process.env, MTRL_BACKEND: 'wasm' }, timeout: 240_000 })
 
 const rlMetrics = (runDir: string): Array<Record<string, unknown>> =>
   readFileSync(join(runDir, 'metrics.jsonl'), 'utf8')
@@ -33,8 +34,7 @@ const rlMetrics = (runDir: string): Array<Record<string, unknown>> =>
     .filter((m) => m['kind'] === 'rl')
 
 /** Metrics without wall-clock figures, which differ between any two runs. */
-const comparable = (m: Record<string, unknown>) =>
-  Object.fromEntries(Object.entries(m).filter(([k]) => !k.startsWith('time/') && !k.startsWith('perf/')))
+const comparable = (m: Record<string, unknown>) => Object.fromEntries(Object.entries(m).filter(([k]) => !k.startsWith('time/') && !k.startsWith('perf/')))
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
@@ -104,7 +104,10 @@ describe('kill and resume', () => {
     expect(ofLoose.stderr).toContain(`${loose}: not inside a run`)
     expect(ofLoose.stderr).toContain('default rollout settings (system prompt "You are an agent in a text environment.")')
     // the transcripts are the same episodes: one line each, as many wins, and the text of every turn
-    const episodes = readFileSync(transcripts, 'utf8').trim().split('\n').map((l) => JSON.parse(l))
+    const episodes = readFileSync(transcripts, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
     expect(episodes.length).toBe(result.episodes)
     expect(episodes.filter((e) => e.won).length / episodes.length).toBe(result.successRate)
     for (const e of episodes) {
@@ -115,9 +118,26 @@ describe('kill and resume', () => {
     // at a temperature above 0, --seed draws the sample: the same seed the same actions, another seed other actions in the same games
     const sampled = (seed: number) => {
       const file = join(dir, `sampled-${seed}-${Math.random().toString(36).slice(2)}.jsonl`)
-      const r = runSync(['eval', '--checkpoint', checkpoint, 'textworld', '--config', env.settings, '--temperature', '1', '--seed', String(seed), '--transcripts', file])
+      const r = runSync([
+        'eval',
+        '--checkpoint',
+        checkpoint,
+        'textworld',
+        '--config',
+        env.settings,
+        '--temperature',
+        '1',
+        '--seed',
+        String(seed),
+        '--transcripts',
+        file
+      ])
       expect(r.status, r.stderr).toBe(0)
-      return readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { seed: number; turns: Array<{ action: string }> }).map((e) => [e.seed, e.turns.map((t) => t.action)] as const)
+      return readFileSync(file, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { seed: number; turns: Array<{ action: string }> })
+        .map((e) => [e.seed, e.turns.map((t) => t.action)] as const)
     }
     const one = sampled(1)
     expect(sampled(1)).toEqual(one)
@@ -131,7 +151,10 @@ describe('kill and resume', () => {
     const longFile = join(dir, 'long.json')
     writeFileSync(longFile, JSON.stringify(long))
     const runDir = join(dir, 'interrupted')
-    const child = spawn(process.execPath, [bin, 'train', longFile, '--run-dir', runDir], { env: { ...process.env, MTRL_BACKEND: 'wasm' }, stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(process.execPath, [bin, 'train', longFile, '--run-dir', runDir], {
+      env: { ...process.env, MTRL_BACKEND: 'wasm' },
+      stdio: ['ignore', 'pipe', 'pipe']
+    })
     let out = ''
     child.stdout.on('data', (d: Buffer) => (out += d.toString()))
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
@@ -165,7 +188,12 @@ describe('kill and resume', () => {
   }, 150_000)
 
   it('an SFT stage killed midway resumes from its last checkpoint and takes the same steps as an uninterrupted run', async () => {
-    const sft = { ...recipe, name: 'sft-kill-test', stages: [{ kind: 'sft', env, episodes: 40, epochs: 6, batchSize: 2, emaDecay: 0.9, contextWeight: 0.3, checkpointEvery: 10 }], eval: { episodes: 2, batch: 2 } }
+    const sft = {
+      ...recipe,
+      name: 'sft-kill-test',
+      stages: [{ kind: 'sft', env, episodes: 40, epochs: 6, batchSize: 2, emaDecay: 0.9, contextWeight: 0.3, checkpointEvery: 10 }],
+      eval: { episodes: 2, batch: 2 }
+    }
     const sftFile = join(dir, 'sft.json')
     writeFileSync(sftFile, JSON.stringify(sft))
     const sftMetrics = (runDir: string) =>

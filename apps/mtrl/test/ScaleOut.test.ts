@@ -53,21 +53,28 @@ const processesWith = (text: string): string[] =>
     })
 
 describe('scale-out from the CLI', () => {
-  it.runIf(Services.available('redis-server'))(`mtrl train --workers 2 --queue Q plays the RL episodes on 2 worker processes and takes the same steps as a local run ${Services.tag('redis-server')}`, async () => {
-    const local = join(dir, 'local')
-    const spread = join(dir, 'spread')
-    const [a, b] = await Promise.all([run(['train', recipeFile, '--run-dir', local]), run(['train', recipeFile, '--run-dir', spread, '--workers', '2', '--queue', 'scale-test'])])
-    expect(a.code, a.stderr).toBe(0)
-    expect(b.code, b.stderr).toBe(0)
-    expect(b.stdout).toMatch(/scale-out: local redis-server at redis:\/\/127\.0\.0\.1:\d+/)
-    expect(b.stdout).toMatch(/scale-out: 2 local worker processes on wasm/)
-    const metrics = rlMetrics(spread)
-    expect(metrics.length).toBe(2)
-    expect(metrics).toEqual(rlMetrics(local))
-    expect(JSON.parse(readFileSync(join(spread, 'recipe.json'), 'utf8')).scaleOut).toEqual({ workers: 2, queue: 'scale-test' })
-    // the workers and the local redis-server are gone
-    expect(processesWith(`--redis\u0000redis://127.0.0.1`)).toEqual([])
-  }, 240_000)
+  it.runIf(Services.available('redis-server'))(
+    `mtrl train --workers 2 --queue Q plays the RL episodes on 2 worker processes and takes the same steps as a local run ${Services.tag('redis-server')}`,
+    async () => {
+      const local = join(dir, 'local')
+      const spread = join(dir, 'spread')
+      const [a, b] = await Promise.all([
+        run(['train', recipeFile, '--run-dir', local]),
+        run(['train', recipeFile, '--run-dir', spread, '--workers', '2', '--queue', 'scale-test'])
+      ])
+      expect(a.code, a.stderr).toBe(0)
+      expect(b.code, b.stderr).toBe(0)
+      expect(b.stdout).toMatch(/scale-out: local redis-server at redis:\/\/127\.0\.0\.1:\d+/)
+      expect(b.stdout).toMatch(/scale-out: 2 local worker processes on wasm/)
+      const metrics = rlMetrics(spread)
+      expect(metrics.length).toBe(2)
+      expect(metrics).toEqual(rlMetrics(local))
+      expect(JSON.parse(readFileSync(join(spread, 'recipe.json'), 'utf8')).scaleOut).toEqual({ workers: 2, queue: 'scale-test' })
+      // the workers and the local redis-server are gone
+      expect(processesWith(`--redis\u0000redis://127.0.0.1`)).toEqual([])
+    },
+    240_000
+  )
 
   it('mtrl worker needs --redis, and an unreachable one is a clear error', () => {
     const missing = spawnSync(process.execPath, [bin, 'worker'], { encoding: 'utf8', env: { ...process.env, MTRL_REDIS: '' } })

@@ -43,7 +43,9 @@ const makeInput = (): TokenBatch.TokenBatch => {
 const input = makeInput()
 const tokens = batch * time
 const runs = 7
-console.log(`advantages bench: batch ${batch} x time ${time} = ${tokens.toLocaleString('en-US')} tokens, median of ${runs} runs after 2 warm-ups, node ${process.version}`)
+console.log(
+  `advantages bench: batch ${batch} x time ${time} = ${tokens.toLocaleString('en-US')} tokens, median of ${runs} runs after 2 warm-ups, node ${process.version}`
+)
 console.log('estimator            median ms   Mtokens/s')
 for (const name of Estimator.names) {
   const configured = Estimator.configure(name)({})

@@ -70,9 +70,11 @@ const entriesOf = (episode: Episode, e: number): ReadonlyArray<Entry> => {
     for (let t = 0; t < mask.length; t++) if (mask[t] === 1) out.push({ sample: s, token: t, turn: turns + turn[t]! })
     turns += sample.turns.length
     const values = episode.values?.[s]
-    if (values !== undefined && values.length < mask.length) throw new Error(`EpisodeRows.make: episode ${e} sample ${s}: ${values.length} values for ${mask.length} tokens`)
+    if (values !== undefined && values.length < mask.length)
+      throw new Error(`EpisodeRows.make: episode ${e} sample ${s}: ${values.length} values for ${mask.length} tokens`)
     const rewards = episode.tokenRewards?.[s]
-    if (rewards !== undefined && rewards.length < mask.length) throw new Error(`EpisodeRows.make: episode ${e} sample ${s}: ${rewards.length} token rewards for ${mask.length} tokens`)
+    if (rewards !== undefined && rewards.length < mask.length)
+      throw new Error(`EpisodeRows.make: episode ${e} sample ${s}: ${rewards.length} token rewards for ${mask.length} tokens`)
   })
   if (turns !== episode.turnRewards.length) throw new Error(`EpisodeRows.make: episode ${e} has ${turns} turns but ${episode.turnRewards.length} turn rewards`)
   return out

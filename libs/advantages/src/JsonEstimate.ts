@@ -106,9 +106,18 @@ const toBatch = (input: Input): E.Either<string, TokenBatch.TokenBatch> => {
     E.bind('tokenRewards', () => flatten('tokenRewards', input.tokenRewards, batch, time)),
     E.bind('actionMask', () => flatten('actionMask', input.actionMask, batch, time)),
     E.bind('values', () => optional(input.values, (v) => flatten('values', v, batch, time))),
-    E.bind('turnIndex', () => optional(input.turnIndex, (v) => pipe(integers('turnIndex', v), E.chain((rows) => flatten('turnIndex', rows, batch, time))))),
+    E.bind('turnIndex', () =>
+      optional(input.turnIndex, (v) =>
+        pipe(
+          integers('turnIndex', v),
+          E.chain((rows) => flatten('turnIndex', rows, batch, time))
+        )
+      )
+    ),
     E.bind('bootstrapValues', () =>
-      optional(input.bootstrapValues, (v) => (v.length === batch ? E.right(Float32Array.from(v)) : E.left(`bootstrapValues: expected ${batch} entries (one per row), got ${v.length}`)))
+      optional(input.bootstrapValues, (v) =>
+        v.length === batch ? E.right(Float32Array.from(v)) : E.left(`bootstrapValues: expected ${batch} entries (one per row), got ${v.length}`)
+      )
     ),
     E.chain(({ tokenRewards, actionMask, values, turnIndex, bootstrapValues }) => {
       if (input.groupIds !== undefined && input.groupIds.length !== batch)
@@ -171,13 +180,16 @@ const runTrajectories = (name: Estimator.Name, json: unknown): E.Either<string, 
     E.bind('estimate', ({ input }) => pipe(Estimator.configure(name)(input.options), E.mapLeft(Decode.formatError))),
     E.chain(({ input, estimate }) => {
       const { trajectories, values, bootstrapValues } = input
-      if (values !== undefined && values.length !== trajectories.length) return E.left(`values: expected ${trajectories.length} rows (one per trajectory), got ${values.length}`)
+      if (values !== undefined && values.length !== trajectories.length)
+        return E.left(`values: expected ${trajectories.length} rows (one per trajectory), got ${values.length}`)
       if (bootstrapValues !== undefined && bootstrapValues.length !== trajectories.length)
         return E.left(`bootstrapValues: expected ${trajectories.length} entries (one per trajectory), got ${bootstrapValues.length}`)
       for (const [i, trajectory] of trajectories.entries()) {
         const n = Trajectory.length(trajectory)
-        if (values !== undefined && values[i]!.length !== n) return E.left(`values[${i}]: expected ${n} entries (the tokens of trajectories[${i}]), got ${values[i]!.length}`)
-        if ((bootstrapValues?.[i] ?? 0) !== 0 && !trajectory.truncated) return E.left(`bootstrapValues[${i}]: trajectories[${i}] ended (not truncated): nothing follows it, its bootstrap is 0`)
+        if (values !== undefined && values[i]!.length !== n)
+          return E.left(`values[${i}]: expected ${n} entries (the tokens of trajectories[${i}]), got ${values[i]!.length}`)
+        if ((bootstrapValues?.[i] ?? 0) !== 0 && !trajectory.truncated)
+          return E.left(`bootstrapValues[${i}]: trajectories[${i}] ended (not truncated): nothing follows it, its bootstrap is 0`)
       }
       return E.tryCatch(() => {
         const rows = EpisodeRows.make(

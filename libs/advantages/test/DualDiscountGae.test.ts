@@ -58,14 +58,14 @@ describe('DualDiscountGae', () => {
     expect(Array.from(out.returns)).toEqual([0.875, 1.75, 0, 2])
   })
 
-  it('bootstraps a truncated window from the next turn\'s value', () => {
+  it("bootstraps a truncated window from the next turn's value", () => {
     // bootstrap 2: turn 1 carry = 0.5*2 = 1, G = 3, adv = 2, A_1 = 2
     // turn 0 carry = 0.5*(1 + 0.5*2) = 1;  a1: G = 2, adv = 1.75;  a0: G = 1, adv = 0.5
     const out = _.estimate(options)({ ...example, bootstrapValues: Float32Array.of(2) })
     expect(Array.from(out.advantages)).toEqual([0.5, 1.75, 0, 2])
   })
 
-  it('with token gamma 1 equals Verlog\'s formula', () => {
+  it("with token gamma 1 equals Verlog's formula", () => {
     fc.assert(
       fc.property(tokenBatch(), fc.double({ min: 0, max: 1, noNaN: true }), fc.double({ min: 0, max: 1, noNaN: true }), (input, gamma, lambda) => {
         const out = _.estimate({ gamma, lambda, tokenGamma: 1, whiten: false })(input)
@@ -74,7 +74,7 @@ describe('DualDiscountGae', () => {
     )
   })
 
-  it('gives each turn\'s first action token the turn-level GAE advantage', () => {
+  it("gives each turn's first action token the turn-level GAE advantage", () => {
     fc.assert(
       fc.property(tokenBatch(), fc.double({ min: 0, max: 1, noNaN: true }), (input, lambda) => {
         const dual = _.estimate({ gamma: 0.9, lambda, tokenGamma: 1, whiten: false })(input)

@@ -117,7 +117,10 @@ describe('EpisodeRows', () => {
         const rows = _.make(trajectories.map((t) => ({ samples: [t], turnRewards: t.turnRewards, groupId: t.groupId })))
         trajectories.forEach((t, e) => {
           const row = rows.batch.tokenRewards.subarray(e * rows.batch.time, (e + 1) * rows.batch.time)
-          expect(row.reduce((a, b) => a + b, 0)).toBeCloseTo(t.turnRewards.reduce((a, b) => a + Math.fround(b), 0), 5)
+          expect(row.reduce((a, b) => a + b, 0)).toBeCloseTo(
+            t.turnRewards.reduce((a, b) => a + Math.fround(b), 0),
+            5
+          )
         })
       })
     )

@@ -58,7 +58,7 @@ describe('Gae', () => {
     expect(Array.from(_.estimate(plain(0.5, 1))(input).advantages)).toEqual([0, 0])
   })
 
-  it('equals verl\'s masked loop on any batch', () => {
+  it("equals verl's masked loop on any batch", () => {
     fc.assert(
       fc.property(tokenBatch(), fc.double({ min: 0, max: 1, noNaN: true }), fc.double({ min: 0, max: 1, noNaN: true }), (input, gamma, lambda) => {
         const out = _.estimate(plain(gamma, lambda))(input)
@@ -131,8 +131,8 @@ describe('Gae', () => {
   })
 
   it('rejects out-of-range options', () => {
-    expect(() => _.estimate({ gamma: 1.5, lambda: 1, whiten: false })({ batch: 0, time: 0, tokenRewards: new Float32Array(), actionMask: new Float32Array() })).toThrow(
-      /invalid options/
-    )
+    expect(() =>
+      _.estimate({ gamma: 1.5, lambda: 1, whiten: false })({ batch: 0, time: 0, tokenRewards: new Float32Array(), actionMask: new Float32Array() })
+    ).toThrow(/invalid options/)
   })
 })

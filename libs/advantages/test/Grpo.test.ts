@@ -77,7 +77,9 @@ describe('Grpo', () => {
         const a = perRow(_.estimate(options)(input).advantages, input)
         const b = perRow(_.estimate(options)(shift(input, c)).advantages, input)
         // float32 rewards round the shifted sums by ~1e-6: skip groups whose spread is below that scale
-        const outcomes = Array.from({ length: input.batch }, (_, row) => input.tokenRewards.subarray(row * input.time, (row + 1) * input.time).reduce((x, y) => x + y, 0))
+        const outcomes = Array.from({ length: input.batch }, (_, row) =>
+          input.tokenRewards.subarray(row * input.time, (row + 1) * input.time).reduce((x, y) => x + y, 0)
+        )
         a.forEach((x, row) => {
           const group = outcomes.filter((__, j) => input.groupIds![j] === input.groupIds![row])
           const spread = Math.max(...group) - Math.min(...group)

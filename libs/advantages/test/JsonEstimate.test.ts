@@ -39,7 +39,18 @@ describe('JsonEstimate', () => {
       values: Float32Array.of(0.5, 9, 0.25, 0, 0.5, 0)
     })
     // row 0 by hand (gamma = lambda = 1): a2: 1 - 0.25 = 0.75; a0: 0 + 0.25 - 0.5 + 0.75 = 0.5
-    expect(result).toEqual(E.right({ advantages: [[0.5, 0, 0.75], [1, 0.5, 0]], returns: [[1, 0, 1], [1, 1, 0]] }))
+    expect(result).toEqual(
+      E.right({
+        advantages: [
+          [0.5, 0, 0.75],
+          [1, 0.5, 0]
+        ],
+        returns: [
+          [1, 0, 1],
+          [1, 1, 0]
+        ]
+      })
+    )
     expect(E.isRight(result) && result.right.advantages.flat()).toEqual(Array.from(direct.advantages))
   })
 
@@ -58,18 +69,66 @@ describe('JsonEstimate', () => {
   })
 
   it('rejects ragged rows and masks of the wrong shape, naming the field', () => {
-    expect(error('gae', { ...good, tokenRewards: [[0, 0, 1], [0, 1]] })).toBe('tokenRewards[1]: expected 3 entries (as tokenRewards[0]), got 2')
+    expect(
+      error('gae', {
+        ...good,
+        tokenRewards: [
+          [0, 0, 1],
+          [0, 1]
+        ]
+      })
+    ).toBe('tokenRewards[1]: expected 3 entries (as tokenRewards[0]), got 2')
     expect(error('gae', { ...good, actionMask: [[1, 0, 1]] })).toBe('actionMask: expected 2 rows (as tokenRewards), got 1')
-    expect(error('gae', { ...good, values: [[0, 0, 0], [0, 0]] })).toBe('values[1]: expected 3 entries (as tokenRewards[0]), got 2')
+    expect(
+      error('gae', {
+        ...good,
+        values: [
+          [0, 0, 0],
+          [0, 0]
+        ]
+      })
+    ).toBe('values[1]: expected 3 entries (as tokenRewards[0]), got 2')
     expect(error('gae', { ...good, groupIds: ['t'] })).toBe('groupIds: expected 2 entries (one per row), got 1')
     expect(error('gae', { ...good, bootstrapValues: [0] })).toBe('bootstrapValues: expected 2 entries (one per row), got 1')
-    expect(error('gae', { ...good, actionMask: [[1, 0.5, 1], [1, 1, 0]] })).toBe('actionMask[0][1]: expected 0 or 1, got 0.5')
+    expect(
+      error('gae', {
+        ...good,
+        actionMask: [
+          [1, 0.5, 1],
+          [1, 1, 0]
+        ]
+      })
+    ).toBe('actionMask[0][1]: expected 0 or 1, got 0.5')
   })
 
   it('rejects NaN, strings and non-integer turns with the path of the value', () => {
-    expect(error('gae', { ...good, values: [[0, NaN, 0], [0, 0, 0]] })).toContain('values.0.1: expected a finite number, got NaN')
-    expect(error('gae', { ...good, tokenRewards: [[0, 'x', 1], [0, 1, 0]] })).toContain('tokenRewards.0.1: expected a finite number, got "x"')
-    expect(error('turnGae', { ...good, turnIndex: [[0, 0.5, 1], [0, 0, 0]] })).toBe('turnIndex[0][1]: expected an integer, got 0.5')
+    expect(
+      error('gae', {
+        ...good,
+        values: [
+          [0, NaN, 0],
+          [0, 0, 0]
+        ]
+      })
+    ).toContain('values.0.1: expected a finite number, got NaN')
+    expect(
+      error('gae', {
+        ...good,
+        tokenRewards: [
+          [0, 'x', 1],
+          [0, 1, 0]
+        ]
+      })
+    ).toContain('tokenRewards.0.1: expected a finite number, got "x"')
+    expect(
+      error('turnGae', {
+        ...good,
+        turnIndex: [
+          [0, 0.5, 1],
+          [0, 0, 0]
+        ]
+      })
+    ).toBe('turnIndex[0][1]: expected an integer, got 0.5')
   })
 
   it('rejects unknown fields and unknown or bad options', () => {
@@ -79,16 +138,28 @@ describe('JsonEstimate', () => {
   })
 
   it('rejects rewards off the mask and missing bookkeeping', () => {
-    expect(error('gae', { ...good, tokenRewards: [[0, 1, 1], [0, 1, 0]] })).toMatch(/tokenRewards\[0\]\[1\]: reward 1 on a token outside actionMask/)
+    expect(
+      error('gae', {
+        ...good,
+        tokenRewards: [
+          [0, 1, 1],
+          [0, 1, 0]
+        ]
+      })
+    ).toMatch(/tokenRewards\[0\]\[1\]: reward 1 on a token outside actionMask/)
     const { groupIds: _g, turnIndex: _t, ...bare } = good
     expect(error('rloo', bare)).toMatch(/groupIds is required/)
     expect(error('dualDiscountGae', bare)).toMatch(/turnIndex is required/)
   })
 
-  it('takes episodes as trajectories through the trainer\'s path: advantages aligned with each trajectory\'s tokens', () => {
+  it("takes episodes as trajectories through the trainer's path: advantages aligned with each trajectory's tokens", () => {
     // tokens: prompt 1 2 | action 3 4 | observation 5 | action 6; turn rewards 0 and 1
     const trajectory = {
-      env: 'e', seed: 1, groupId: 'e:1', won: true, truncated: false,
+      env: 'e',
+      seed: 1,
+      groupId: 'e:1',
+      won: true,
+      truncated: false,
       segments: [
         { kind: 'prompt', turn: 0, tokens: [1, 2] },
         { kind: 'action', turn: 0, tokens: [3, 4] },

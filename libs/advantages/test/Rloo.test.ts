@@ -56,7 +56,11 @@ describe('Rloo', () => {
         const rloo = perRow(_.estimate({})(input).advantages, input)
         const dr = perRow(Grpo.estimate({ normalizeByStd: false, epsilon: 1e-6 })(input).advantages, input)
         const n = (b: number): number => input.groupIds!.filter((g) => g === input.groupIds![b]).length
-        return closeTo(rloo, dr.map((x, b) => (n(b) === 1 ? 0 : (x * n(b)) / (n(b) - 1))), 1e-4)
+        return closeTo(
+          rloo,
+          dr.map((x, b) => (n(b) === 1 ? 0 : (x * n(b)) / (n(b) - 1))),
+          1e-4
+        )
       })
     )
   })

@@ -5,7 +5,7 @@ import * as _ from '../src/TurnGae.js'
 import { closeTo, tokenBatch, withFields } from './arbitraries.js'
 
 describe('TurnGae', () => {
-  it('steps once per turn, reading V at the turn\'s first action token: hand-worked example', () => {
+  it("steps once per turn, reading V at the turn's first action token: hand-worked example", () => {
     // tokens: a0 a1 (turn 0) | obs | a3 a4 (turn 1); gamma = lambda = 0.5
     // turn 1: R = 1,   V~ = 0.5  (V(a4) = 9 unread)  delta = 1 + 0 - 0.5 = 0.5            A = 0.5    ret = 1
     // turn 0: R = 0.5, V~ = 0.25 (V(a1) = 9 unread)  delta = 0.5 + 0.5*0.5 - 0.25 = 0.5  A = 0.5 + 0.25*0.5 = 0.625  ret = 0.875
@@ -21,7 +21,7 @@ describe('TurnGae', () => {
     expect(Array.from(out.returns)).toEqual([0.875, 0.875, 0, 1, 1])
   })
 
-  it('treats a turn with zero reward as a step of its own (unlike RAGEN\'s non-zero-reward boundaries)', () => {
+  it("treats a turn with zero reward as a step of its own (unlike RAGEN's non-zero-reward boundaries)", () => {
     // three turns, rewards 0, 0, 1, gamma 0.5, lambda 1, V = 0: A = [0.25, 0.5, 1]
     const out = _.estimate({ gamma: 0.5, lambda: 1, whiten: false })({
       batch: 1,

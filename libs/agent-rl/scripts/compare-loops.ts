@@ -60,7 +60,12 @@ const main = async (): Promise<void> => {
   const options = { ...Rollout.defaultOptions, actionFormat: format, systemPrompt: '', temperature, maxTurns: make().spec.maxTurns, maxNewTokens: maxTokens }
 
   const session = Sampler.make(agent.policy, { slots: seeds.length, maxLen: agent.contextLength })
-  const builtIn = await Rollout.run(options)({ session, template: agent.template, tokenizer: agent.tokenizer, contextLength: agent.contextLength })({ envs: envs(), seeds, groupSize: 1, rng: Rng.make(0) })()
+  const builtIn = await Rollout.run(options)({ session, template: agent.template, tokenizer: agent.tokenizer, contextLength: agent.contextLength })({
+    envs: envs(),
+    seeds,
+    groupSize: 1,
+    rng: Rng.make(0)
+  })()
   session.dispose()
   if (E.isLeft(builtIn)) throw new Error(`built-in loop: ${builtIn.left._tag}`)
 
@@ -70,20 +75,30 @@ const main = async (): Promise<void> => {
   const rollouts = Rollouts.make()
   const server = await Server.start({ model, rollouts })()
   if (E.isLeft(server)) throw new Error(server.left.reason)
-  const played = await Play.play(module.right, { url: server.right.url, rollouts, model: 'policy', tokenizer: agent.tokenizer, temperature, maxTokens })({ envs: envs(), seeds, groupSize: 1, rng: Rng.make(0) })()
+  const played = await Play.play(module.right, { url: server.right.url, rollouts, model: 'policy', tokenizer: agent.tokenizer, temperature, maxTokens })({
+    envs: envs(),
+    seeds,
+    groupSize: 1,
+    rng: Rng.make(0)
+  })()
   await server.right.close()
   await model.close()
   if (E.isLeft(played)) throw new Error(`agent: ${JSON.stringify(played.left)}`)
 
   const a = builtIn.right.episodes.map((e) => e.trajectory)
   const b = played.right.episodes.map((e) => e.trajectory)
-  const summary = (ts: typeof a): string => `won ${ts.filter((t) => t.won).length} of ${ts.length}, ${(ts.reduce((n, t) => n + t.turns.length, 0) / ts.length).toFixed(2)} turns per episode`
+  const summary = (ts: typeof a): string =>
+    `won ${ts.filter((t) => t.won).length} of ${ts.length}, ${(ts.reduce((n, t) => n + t.turns.length, 0) / ts.length).toFixed(2)} turns per episode`
   const endings = builtIn.right.episodes.reduce((m: Record<string, number>, e) => ({ ...m, [e.ending]: (m[e.ending] ?? 0) + 1 }), {})
   process.stdout.write(`games ${seeds[0]}..${seeds[seeds.length - 1]}, temperature ${temperature}, ${values.backend}\n`)
-  process.stdout.write(`built-in loop (${format}): ${summary(a)}, ${a.reduce((n, t) => n + t.turns.filter((x) => !x.parsed).length, 0)} unparsed replies, endings ${JSON.stringify(endings)}\n`)
+  process.stdout.write(
+    `built-in loop (${format}): ${summary(a)}, ${a.reduce((n, t) => n + t.turns.filter((x) => !x.parsed).length, 0)} unparsed replies, endings ${JSON.stringify(endings)}\n`
+  )
   process.stdout.write(`agent ${agentModule}: ${summary(b)}\n`)
   const differ = a.map((t, i) => i).filter((i) => a[i]!.won !== b[i]!.won || a[i]!.turns.length !== b[i]!.turns.length)
-  process.stdout.write(`games that differ (won or length): ${differ.length}; of those, the built-in loop had an unparsed reply in ${differ.filter((i) => a[i]!.turns.some((x) => !x.parsed)).length}\n`)
+  process.stdout.write(
+    `games that differ (won or length): ${differ.length}; of those, the built-in loop had an unparsed reply in ${differ.filter((i) => a[i]!.turns.some((x) => !x.parsed)).length}\n`
+  )
 }
 
 void main()

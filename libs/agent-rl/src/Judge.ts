@@ -99,7 +99,10 @@ const sharedPrefix = (group: ReadonlyArray<ReadonlyArray<Message>>): number => {
 export const prompt = (group: ReadonlyArray<ReadonlyArray<Message>>): string => {
   const shared = sharedPrefix(group)
   const json = (messages: ReadonlyArray<Message>): string => JSON.stringify(messages.map((m) => ({ role: m.role, content: m.content })))
-  return [`<context>\n${json(group[0]!.slice(0, shared))}\n</context>`, ...group.map((g, k) => `<trajectory id="${k + 1}">\n${json(g.slice(shared))}\n</trajectory>`)].join('\n\n')
+  return [
+    `<context>\n${json(group[0]!.slice(0, shared))}\n</context>`,
+    ...group.map((g, k) => `<trajectory id="${k + 1}">\n${json(g.slice(shared))}\n</trajectory>`)
+  ].join('\n\n')
 }
 
 const schema = {
@@ -134,7 +137,10 @@ const excerpt = (text: string): string => (text.length > 200 ? `${text.slice(0, 
 export const parse =
   (n: number) =>
   (answer: string): E.Either<string, ReadonlyArray<number>> => {
-    const text = answer.trim().replace(/^```(?:json)?\s*/u, '').replace(/\s*```$/u, '')
+    const text = answer
+      .trim()
+      .replace(/^```(?:json)?\s*/u, '')
+      .replace(/\s*```$/u, '')
     let json: unknown
     try {
       json = JSON.parse(text)
@@ -149,7 +155,8 @@ export const parse =
       const k = typeof id === 'string' || typeof id === 'number' ? Number(id) : NaN
       if (!Number.isInteger(k) || k < 1 || k > n) return E.left(`scores.${i}.trajectory_id: expected one of 1..${n}, got ${JSON.stringify(id)}`)
       if (out[k - 1] !== undefined) return E.left(`scores.${i}: trajectory ${k} is scored twice`)
-      if (typeof score !== 'number' || !(score >= 0 && score <= 1)) return E.left(`scores.${i}.score: expected a number in [0, 1], got ${JSON.stringify(score)}`)
+      if (typeof score !== 'number' || !(score >= 0 && score <= 1))
+        return E.left(`scores.${i}.score: expected a number in [0, 1], got ${JSON.stringify(score)}`)
       out[k - 1] = score
     }
     const missing = out.findIndex((s) => s === undefined)

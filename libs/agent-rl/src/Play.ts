@@ -121,17 +121,25 @@ export interface Options {
 }
 
 /** The run's report per call (call order) and whether it won. */
-const reportsOf = (outcome: Outcome, posted: Rollouts.Reward | undefined, calls: number): E.Either<string, { readonly perCall: ReadonlyArray<TurnReport>; readonly won: boolean }> => {
+const reportsOf = (
+  outcome: Outcome,
+  posted: Rollouts.Reward | undefined,
+  calls: number
+): E.Either<string, { readonly perCall: ReadonlyArray<TurnReport>; readonly won: boolean }> => {
   if (typeof outcome === 'object' && outcome !== null && 'turns' in outcome) {
     if (outcome.turns.length !== calls) return E.left(`the agent reported ${outcome.turns.length} turns for ${calls} model calls (one per call, in call order)`)
     return E.right({ perCall: outcome.turns, won: outcome.won })
   }
   const given = outcome ?? (posted === undefined ? undefined : 'reward' in posted ? posted.reward : posted.rewards)
   if (given === undefined) return E.left('the agent returned no reward and posted none')
-  const value = typeof given === 'object' && !Array.isArray(given) ? (given as { reward: number | ReadonlyArray<number> }).reward : (given as number | ReadonlyArray<number>)
+  const value =
+    typeof given === 'object' && !Array.isArray(given)
+      ? (given as { reward: number | ReadonlyArray<number> }).reward
+      : (given as number | ReadonlyArray<number>)
   const won = typeof given === 'object' && !Array.isArray(given) ? (given as { won?: boolean }).won : undefined
   const report = (reward: number): TurnReport => ({ reward })
-  if (typeof value === 'number') return E.right({ perCall: Array.from({ length: calls }, (_, i) => report(i === calls - 1 ? value : 0)), won: won ?? value > 0 })
+  if (typeof value === 'number')
+    return E.right({ perCall: Array.from({ length: calls }, (_, i) => report(i === calls - 1 ? value : 0)), won: won ?? value > 0 })
   if (value.length !== calls) return E.left(`the agent returned ${value.length} rewards for ${calls} model calls (one per call, in call order)`)
   return E.right({ perCall: value.map(report), won: won ?? value.reduce((a, b) => a + b, 0) > 0 })
 }
@@ -177,14 +185,30 @@ const judgedReports = async (judge: Judge.Judge, played: ReadonlyArray<Played>):
 }
 
 /** One run's episode: its samples in the order they ended, the rewards of their turns in that order. */
-const episodeOf = (run: Run, slot: number, calls: ReadonlyArray<Capture.Call>, perCall: ReadonlyArray<TurnReport>, won: boolean, decode: (ids: Int32Array) => string): Rollout.Episode => {
+const episodeOf = (
+  run: Run,
+  slot: number,
+  calls: ReadonlyArray<Capture.Call>,
+  perCall: ReadonlyArray<TurnReport>,
+  won: boolean,
+  decode: (ids: Int32Array) => string
+): Rollout.Episode => {
   const samples = [...Capture.samples(calls)].sort((a, b) => a.callIndices[a.callIndices.length - 1]! - b.callIndices[b.callIndices.length - 1]!)
   const trajectoryOf = (sample: Capture.Sample): Trajectory.Trajectory => {
     const turns = sample.callIndices.map((c) => {
       const r = perCall[c]!
       return { action: decode(calls[c]!.completion), reward: r.reward, valid: r.valid ?? true, parsed: true, score: r.score ?? 0, maxScore: r.maxScore ?? 0 }
     })
-    return { env: run.env.spec.name, seed: run.seed, groupId: run.groupId, segments: sample.segments, turns, turnRewards: turns.map((t) => t.reward), won, truncated: false }
+    return {
+      env: run.env.spec.name,
+      seed: run.seed,
+      groupId: run.groupId,
+      segments: sample.segments,
+      turns,
+      turnRewards: turns.map((t) => t.reward),
+      won,
+      truncated: false
+    }
   }
   const trajectories = samples.map(trajectoryOf)
   const last = trajectories[trajectories.length - 1]!
@@ -223,7 +247,15 @@ export const play =
       const baseURL = `${options.url}${rollout.path}`
       const fail = failure(run, rollout.id)
       try {
-        const llm: Llm = { baseURL, apiKey, model: options.model, client: new OpenAI({ baseURL, apiKey, maxRetries: 2 }), temperature: options.temperature ?? 1, maxTokens: options.maxTokens, rewardURL: `${options.url}/rollouts/${rollout.id}/reward` }
+        const llm: Llm = {
+          baseURL,
+          apiKey,
+          model: options.model,
+          client: new OpenAI({ baseURL, apiKey, maxRetries: 2 }),
+          temperature: options.temperature ?? 1,
+          maxTokens: options.maxTokens,
+          rewardURL: `${options.url}/rollouts/${rollout.id}/reward`
+        }
         const outcome = await agent(run, llm)
         const calls = rollout.calls()
         if (calls.length === 0) return fail('the agent made no model call')
@@ -253,7 +285,13 @@ export const play =
       seconds: (performance.now() - started) / 1000
     }
     const episodes = done.map((d) => d.episode)
-    return E.right({ episodes, metrics: RolloutMetrics.summarize(episodes.map((e) => e.trajectory), counters) })
+    return E.right({
+      episodes,
+      metrics: RolloutMetrics.summarize(
+        episodes.map((e) => e.trajectory),
+        counters
+      )
+    })
   }
 
 /**

@@ -37,12 +37,23 @@ const scriptedJudge = async (score: (messages: ReadonlyArray<{ role: string; con
       const body = JSON.parse(text) as Asked['body']
       asked.push({ body })
       const user = body.messages.find((m) => m.role === 'user')!.content
-      const trajectories = [...user.matchAll(/<trajectory id="(\d+)">\n(.*)\n<\/trajectory>/gu)].map((m) => ({ id: m[1]!, messages: JSON.parse(m[2]!) as Array<{ role: string; content: string }> }))
+      const trajectories = [...user.matchAll(/<trajectory id="(\d+)">\n(.*)\n<\/trajectory>/gu)].map((m) => ({
+        id: m[1]!,
+        messages: JSON.parse(m[2]!) as Array<{ role: string; content: string }>
+      }))
       const content =
         answer?.(trajectories.length) ??
         JSON.stringify({ scores: trajectories.reverse().map((t) => ({ trajectory_id: t.id, explanation: 'scripted', score: score(t.messages) })) })
       res.setHeader('content-type', 'application/json')
-      res.end(JSON.stringify({ id: 'x', object: 'chat.completion', created: 0, model: body.model, choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }] }))
+      res.end(
+        JSON.stringify({
+          id: 'x',
+          object: 'chat.completion',
+          created: 0,
+          model: body.model,
+          choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }]
+        })
+      )
     })
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
@@ -57,14 +68,18 @@ afterAll(async () => {
 
 describe('Judge.parse', () => {
   it('reads scores in trajectory order, fenced or not', () => {
-    expect(_.parse(2)('{"scores": [{"trajectory_id": "2", "explanation": "", "score": 0.25}, {"trajectory_id": "1", "explanation": "", "score": 1}]}')).toEqual(E.right([1, 0.25]))
+    expect(_.parse(2)('{"scores": [{"trajectory_id": "2", "explanation": "", "score": 0.25}, {"trajectory_id": "1", "explanation": "", "score": 1}]}')).toEqual(
+      E.right([1, 0.25])
+    )
     expect(_.parse(1)('```json\n{"scores": [{"trajectory_id": 1, "score": 0}]}\n```')).toEqual(E.right([0]))
   })
   it('names what is wrong with a malformed answer', () => {
     expect(_.parse(2)('I like the first one')).toEqual(E.left("the judge's answer is not JSON: I like the first one"))
     expect(_.parse(2)('{"ranking": []}')).toEqual(E.left('the judge\'s answer has no "scores" list: {"ranking": []}'))
     expect(_.parse(2)('{"scores": [{"trajectory_id": "3", "score": 0.5}]}')).toEqual(E.left('scores.0.trajectory_id: expected one of 1..2, got "3"'))
-    expect(_.parse(2)('{"scores": [{"trajectory_id": "1", "score": 0.5}, {"trajectory_id": "1", "score": 0.5}]}')).toEqual(E.left('scores.1: trajectory 1 is scored twice'))
+    expect(_.parse(2)('{"scores": [{"trajectory_id": "1", "score": 0.5}, {"trajectory_id": "1", "score": 0.5}]}')).toEqual(
+      E.left('scores.1: trajectory 1 is scored twice')
+    )
     expect(_.parse(2)('{"scores": [{"trajectory_id": "1", "score": 1.5}]}')).toEqual(E.left('scores.0.score: expected a number in [0, 1], got 1.5'))
     expect(_.parse(2)('{"scores": [{"trajectory_id": "1", "score": "high"}]}')).toEqual(E.left('scores.0.score: expected a number in [0, 1], got "high"'))
     expect(_.parse(2)('{"scores": [{"trajectory_id": "2", "score": 0.5}]}')).toEqual(E.left('the judge gave no score for trajectory 1 of 2'))
@@ -100,9 +115,17 @@ describe('Judge.make against a scripted judge server', () => {
     expect(judge.asked[1]!.body.response_format).toBeUndefined()
   })
   it('gives an error, not a score, for a malformed answer or an unreachable judge', async () => {
-    const judge = await scriptedJudge(() => 0, () => 'no idea')
+    const judge = await scriptedJudge(
+      () => 0,
+      () => 'no idea'
+    )
     closers.push(judge.close)
-    const group = [[{ role: 'user', content: 'task' }, { role: 'assistant', content: 'a' }]]
+    const group = [
+      [
+        { role: 'user', content: 'task' },
+        { role: 'assistant', content: 'a' }
+      ]
+    ]
     expect(await _.make({ baseURL: judge.url, model: 'judge' })(group)).toEqual(E.left("the judge's answer is not JSON: no idea"))
     const down = await _.make({ baseURL: 'http://127.0.0.1:9/v1', model: 'judge' })(group)
     expect(E.isLeft(down) && down.left.startsWith('the judge at http://127.0.0.1:9/v1 failed:')).toBe(true)
@@ -140,7 +163,16 @@ describe('a judge as the reward of agents written as code', () => {
     const once = await must(play({ envs: Array.from({ length: 8 }, () => Toy.bandit()), seeds: [1, 2], groupSize: 4, rng: Rng.make(0) }))
     expect(judge.asked).toHaveLength(2)
     for (const e of once.episodes) expect(e.trajectory.turnRewards).toEqual([e.trajectory.turns[0]!.action === 'right' ? 1 : 0])
-    const trainer = Trainer.make({ config, policy, envs: Array.from({ length: 16 }, () => Toy.bandit()), template, tokenizer, contextLength: 64, play, reward: (t) => t.turnRewards })
+    const trainer = Trainer.make({
+      config,
+      policy,
+      envs: Array.from({ length: 16 }, () => Toy.bandit()),
+      template,
+      tokenizer,
+      contextLength: 64,
+      play,
+      reward: (t) => t.turnRewards
+    })
     const returns: number[] = []
     for (let i = 0; i < 40 && (returns[returns.length - 1] ?? 0) < 0.95; i++) returns.push((await must(Trainer.iterate(trainer)))['episode/return'])
     expect(returns[0]!, returns.join(' ')).toBeLessThan(0.6)

@@ -56,7 +56,7 @@ const textAgent =
   }
 
 describe('Play: an agent written as code, through the served policy', () => {
-  it("yields, id for id, the token streams, action masks and sampler log-probs of the built-in rollout on the same seeds", async () => {
+  it('yields, id for id, the token streams, action masks and sampler log-probs of the built-in rollout on the same seeds', async () => {
     const settings = Settings.parse('w2-o3-q4')
     if (E.isLeft(settings)) throw new Error(settings.left)
     const corpus: string[] = []
@@ -65,7 +65,11 @@ describe('Play: an agent written as code, through the served policy', () => {
       corpus.push(start.goal, start.text, ...(start.info.admissibleActions ?? []))
     }
     const tokenizer = WordTokenizer.build({ maxVocab: 400, minCount: 1 })(corpus)
-    const policy = Policy.make(ModelConfig.make({ vocab: tokenizer.vocabSize, dModel: 32, layers: 2, heads: 4, maxLen: 512, prevTokenEmbedding: true, canonSpan: 3 }), 3, { tokenizer })
+    const policy = Policy.make(
+      ModelConfig.make({ vocab: tokenizer.vocabSize, dModel: 32, layers: 2, heads: 4, maxLen: 512, prevTokenEmbedding: true, canonSpan: 3 }),
+      3,
+      { tokenizer }
+    )
     const template = ChatTemplate.make(tokenizer)
     const agent = Agent.make(policy, undefined, tokenizer, template, 512)
     const seeds = [5, 6, 7]
@@ -73,11 +77,20 @@ describe('Play: an agent written as code, through the served policy', () => {
     const envs = (): Env.Env[] => seeds.map(() => TextWorld.make(settings.right))
 
     const session = Sampler.make(policy, { slots: seeds.length, maxLen: 512 })
-    const builtIn = await must(Rollout.run(options)({ session, template, tokenizer, contextLength: 512 })({ envs: envs(), seeds, groupSize: 1, rng: Rng.make(0) }))
+    const builtIn = await must(
+      Rollout.run(options)({ session, template, tokenizer, contextLength: 512 })({ envs: envs(), seeds, groupSize: 1, rng: Rng.make(0) })
+    )
     session.dispose()
 
     const served = await serve(agent)
-    const played = await must(_.play(textAgent(options), { url: served.server.url, rollouts: served.rollouts, model: 'policy', tokenizer })({ envs: envs(), seeds, groupSize: 1, rng: Rng.make(0) }))
+    const played = await must(
+      _.play(textAgent(options), { url: served.server.url, rollouts: served.rollouts, model: 'policy', tokenizer })({
+        envs: envs(),
+        seeds,
+        groupSize: 1,
+        rng: Rng.make(0)
+      })
+    )
     await served.close()
 
     expect(played.episodes).toHaveLength(seeds.length)
@@ -110,9 +123,11 @@ describe('Play: an agent written as code, through the served policy', () => {
       const r = await _.play(agentFn, options)(input)()
       return E.isLeft(r) && r.left._tag === 'StepFailed' ? r.left.reason : 'no failure'
     }
-    expect(await reason(async () => {
-      throw new Error('boom')
-    })).toBe('the agent threw: boom')
+    expect(
+      await reason(async () => {
+        throw new Error('boom')
+      })
+    ).toBe('the agent threw: boom')
     expect(await reason(async () => 1)).toBe('the agent made no model call')
     expect(await reason(async (_run, llm) => (await call(llm), undefined))).toBe('the agent returned no reward and posted none')
     expect(await reason(async (_run, llm) => (await call(llm), [1, 2]))).toBe('the agent returned 2 rewards for 1 model calls (one per call, in call order)')
@@ -132,7 +147,14 @@ describe('examples/textworld-agent.ts', () => {
     const served = await serve(agent)
     const example = await _.fromModule(join(__dirname, '../../../examples/textworld-agent.ts'))
     if (E.isLeft(example)) throw new Error(example.left)
-    const played = await must(_.play(example.right, { url: served.server.url, rollouts: served.rollouts, model: 'policy', tokenizer, temperature: 0.7, maxTokens: 6 })({ envs: [1, 2].map(() => TextWorld.make(settings.right)), seeds: [1, 2], groupSize: 1, rng: Rng.make(0) }))
+    const played = await must(
+      _.play(example.right, { url: served.server.url, rollouts: served.rollouts, model: 'policy', tokenizer, temperature: 0.7, maxTokens: 6 })({
+        envs: [1, 2].map(() => TextWorld.make(settings.right)),
+        seeds: [1, 2],
+        groupSize: 1,
+        rng: Rng.make(0)
+      })
+    )
     for (const e of played.episodes) {
       expect(e.trajectory.turns.length).toBeGreaterThan(0)
       expect(e.trajectory.turns.every((t) => t.maxScore > 0)).toBe(true)
@@ -140,7 +162,9 @@ describe('examples/textworld-agent.ts', () => {
     }
     expect(E.isLeft(await _.fromModule(join(__dirname, 'nothing.ts')))).toBe(true)
     // the guide shows the example as it is
-    expect(readFileSync(join(__dirname, '../../../docs/guides/agents-as-code.md'), 'utf8')).toContain(readFileSync(join(__dirname, '../../../examples/textworld-agent.ts'), 'utf8').trim())
+    expect(readFileSync(join(__dirname, '../../../docs/guides/agents-as-code.md'), 'utf8')).toContain(
+      readFileSync(join(__dirname, '../../../examples/textworld-agent.ts'), 'utf8').trim()
+    )
     await served.close()
     agent.dispose()
   })
@@ -163,7 +187,12 @@ describe('Trainer through the endpoint', () => {
       policyLr: 3e-2,
       minibatches: 1
     }
-    const play = _.play(textAgent({ maxTurns: 1, maxNewTokens: 1, temperature: 1, systemPrompt: '' }), { url: served.server.url, rollouts: served.rollouts, model: 'policy', tokenizer })
+    const play = _.play(textAgent({ maxTurns: 1, maxNewTokens: 1, temperature: 1, systemPrompt: '' }), {
+      url: served.server.url,
+      rollouts: served.rollouts,
+      model: 'policy',
+      tokenizer
+    })
     const trainer = Trainer.make({ config, policy, envs: Array.from({ length: 16 }, () => Toy.bandit()), template, tokenizer, contextLength: 64, play })
     const rates: number[] = []
     for (let i = 0; i < 40 && (rates[rates.length - 1] ?? 0) < 0.95; i++) {

@@ -61,8 +61,7 @@ export type Probe = { readonly installed: true; readonly version: string } | { r
  * @since 0.1.0
  */
 export type BackendError =
-  | { readonly _tag: 'UnknownBackend'; readonly name: string }
-  | { readonly _tag: 'Unavailable'; readonly name: string; readonly reason: string }
+  { readonly _tag: 'UnknownBackend'; readonly name: string } | { readonly _tag: 'Unavailable'; readonly name: string; readonly reason: string }
 
 /** @category destructors @since 0.1.0 */
 export const message = (error: BackendError): string => {
@@ -198,7 +197,9 @@ const tryCpu = async (): Promise<Selected | string> => {
  * @since 0.5.0
  */
 export const fasterHint = (selected: Selected, availability: Availability): string | undefined =>
-  (selected.name === 'wasm' || selected.name === 'cpu') && !availability['@tensorflow/tfjs-node'].installed && !availability['@tensorflow/tfjs-node-gpu'].installed
+  (selected.name === 'wasm' || selected.name === 'cpu') &&
+  !availability['@tensorflow/tfjs-node'].installed &&
+  !availability['@tensorflow/tfjs-node-gpu'].installed
     ? 'faster: `npm run setup:tensorflow` (about 30 s, 1.1 GB in .cache/, no download) adds the tensorflow backend, which trains about 3x faster than wasm on 2 cores (sampling is not faster)'
     : undefined
 
@@ -224,7 +225,11 @@ export const select =
     tf.enableProdMode()
     const attempts: Array<[Selected['name'], () => Promise<Selected | string>]> =
       name === 'auto'
-        ? [['tensorflow', tryTensorflow], ['wasm', tryWasm], ['cpu', tryCpu]]
+        ? [
+            ['tensorflow', tryTensorflow],
+            ['wasm', tryWasm],
+            ['cpu', tryCpu]
+          ]
         : [[name, name === 'tensorflow' ? tryTensorflow : name === 'wasm' ? tryWasm : tryCpu]]
     const reasons: string[] = []
     for (const [candidate, attempt] of attempts) {
@@ -241,8 +246,7 @@ export const select =
  * @category constructors
  * @since 0.1.0
  */
-export const fromEnvironment = (env: NodeJS.ProcessEnv = process.env): Name | BackendError =>
-  parseName(env['MTRL_BACKEND'] ?? 'auto')
+export const fromEnvironment = (env: NodeJS.ProcessEnv = process.env): Name | BackendError => parseName(env['MTRL_BACKEND'] ?? 'auto')
 
 /**
  * Selects and activates the backend the environment asks for (`MTRL_BACKEND`, `auto` when

@@ -43,8 +43,14 @@ export const run = (steps: number): Result => {
   }
   const embedding = owned(tf.randomNormal([vocab, 16], 0, 0.1, 'float32', 1))
   const head = owned(tf.randomNormal([16, vocab], 0, 0.1, 'float32', 2))
-  const ids = tf.tensor1d(Array.from({ length: 64 }, (_, i) => i % vocab), 'int32')
-  const targets = tf.tensor1d(Array.from({ length: 64 }, (_, i) => (i + 1) % vocab), 'int32')
+  const ids = tf.tensor1d(
+    Array.from({ length: 64 }, (_, i) => i % vocab),
+    'int32'
+  )
+  const targets = tf.tensor1d(
+    Array.from({ length: 64 }, (_, i) => (i + 1) % vocab),
+    'int32'
+  )
   const optimizer = tf.train.adam(0.05)
   const lossOf = (): tf.Scalar =>
     tf.tidy(() => tf.losses.softmaxCrossEntropy(tf.oneHot(targets, vocab), tf.matMul(tf.matMul(tf.oneHot(ids, vocab).toFloat(), embedding), head)) as tf.Scalar)

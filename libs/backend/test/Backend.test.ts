@@ -5,7 +5,11 @@ import * as _ from '../src/Backend.js'
 
 describe('Backend', () => {
   it('hints at the tensorflow backend only when wasm or cpu runs and no tfjs-node binding is set up', () => {
-    const missing: _.Availability = { '@tensorflow/tfjs-node-gpu': { installed: false, reason: '' }, '@tensorflow/tfjs-node': { installed: false, reason: '' }, '@tensorflow/tfjs-backend-wasm': { installed: true, version: '4.22.0' } }
+    const missing: _.Availability = {
+      '@tensorflow/tfjs-node-gpu': { installed: false, reason: '' },
+      '@tensorflow/tfjs-node': { installed: false, reason: '' },
+      '@tensorflow/tfjs-backend-wasm': { installed: true, version: '4.22.0' }
+    }
     const present: _.Availability = { ...missing, '@tensorflow/tfjs-node': { installed: true, version: '4.22.0' } }
     const on = (name: _.Selected['name']): _.Selected => ({ name, via: name, threads: 1 })
     expect(_.fasterHint(on('wasm'), missing)).toMatch(/npm run setup:tensorflow/)

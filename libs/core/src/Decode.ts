@@ -84,7 +84,8 @@ export const issuesOf = (errors: t.Errors): ReadonlyArray<DecodeIssue> => {
   const best = new Map<string, DecodeIssue>()
   for (const issue of all) {
     const held = best.get(issue.path)
-    if (held === undefined || (held.message === undefined && (issue.message !== undefined || issue.expected.length < held.expected.length))) best.set(issue.path, issue)
+    if (held === undefined || (held.message === undefined && (issue.message !== undefined || issue.expected.length < held.expected.length)))
+      best.set(issue.path, issue)
   }
   return all.filter((issue) => best.get(issue.path) === issue)
 }
@@ -132,7 +133,12 @@ const throughUnions = (context: t.Context): DecodeIssue | 'drop' | undefined => 
     const inner = context.slice(0, i).some((c, j) => (c.type as AnyCodec)._tag === 'UnionType' && pathOf(context.slice(0, j + 1)) === path)
     if (inner && (typeof value !== 'object' || value === null || Array.isArray(value))) return undefined
     if (typeof value !== 'object' || value === null || Array.isArray(value))
-      return { path, expected: one, actual: shortJson(value), message: `${value === undefined ? 'missing' : `expected an object, got ${shortJson(value)}`}; ${one} (the field "${d.key}" decides)` }
+      return {
+        path,
+        expected: one,
+        actual: shortJson(value),
+        message: `${value === undefined ? 'missing' : `expected an object, got ${shortJson(value)}`}; ${one} (the field "${d.key}" decides)`
+      }
     const chosen = (value as Record<string, unknown>)[d.key]
     const at = path === '' ? d.key : `${path}.${d.key}`
     if (chosen === undefined) return { path: at, expected: one, actual: 'undefined', message: `missing; ${one} (the field that decides the rest)` }
@@ -206,7 +212,13 @@ export const decodeStrict =
       })
     )
 
-type AnyCodec = t.Mixed & { readonly _tag?: string; readonly props?: t.Props; readonly types?: ReadonlyArray<t.Mixed>; readonly type?: t.Mixed; readonly codomain?: t.Mixed }
+type AnyCodec = t.Mixed & {
+  readonly _tag?: string
+  readonly props?: t.Props
+  readonly types?: ReadonlyArray<t.Mixed>
+  readonly type?: t.Mixed
+  readonly codomain?: t.Mixed
+}
 
 const knownProps = (codec: AnyCodec): t.Props | undefined => {
   switch (codec._tag) {
@@ -270,9 +282,7 @@ const unknownFields = (codec: AnyCodec, input: unknown, prefix: string): Unknown
       return codec.type === undefined ? [] : unknownFields(codec.type as AnyCodec, input, prefix)
     case 'ArrayType':
     case 'ReadonlyArrayType':
-      return Array.isArray(input) && codec.type !== undefined
-        ? input.flatMap((item, i) => unknownFields(codec.type as AnyCodec, item, join(String(i))))
-        : []
+      return Array.isArray(input) && codec.type !== undefined ? input.flatMap((item, i) => unknownFields(codec.type as AnyCodec, item, join(String(i)))) : []
     case 'DictionaryType':
       return typeof input === 'object' && input !== null && codec.codomain !== undefined
         ? Object.entries(input).flatMap(([k, v]) => unknownFields(codec.codomain as AnyCodec, v, join(k)))

@@ -12,8 +12,7 @@ import * as t from 'io-ts'
 
 const isIntArray = (u: unknown): u is ReadonlyArray<number> =>
   Array.isArray(u) && u.every((x) => typeof x === 'number' && Number.isInteger(x) && x >= -2147483648 && x <= 2147483647)
-const isNumberArray = (u: unknown): u is ReadonlyArray<number> =>
-  Array.isArray(u) && u.every((x) => typeof x === 'number' && !Number.isNaN(x))
+const isNumberArray = (u: unknown): u is ReadonlyArray<number> => Array.isArray(u) && u.every((x) => typeof x === 'number' && !Number.isNaN(x))
 
 /**
  * `Int32Array` <-> JSON array of integers.
@@ -126,8 +125,7 @@ export type Trajectory = t.TypeOf<typeof Trajectory>
  * @category destructors
  * @since 0.1.0
  */
-export const length = (trajectory: Trajectory): number =>
-  trajectory.segments.reduce((n, segment) => n + segment.tokens.length, 0)
+export const length = (trajectory: Trajectory): number => trajectory.segments.reduce((n, segment) => n + segment.tokens.length, 0)
 
 /**
  * The whole token sequence, concatenated.

@@ -21,7 +21,15 @@ describe('Chat', () => {
   })
 
   it('a bad role is rejected with the path of the field', () => {
-    const result = Decode.decode('line 3', _.Conversation)({ messages: [{ role: 'user', content: 'hi' }, { role: 'tool', content: 'x' }] })
+    const result = Decode.decode(
+      'line 3',
+      _.Conversation
+    )({
+      messages: [
+        { role: 'user', content: 'hi' },
+        { role: 'tool', content: 'x' }
+      ]
+    })
     expect(E.isLeft(result) ? Decode.formatError(result.left) : 'ok').toContain('messages.1.role')
   })
 })

@@ -6,12 +6,22 @@ import * as _ from '../src/Decode.js'
 const Stage = t.type({ kind: t.keyof({ sft: null, rl: null }), lr: t.number })
 const Recipe = t.intersection([t.type({ name: t.string, stages: t.array(Stage) }), t.partial({ seed: t.number })])
 
-const message = (result: E.Either<_.DecodeError, unknown>): string =>
-  E.isLeft(result) ? _.formatError(result.left) : 'ok'
+const message = (result: E.Either<_.DecodeError, unknown>): string => (E.isLeft(result) ? _.formatError(result.left) : 'ok')
 
 describe('Decode', () => {
   it('names the path of a bad nested field', () => {
-    const msg = message(_.decode('recipe', Recipe)({ name: 'x', stages: [{ kind: 'rl', lr: 1 }, { kind: 'ppo', lr: 'fast' }] }))
+    const msg = message(
+      _.decode(
+        'recipe',
+        Recipe
+      )({
+        name: 'x',
+        stages: [
+          { kind: 'rl', lr: 1 },
+          { kind: 'ppo', lr: 'fast' }
+        ]
+      })
+    )
     expect(msg).toContain('invalid recipe')
     expect(msg).toContain('stages.1.kind')
     expect(msg).toContain('stages.1.lr: expected number, got "fast"')
@@ -51,14 +61,18 @@ describe('Decode', () => {
     const first = (input: unknown): string => message(_.decode('stage', Stage)(input)).split('\n')[1]!.trim()
 
     it('a missing value names the alternatives and the deciding field in one line', () => {
-      expect(message(_.decode('stage', Stage)({}))).toBe('invalid stage:\n  env: missing; one of textworld | alfworld | http | queue (the field "kind" decides)')
+      expect(message(_.decode('stage', Stage)({}))).toBe(
+        'invalid stage:\n  env: missing; one of textworld | alfworld | http | queue (the field "kind" decides)'
+      )
     })
     it('a missing or unknown deciding field names the alternatives', () => {
       expect(first({ env: { settings: 'w1' } })).toBe('env.kind: missing; one of textworld | alfworld | http | queue (the field that decides the rest)')
       expect(first({ env: { kind: 'tw' } })).toBe('env.kind: expected one of textworld | alfworld | http | queue, got "tw"')
     })
     it('a known kind reports only its own fields, also inside a nested union', () => {
-      expect(message(_.decode('stage', Stage)({ env: { kind: 'alfworld', split: 'dev' } }))).toBe('invalid stage:\n  env.split: expected "train" | "test", got "dev"')
+      expect(message(_.decode('stage', Stage)({ env: { kind: 'alfworld', split: 'dev' } }))).toBe(
+        'invalid stage:\n  env.split: expected "train" | "test", got "dev"'
+      )
       expect(message(_.decode('stage', Stage)({ env: { kind: 'queue' } }))).toBe('invalid stage:\n  env.queue: missing; expected string')
     })
   })

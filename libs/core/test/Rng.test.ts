@@ -6,7 +6,11 @@ const draw = (rng: _.Rng, n: number): number[] => Array.from({ length: n }, () =
 
 describe('Rng', () => {
   it('gives the same stream for the same seed', () => {
-    fc.assert(fc.property(fc.integer(), (seed) => { expect(draw(_.make(seed), 32)).toEqual(draw(_.make(seed), 32)) }))
+    fc.assert(
+      fc.property(fc.integer(), (seed) => {
+        expect(draw(_.make(seed), 32)).toEqual(draw(_.make(seed), 32))
+      })
+    )
   })
 
   it('gives different streams for different seeds', () => {
@@ -61,7 +65,11 @@ describe('Rng', () => {
   })
 
   it('splits deterministically', () => {
-    fc.assert(fc.property(fc.integer(), (seed) => { expect(draw(_.make(seed).split(), 8)).toEqual(draw(_.make(seed).split(), 8)) }))
+    fc.assert(
+      fc.property(fc.integer(), (seed) => {
+        expect(draw(_.make(seed).split(), 8)).toEqual(draw(_.make(seed).split(), 8))
+      })
+    )
   })
 
   it('draws uniform integers (chi-square within tolerance)', () => {

@@ -117,23 +117,27 @@ export const make = (settings: Settings = {}): AlfWorldEnv => {
   const envSpec = spec(s)
   const generate = Scene.generate(s.split, s.taskTypes)
   let episode: Episode | undefined
-  const reset = (seed: number): TE.TaskEither<EnvError.EnvError, Env.Observation> => () => {
-    if (!Number.isFinite(seed)) return Promise.resolve(E.left(EnvError.resetFailed(envSpec.name, seed, 'seed must be a finite number')))
-    try {
-      const started = begin(generate(seed), { maxTurns: s.maxTurns, denseReward: s.denseReward })
-      episode = started.episode
-      return Promise.resolve(E.right(started.observation))
-    } catch (error) {
-      return Promise.resolve(E.left(EnvError.resetFailed(envSpec.name, seed, String(error))))
+  const reset =
+    (seed: number): TE.TaskEither<EnvError.EnvError, Env.Observation> =>
+    () => {
+      if (!Number.isFinite(seed)) return Promise.resolve(E.left(EnvError.resetFailed(envSpec.name, seed, 'seed must be a finite number')))
+      try {
+        const started = begin(generate(seed), { maxTurns: s.maxTurns, denseReward: s.denseReward })
+        episode = started.episode
+        return Promise.resolve(E.right(started.observation))
+      } catch (error) {
+        return Promise.resolve(E.left(EnvError.resetFailed(envSpec.name, seed, String(error))))
+      }
     }
-  }
-  const step = (action: string): TE.TaskEither<EnvError.EnvError, Env.StepResult> => () => {
-    if (episode === undefined) return Promise.resolve(E.left(EnvError.notStarted(envSpec.name)))
-    if (episode.done) return Promise.resolve(E.left(EnvError.episodeOver(envSpec.name)))
-    const played = advance(action)(episode)
-    episode = played.episode
-    return Promise.resolve(E.right(played.result))
-  }
+  const step =
+    (action: string): TE.TaskEither<EnvError.EnvError, Env.StepResult> =>
+    () => {
+      if (episode === undefined) return Promise.resolve(E.left(EnvError.notStarted(envSpec.name)))
+      if (episode.done) return Promise.resolve(E.left(EnvError.episodeOver(envSpec.name)))
+      const played = advance(action)(episode)
+      episode = played.episode
+      return Promise.resolve(E.right(played.result))
+    }
   return {
     spec: envSpec,
     reset,

@@ -71,8 +71,7 @@ const patterns = {
  * @category destructors
  * @since 0.1.0
  */
-export const normalize = (text: string): string =>
-  text.toLowerCase().trim().replace(/\s+/g, ' ').replace(/\.$/, '')
+export const normalize = (text: string): string => text.toLowerCase().trim().replace(/\s+/g, ' ').replace(/\.$/, '')
 
 /**
  * Parses one command against the scene's names; `undefined` when the text is not a command

@@ -105,9 +105,7 @@ export const planCommands = (state: Game.State): O.Option<ReadonlyArray<Command.
   if (Game.won(state)) return O.some([])
   const relevant = relevantReceptacles(state)
   const { scene, task } = state.game
-  const watched = scene.objects.flatMap((o, i) =>
-    o.type === task.object || (task.type === 'look_at_obj_in_light' && objectKind(o.type).lamp) ? [i] : []
-  )
+  const watched = scene.objects.flatMap((o, i) => (o.type === task.object || (task.type === 'look_at_obj_in_light' && objectKind(o.type).lamp) ? [i] : []))
   const seen = new Set<string>([keyOf(state, relevant, watched)])
   let frontier: Node[] = [{ state, parent: undefined, command: undefined }]
   while (frontier.length > 0) {
@@ -148,5 +146,4 @@ export const plan = (state: Game.State): O.Option<ReadonlyArray<string>> =>
  * @category destructors
  * @since 0.1.0
  */
-export const next = (state: Game.State): O.Option<string> =>
-  O.chain((steps: ReadonlyArray<string>) => O.fromNullable(steps[0]))(plan(state))
+export const next = (state: Game.State): O.Option<string> => O.chain((steps: ReadonlyArray<string>) => O.fromNullable(steps[0]))(plan(state))

@@ -102,12 +102,7 @@ export const won = (state: State): boolean => {
   }
   switch (task.type) {
     case 'look_at_obj_in_light':
-      return (
-        state.holding >= 0 &&
-        isType(state, state.holding) &&
-        state.at >= 0 &&
-        state.flags.some((f, i) => (f & ON) !== 0 && state.objectAt[i] === state.at)
-      )
+      return state.holding >= 0 && isType(state, state.holding) && state.at >= 0 && state.flags.some((f, i) => (f & ON) !== 0 && state.objectAt[i] === state.at)
     case 'pick_two_obj_and_place': {
       const count = new Map<number, number>()
       for (let i = 0; i < scene.objects.length; i++) {

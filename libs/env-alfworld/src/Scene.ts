@@ -101,9 +101,7 @@ const choose = (rng: Rng.Rng, split: Split, type: TaskType): Choice => {
     const room = pick(roomsFor(type))
     const layout = layoutOf(room, pick(layoutIds(split)))
     const present = new Set(layout.receptacles)
-    const candidates = taskObjects(split, type).filter(
-      (o) => roomSpecs[room].objects.includes(o) && objectKind(o).placements.some((r) => present.has(r))
-    )
+    const candidates = taskObjects(split, type).filter((o) => roomSpecs[room].objects.includes(o) && objectKind(o).placements.some((r) => present.has(r)))
     if (candidates.length === 0) continue
     const object = pick(candidates)
     if (type === 'look_at_obj_in_light') return { room, layout: layout.id, task: { type, object, target: 'desklamp' } }
@@ -155,8 +153,7 @@ export const generate =
     const pick = Rng.pick(rng)
     const { room, layout, task } = choose(rng, split, type)
     const receptacleTypes = layoutOf(room, layout).receptacles
-    const indicesOf = (types: ReadonlyArray<string>): number[] =>
-      receptacleTypes.flatMap((r, i) => (types.includes(r) ? [i] : []))
+    const indicesOf = (types: ReadonlyArray<string>): number[] => receptacleTypes.flatMap((r, i) => (types.includes(r) ? [i] : []))
 
     const placed: Array<{ type: string; at: number }> = []
     const xCount = task.type === 'pick_two_obj_and_place' ? 2 + rng.int(3) : 1 + rng.int(3)

@@ -175,8 +175,14 @@ export const objectsFor = (type: TaskType): ReadonlyArray<string> =>
 
 const transformTargets: Record<'clean' | 'heat' | 'cool', { readonly extra: ReadonlyArray<string>; readonly excluded: ReadonlyArray<string> }> = {
   clean: { extra: ['cabinet', 'countertop', 'diningtable', 'drawer', 'shelf', 'fridge', 'microwave'], excluded: ['sinkbasin', 'coffeemachine'] },
-  heat: { extra: ['cabinet', 'countertop', 'diningtable', 'fridge', 'shelf', 'garbagecan'], excluded: ['microwave', 'sinkbasin', 'stoveburner', 'coffeemachine'] },
-  cool: { extra: ['cabinet', 'countertop', 'diningtable', 'microwave', 'shelf', 'garbagecan'], excluded: ['fridge', 'sinkbasin', 'stoveburner', 'coffeemachine'] }
+  heat: {
+    extra: ['cabinet', 'countertop', 'diningtable', 'fridge', 'shelf', 'garbagecan'],
+    excluded: ['microwave', 'sinkbasin', 'stoveburner', 'coffeemachine']
+  },
+  cool: {
+    extra: ['cabinet', 'countertop', 'diningtable', 'microwave', 'shelf', 'garbagecan'],
+    excluded: ['fridge', 'sinkbasin', 'stoveburner', 'coffeemachine']
+  }
 }
 
 /**

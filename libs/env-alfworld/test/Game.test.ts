@@ -106,7 +106,9 @@ describe('Game', () => {
   it('answers in ALFWorld manner', () => {
     const g = Scene.generate('train', ['pick_clean_then_place_in_recep'])(11)
     const s0 = _.start(g)
-    expect(_.intro(s0)).toMatch(/^You are in the middle of a room\. Looking quickly around you, you see a [a-z]+ 1, .*, and a [a-z]+ \d+\.\n\nYour task is to: put a clean [a-z]+ in [a-z]+\.$/)
+    expect(_.intro(s0)).toMatch(
+      /^You are in the middle of a room\. Looking quickly around you, you see a [a-z]+ 1, .*, and a [a-z]+ \d+\.\n\nYour task is to: put a clean [a-z]+ in [a-z]+\.$/
+    )
     const closed = g.scene.receptacles.findIndex((r, i) => r.openable && !g.scene.opened[i])
     const name = g.scene.receptacles[closed]!.name
     const arrived = _.step(`go to ${name}`)(s0)
@@ -126,7 +128,7 @@ describe('Game', () => {
     expect(_.step(`take ${g.scene.objects[x]!.name} from ${at.name}`)(take.state).valid).toBe(false)
   })
 
-  it('lists receptacle contents with ALFWorld\'s commas', () => {
+  it("lists receptacle contents with ALFWorld's commas", () => {
     fc.assert(
       fc.property(game(), (g) => {
         const s0 = _.start(g)

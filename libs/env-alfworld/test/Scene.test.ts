@@ -15,7 +15,10 @@ describe('Scene', () => {
       for (let id = 0; id < layoutsPerRoom; id++) {
         const present = new Set(layout(room, id).receptacles)
         for (const o of [...roomSpecs[room].objects, ...(roomSpecs[room].lamp ? ['desklamp'] : [])])
-          expect(objectKind(o).placements.some((r) => present.has(r)), `${o} in ${room} layout ${id}`).toBe(true)
+          expect(
+            objectKind(o).placements.some((r) => present.has(r)),
+            `${o} in ${room} layout ${id}`
+          ).toBe(true)
       }
     }
   })

@@ -23,7 +23,9 @@ const deadline = setTimeout(() => {
   process.exit(1)
 }, DEADLINE_MS)
 
-const server = spawn(process.execPath, ['--conditions=@mtrl/source', '--import', 'tsx', fileURLToPath(new URL('./server.ts', import.meta.url))], { stdio: ['ignore', 'pipe', 'inherit'] })
+const server = spawn(process.execPath, ['--conditions=@mtrl/source', '--import', 'tsx', fileURLToPath(new URL('./server.ts', import.meta.url))], {
+  stdio: ['ignore', 'pipe', 'inherit']
+})
 const url = await new Promise<string>((resolve, reject) => {
   let out = ''
   server.stdout.on('data', (d: Buffer) => {

@@ -10,4 +10,10 @@ if (started._tag === 'Left') {
   process.exit(1)
 }
 console.log(started.right.url)
-process.on('SIGTERM', () => void started.right.close()().then(() => process.exit(0)))
+process.on(
+  'SIGTERM',
+  () =>
+    void started.right
+      .close()()
+      .then(() => process.exit(0))
+)

@@ -123,7 +123,8 @@ export type CollectError = { readonly _tag: 'WriteFailed'; readonly path: string
 export const collect =
   <E extends Env.Env>(options: CollectOptions<E>): TaskEither<CollectError, Summary> =>
   async () => {
-    const fail = (error: unknown): E.Either<CollectError, never> => E.left({ _tag: 'WriteFailed', path: options.path, reason: (error as Error).message ?? String(error) })
+    const fail = (error: unknown): E.Either<CollectError, never> =>
+      E.left({ _tag: 'WriteFailed', path: options.path, reason: (error as Error).message ?? String(error) })
     let file: Awaited<ReturnType<typeof open>>
     try {
       file = await open(options.path, options.append === true ? 'a' : 'w')

@@ -44,7 +44,15 @@ export const Options = t.intersection([
 export type Options = t.TypeOf<typeof Options>
 
 /** @category constructors @since 0.1.0 */
-export const defaultOptions = { apiKeyEnv: 'OPENAI_API_KEY', temperature: 0, maxTokens: 256, concurrency: 4, retries: 3, timeoutMs: 60_000, backoffMs: 500 } as const
+export const defaultOptions = {
+  apiKeyEnv: 'OPENAI_API_KEY',
+  temperature: 0,
+  maxTokens: 256,
+  concurrency: 4,
+  retries: 3,
+  timeoutMs: 60_000,
+  backoffMs: 500
+} as const
 
 /**
  * Why a completion failed; `call` is `POST <url>`.
@@ -171,7 +179,8 @@ export const make = (options: Options, environment: Readonly<Record<string, stri
           E.mapLeft((error): ChatError => ({ _tag: 'InvalidResponse', call, reason: Decode.formatError(error) })),
           E.chain((completion) => {
             const content = completion.choices[0]?.message.content
-            if (content === undefined || content === null) return E.left<ChatError, string>({ _tag: 'InvalidResponse', call, reason: 'no choice with text content' })
+            if (content === undefined || content === null)
+              return E.left<ChatError, string>({ _tag: 'InvalidResponse', call, reason: 'no choice with text content' })
             usage = {
               requests: usage.requests + 1,
               promptTokens: usage.promptTokens + (completion.usage?.prompt_tokens ?? 0),

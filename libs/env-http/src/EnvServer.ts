@@ -82,7 +82,10 @@ interface Answer {
   readonly body: unknown
 }
 
-const envErrorAnswer = (error: EnvError.EnvError): Answer => ({ status: envErrorStatus(error), body: { error: { ...error, message: EnvError.message(error) } } })
+const envErrorAnswer = (error: EnvError.EnvError): Answer => ({
+  status: envErrorStatus(error),
+  body: { error: { ...error, message: EnvError.message(error) } }
+})
 const failure = (status: number, tag: string, message: string): Answer => ({ status, body: { error: { _tag: tag, message } } })
 
 const tokenMatches = (header: string | undefined, token: string): boolean => {
@@ -159,7 +162,8 @@ export const start =
             const { action, seq } = request.right
             return withSlot(Protocol.idOf(request.right), async (slot) => {
               if (seq !== undefined && slot.last?.seq === seq) return slot.last
-              if (seq !== undefined && seq !== slot.nextSeq) return failure(409, 'OutOfOrder', `step seq ${seq} but the next step of this episode is ${slot.nextSeq}`)
+              if (seq !== undefined && seq !== slot.nextSeq)
+                return failure(409, 'OutOfOrder', `step seq ${seq} but the next step of this episode is ${slot.nextSeq}`)
               const result = await slot.env.step(action)()
               const answer = E.isLeft(result) ? envErrorAnswer(result.left) : { status: 200, body: Protocol.encodeStep(result.right) }
               slot.nextSeq += 1

@@ -67,7 +67,8 @@ export interface Episode {
 }
 
 /** @category models @since 0.1.0 */
-export type EpisodeError = EnvError.EnvError | { readonly _tag: 'AgentFailed'; readonly env: string; readonly seed: number; readonly turn: number; readonly reason: string }
+export type EpisodeError =
+  EnvError.EnvError | { readonly _tag: 'AgentFailed'; readonly env: string; readonly seed: number; readonly turn: number; readonly reason: string }
 
 /** @category destructors @since 0.1.0 */
 export const message = (error: EpisodeError): string =>
@@ -109,9 +110,19 @@ export const defaultRenderStart = (start: Env.Observation): string =>
  * @since 0.1.0
  */
 export const defaultParseAction = (reply: string): string => {
-  const marked = /Action:\s*(.*)$/im.exec(reply.split('\n').reverse().find((line) => /Action:/i.test(line)) ?? '')
+  const marked = /Action:\s*(.*)$/im.exec(
+    reply
+      .split('\n')
+      .reverse()
+      .find((line) => /Action:/i.test(line)) ?? ''
+  )
   if (marked?.[1] !== undefined) return marked[1].trim()
-  return reply.split('\n').find((line) => line.trim() !== '')?.trim() ?? ''
+  return (
+    reply
+      .split('\n')
+      .find((line) => line.trim() !== '')
+      ?.trim() ?? ''
+  )
 }
 
 /**
@@ -213,7 +224,9 @@ export const playSeeds =
  * @category destructors
  * @since 0.1.0
  */
-export const outcome = (episode: Episode): { readonly won: boolean; readonly turns: ReadonlyArray<{ readonly valid: boolean }>; readonly turnRewards: ReadonlyArray<number> } => ({
+export const outcome = (
+  episode: Episode
+): { readonly won: boolean; readonly turns: ReadonlyArray<{ readonly valid: boolean }>; readonly turnRewards: ReadonlyArray<number> } => ({
   won: episode.won,
   turns: episode.turns.map((t) => ({ valid: t.result.info.valid })),
   turnRewards: episode.turns.map((t) => t.result.reward)

@@ -108,7 +108,9 @@ const makeCall = (options: Options, env: string): Call => {
               return { error: EnvError.invalidResponse(env, call, Http.describeFailure(failure)), status: undefined }
             case 'Status':
               return {
-                error: Dialect.remoteEnvError(failure.body) ?? EnvError.transport(env, call, Http.describeFailure({ ...failure, body: Dialect.errorMessage(failure.body) })),
+                error:
+                  Dialect.remoteEnvError(failure.body) ??
+                  EnvError.transport(env, call, Http.describeFailure({ ...failure, body: Dialect.errorMessage(failure.body) })),
                 status: failure.status
               }
           }
@@ -121,9 +123,13 @@ const makeCall = (options: Options, env: string): Call => {
 
 const errorOf = (failure: CallFailure): EnvError.EnvError => failure.error
 
-const check =
-  <A>(env: string, call: string, decoded: E.Either<string, A>): TE.TaskEither<EnvError.EnvError, A> =>
-    TE.fromEither(pipe(decoded, E.mapLeft((reason) => EnvError.invalidResponse(env, call, reason))))
+const check = <A>(env: string, call: string, decoded: E.Either<string, A>): TE.TaskEither<EnvError.EnvError, A> =>
+  TE.fromEither(
+    pipe(
+      decoded,
+      E.mapLeft((reason) => EnvError.invalidResponse(env, call, reason))
+    )
+  )
 
 /**
  * A client for one environment on the server at `options.baseUrl`.
@@ -152,7 +158,13 @@ export const make = (options: Options, spec: Env.EnvSpec = specOf(options)): Env
 
   const create: TE.TaskEither<EnvError.EnvError, number> = pipe(
     call('POST', '/create', {}),
-    TE.chain((json) => check(spec.name, `POST ${base}/create`, pipe(Decode.decode('POST /create response', Protocol.CreateResponse)(json), E.bimap(Decode.formatError, Protocol.createdId)))),
+    TE.chain((json) =>
+      check(
+        spec.name,
+        `POST ${base}/create`,
+        pipe(Decode.decode('POST /create response', Protocol.CreateResponse)(json), E.bimap(Decode.formatError, Protocol.createdId))
+      )
+    ),
     TE.map((created) => {
       id = created
       return created
@@ -164,7 +176,10 @@ export const make = (options: Options, spec: Env.EnvSpec = specOf(options)): Env
       callWithStatus('POST', '/reset', dialect.resetBody(envId, seed)),
       TE.chain((json) => (dialect.observationAfterReset ? callWithStatus('GET', `/observation?${dialect.idKey}=${envId}`) : TE.right(json))),
       TE.chain((json) =>
-        pipe(check(spec.name, `POST ${base}/reset`, dialect.decodeReset('POST /reset', json, tally)), TE.mapLeft((error): CallFailure => ({ error, status: undefined })))
+        pipe(
+          check(spec.name, `POST ${base}/reset`, dialect.decodeReset('POST /reset', json, tally)),
+          TE.mapLeft((error): CallFailure => ({ error, status: undefined }))
+        )
       )
     )
 
@@ -176,7 +191,12 @@ export const make = (options: Options, spec: Env.EnvSpec = specOf(options)): Env
           resetOn(envId, seed),
           // The server may have closed an idle environment: make a new one, once.
           TE.orElse((failure) =>
-            failure.status === 404 ? pipe(create, TE.chain((fresh) => pipe(resetOn(fresh, seed), TE.mapLeft(errorOf)))) : TE.left(failure.error)
+            failure.status === 404
+              ? pipe(
+                  create,
+                  TE.chain((fresh) => pipe(resetOn(fresh, seed), TE.mapLeft(errorOf)))
+                )
+              : TE.left(failure.error)
           )
         )
       ),
@@ -228,7 +248,11 @@ export const connect = (options: Options): TE.TaskEither<EnvError.EnvError, Env.
     makeCall(options, fallback.name)('GET', '/spec'),
     TE.mapLeft(errorOf),
     TE.chain((json) =>
-      check(fallback.name, `GET ${trimSlash(options.baseUrl)}/spec`, pipe(Decode.decode('GET /spec response', Protocol.SpecResponse)(json), E.mapLeft(Decode.formatError)))
+      check(
+        fallback.name,
+        `GET ${trimSlash(options.baseUrl)}/spec`,
+        pipe(Decode.decode('GET /spec response', Protocol.SpecResponse)(json), E.mapLeft(Decode.formatError))
+      )
     ),
     TE.map((spec) => make(options, spec))
   )

@@ -82,8 +82,7 @@ export const CreateResponse = t.union([EnvId, t.type({ id: EnvId }), t.type({ en
 export type CreateResponse = t.TypeOf<typeof CreateResponse>
 
 /** @category destructors @since 0.1.0 */
-export const createdId = (response: CreateResponse): EnvId =>
-  typeof response === 'number' ? response : 'id' in response ? response.id : response.env_idx
+export const createdId = (response: CreateResponse): EnvId => (typeof response === 'number' ? response : 'id' in response ? response.id : response.env_idx)
 
 /**
  * mtrl's `info` on the wire: StepInfo with admissible actions named as AgentGym names them.

@@ -32,7 +32,14 @@ describe('ChatLog', () => {
     const path = join(dir, 'expert.jsonl')
     const seeds = [5, 1, 4, 2, 3]
     const settings = Settings.custom(2, 3, 4)
-    const summary = await _.collect({ factory: () => TextWorld.make(settings), seeds, agent: Expert.fromEnv(TextWorld.expertAction), path, concurrency: 3, meta: { source: 'expert' } })()
+    const summary = await _.collect({
+      factory: () => TextWorld.make(settings),
+      seeds,
+      agent: Expert.fromEnv(TextWorld.expertAction),
+      path,
+      concurrency: 3,
+      meta: { source: 'expert' }
+    })()
     expect(summary).toEqual(E.right({ path, written: 5, skipped: 0, won: 5, failed: [] }))
     const records = await lines(path)
     expect(records.map((r) => r.seed)).toEqual(seeds)
@@ -54,14 +61,24 @@ describe('ChatLog', () => {
     const plan = (seed: number): ReadonlyArray<string> => (seed === 2 ? ['one'] : seed === 3 ? ['nine', 'nine', 'nine'] : LockEnv.combination(seed))
     const options = { factory: () => LockEnv.make({ maxTurns: 3 }), seeds: [1, 2, 3, 4], agent: Expert.replay(plan), path, keep: (e: Episode.Episode) => e.won }
     const summary = await _.collect(options)()
-    expect(E.isRight(summary) && summary.right).toMatchObject({ written: 2, skipped: 1, won: 2, failed: [{ seed: 2, reason: expect.stringContaining('only 1 actions') }] })
+    expect(E.isRight(summary) && summary.right).toMatchObject({
+      written: 2,
+      skipped: 1,
+      won: 2,
+      failed: [{ seed: 2, reason: expect.stringContaining('only 1 actions') }]
+    })
     expect((await lines(path)).map((r) => r.seed)).toEqual([1, 4])
     await _.collect({ ...options, seeds: [7], append: true })()
     expect((await lines(path)).map((r) => r.seed)).toEqual([1, 4, 7])
   })
 
   it('reports a file it cannot write as WriteFailed', async () => {
-    const result = await _.collect({ factory: () => LockEnv.make(), seeds: [1], agent: Expert.replay(LockEnv.combination), path: join(dir, 'missing', 'x.jsonl') })()
+    const result = await _.collect({
+      factory: () => LockEnv.make(),
+      seeds: [1],
+      agent: Expert.replay(LockEnv.combination),
+      path: join(dir, 'missing', 'x.jsonl')
+    })()
     expect(E.isLeft(result) && result.left._tag).toBe('WriteFailed')
   })
 

@@ -40,7 +40,10 @@ describe('ChatPolicy', () => {
 
   it('retries a 503, then a 429 with Retry-After, then succeeds', async () => {
     const before = server.seen.length
-    server.script({ _tag: 'Status', status: 503, body: { error: { message: 'overloaded' } } }, { _tag: 'Status', status: 429, body: { error: { message: 'slow down' } }, retryAfter: '0' })
+    server.script(
+      { _tag: 'Status', status: 503, body: { error: { message: 'overloaded' } } },
+      { _tag: 'Status', status: 429, body: { error: { message: 'slow down' } }, retryAfter: '0' }
+    )
     expect(await _.make(options(), {}).complete(ask)()).toEqual(E.right('Thought: digit 1.\nAction: ' + LockEnv.combination(3)[0]))
     expect(server.seen.length - before).toBe(3)
   })
@@ -61,7 +64,11 @@ describe('ChatPolicy', () => {
   })
 
   it('rejects a body that is not a chat completion, naming the bad field', async () => {
-    server.script({ _tag: 'Raw', body: '{"choices": [{"message": {"content": 5}}]}' }, { _tag: 'Reply', content: null }, { _tag: 'Raw', body: 'upstream error' })
+    server.script(
+      { _tag: 'Raw', body: '{"choices": [{"message": {"content": 5}}]}' },
+      { _tag: 'Reply', content: null },
+      { _tag: 'Raw', body: 'upstream error' }
+    )
     const policy = _.make(options(), {})
     const bad = await policy.complete(ask)()
     expect(E.isLeft(bad) && _.message(bad.left)).toContain('choices.0.message.content')

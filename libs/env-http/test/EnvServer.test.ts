@@ -105,7 +105,11 @@ describe('EnvServer', () => {
   })
 
   it('answers any JSON or text body with 2xx or 4xx and a JSON error, never a crash', async () => {
-    const body = fc.oneof(fc.string(), fc.json(), fc.jsonValue().map((v) => JSON.stringify({ id: 0, ...(typeof v === 'object' && v !== null && !Array.isArray(v) ? v : { v }) })))
+    const body = fc.oneof(
+      fc.string(),
+      fc.json(),
+      fc.jsonValue().map((v) => JSON.stringify({ id: 0, ...(typeof v === 'object' && v !== null && !Array.isArray(v) ? v : { v }) }))
+    )
     await fc.assert(
       fc.asyncProperty(fc.constantFrom('/reset', '/step', '/close', '/create'), body, async (path, text) => {
         const reply = await post(`${server.url}${path}`, text)

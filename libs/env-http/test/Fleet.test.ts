@@ -85,7 +85,11 @@ describe('Fleet.run', () => {
     const agent: Episode.Agent = async (history) => (history.seed === 7 ? Promise.reject(new Error('no idea')) : Expert.replay(plan)(history))
     const report = await _.run({ urls: servers.map((s) => s.url), agent, maxAttempts: 2 })([6, 7, 8])()
     expect(report).toMatchObject({ played: 2, failed: 1, retried: 1 })
-    expect(report.outcomes[1]).toMatchObject({ _tag: 'Failed', seed: 7, attempts: [{ reason: expect.stringContaining('no idea') }, { reason: expect.stringContaining('no idea') }] })
+    expect(report.outcomes[1]).toMatchObject({
+      _tag: 'Failed',
+      seed: 7,
+      attempts: [{ reason: expect.stringContaining('no idea') }, { reason: expect.stringContaining('no idea') }]
+    })
     expect(report.servers.every((s) => s.retired === undefined)).toBe(true)
   })
 })

@@ -44,7 +44,7 @@ describe('Pool', () => {
     expect(servers.map((s) => s.size())).toEqual([0, 0])
   })
 
-  it('is an environment source: the pool\'s name and turn budget, environments spread over the servers, no expert', async () => {
+  it("is an environment source: the pool's name and turn budget, environments spread over the servers, no expert", async () => {
     const source = _.source({ servers: servers.map((s) => s.url), client: { name: 'lock', maxTurns: 7 } })
     expect([source.name, source.maxTurns, source.expertPlan]).toEqual(['lock', 7, undefined])
     const envs = [source.make(), source.make()]

@@ -11,7 +11,10 @@ const info: fc.Arbitrary<Env.StepInfo> = fc.record(
     score: finite,
     maxScore: finite,
     admissibleActions: fc.array(fc.string()),
-    extra: fc.dictionary(fc.string().filter((k) => k !== '__proto__'), fc.jsonValue().map((v) => JSON.parse(JSON.stringify(v)) as unknown))
+    extra: fc.dictionary(
+      fc.string().filter((k) => k !== '__proto__'),
+      fc.jsonValue().map((v) => JSON.parse(JSON.stringify(v)) as unknown)
+    )
   },
   { requiredKeys: ['valid', 'score', 'maxScore'] }
 )
@@ -41,8 +44,21 @@ describe('Protocol', () => {
   })
 
   it('puts admissible actions where AgentGym clients read them', () => {
-    const encoded = _.encodeStep({ observation: 'o', reward: 1, done: false, won: false, info: { valid: true, score: 1, maxScore: 2, admissibleActions: ['look'] } })
-    expect(encoded).toEqual({ observation: 'o', reward: 1, done: false, won: false, info: { valid: true, score: 1, maxScore: 2, available_actions: ['look'] }, available_actions: ['look'] })
+    const encoded = _.encodeStep({
+      observation: 'o',
+      reward: 1,
+      done: false,
+      won: false,
+      info: { valid: true, score: 1, maxScore: 2, admissibleActions: ['look'] }
+    })
+    expect(encoded).toEqual({
+      observation: 'o',
+      reward: 1,
+      done: false,
+      won: false,
+      info: { valid: true, score: 1, maxScore: 2, available_actions: ['look'] },
+      available_actions: ['look']
+    })
   })
 
   it('reads both id styles and every seed name', () => {

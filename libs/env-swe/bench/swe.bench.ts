@@ -31,10 +31,12 @@ const main = async (): Promise<void> => {
   const seeds = Array.from({ length: 8 }, (_, i) => 1000 + i)
   let t0 = performance.now()
   for (const tier of tiers) {
-    await Promise.all(seeds.map(async (s) => {
-      const r = await shared.generator.generate(s, tier)()
-      if (E.isLeft(r)) throw new Error(r.left)
-    }))
+    await Promise.all(
+      seeds.map(async (s) => {
+        const r = await shared.generator.generate(s, tier)()
+        if (E.isLeft(r)) throw new Error(r.left)
+      })
+    )
   }
   const cold = performance.now() - t0
   const n = tiers.length * seeds.length

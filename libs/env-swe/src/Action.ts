@@ -69,7 +69,10 @@ const words = (line: string): string[] => {
  * @since 0.1.0
  */
 export const parse = (text: string): E.Either<string, Action> => {
-  const trimmed = text.replace(/\r\n/g, '\n').replace(/^\s*\n/, '').trimEnd()
+  const trimmed = text
+    .replace(/\r\n/g, '\n')
+    .replace(/^\s*\n/, '')
+    .trimEnd()
   const newline = trimmed.indexOf('\n')
   const head = (newline === -1 ? trimmed : trimmed.slice(0, newline)).trim()
   const body = newline === -1 ? '' : trimmed.slice(newline + 1)
@@ -95,7 +98,15 @@ export const parse = (text: string): E.Either<string, Action> => {
       return E.isLeft(blocks) ? E.left(`edit: ${blocks.left}`) : E.right({ _tag: 'Edit', edit: { file: args[0]!, blocks: blocks.right } })
     }
     case 'run_tests':
-      return args.length === 0 ? E.right({ _tag: 'RunTests' }) : E.right({ _tag: 'RunTests', name: head.slice(head.indexOf('run_tests') + 9).trim().replace(/^"(.*)"$/, '$1') })
+      return args.length === 0
+        ? E.right({ _tag: 'RunTests' })
+        : E.right({
+            _tag: 'RunTests',
+            name: head
+              .slice(head.indexOf('run_tests') + 9)
+              .trim()
+              .replace(/^"(.*)"$/, '$1')
+          })
     case 'submit':
       return args.length === 0 ? E.right({ _tag: 'Submit' }) : E.left('usage: submit')
     default:

@@ -112,7 +112,10 @@ export const applyBlocks =
  * @since 0.1.0
  */
 export const render = (edit: FileEdit): string =>
-  [`edit ${edit.file}`, ...edit.blocks.flatMap((b) => [SEARCH, ...(b.search === '' ? [] : [b.search]), DIVIDER, ...(b.replace === '' ? [] : [b.replace]), REPLACE])].join('\n')
+  [
+    `edit ${edit.file}`,
+    ...edit.blocks.flatMap((b) => [SEARCH, ...(b.search === '' ? [] : [b.search]), DIVIDER, ...(b.replace === '' ? [] : [b.replace]), REPLACE])
+  ].join('\n')
 
 /**
  * The smallest edit that turns `from` into `to`: one block spanning the changed lines, with just

@@ -95,7 +95,11 @@ const caches = new Map<number, Buffer | undefined>()
  */
 export const sesCache = (heapMb: number): Buffer | undefined => {
   if (!caches.has(heapMb)) {
-    const r = spawnSync(process.execPath, [`--max-old-space-size=${heapMb}`, '--no-warnings', '-e', PRODUCE, sources[SES]!], { maxBuffer: 64 << 20, timeout: 30_000, env: { PATH: '/usr/bin:/bin' } })
+    const r = spawnSync(process.execPath, [`--max-old-space-size=${heapMb}`, '--no-warnings', '-e', PRODUCE, sources[SES]!], {
+      maxBuffer: 64 << 20,
+      timeout: 30_000,
+      env: { PATH: '/usr/bin:/bin' }
+    })
     caches.set(heapMb, r.status === 0 && r.stdout.length > 0 ? r.stdout : undefined)
   }
   return caches.get(heapMb)

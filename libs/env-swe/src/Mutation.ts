@@ -179,5 +179,4 @@ export const key = (m: Mutation): string => `${m.file}@${m.start}:${m.operator}:
  * @category destructors
  * @since 0.1.0
  */
-export const describe = (m: Mutation): string =>
-  `${m.file}:${m.line} ${m.operator} ${JSON.stringify(m.before.trim())} -> ${JSON.stringify(m.after.trim())}`
+export const describe = (m: Mutation): string => `${m.file}:${m.line} ${m.operator} ${JSON.stringify(m.before.trim())} -> ${JSON.stringify(m.after.trim())}`

@@ -64,5 +64,13 @@ export const make = (size: number = availableParallelism()): Pool => {
         release()
       }
     }
-  return { size, run, active: () => active, peak: () => peak, dispose: () => { disposed = true } }
+  return {
+    size,
+    run,
+    active: () => active,
+    peak: () => peak,
+    dispose: () => {
+      disposed = true
+    }
+  }
 }

@@ -36,7 +36,16 @@ import * as Jail from './internal/jail.js'
  * @category codecs
  * @since 0.1.0
  */
-export const Guard = t.keyof({ permission: null, network: null, pidNamespace: null, mountNamespace: null, rlimits: null, uid: null, timeout: null, outputCap: null })
+export const Guard = t.keyof({
+  permission: null,
+  network: null,
+  pidNamespace: null,
+  mountNamespace: null,
+  rlimits: null,
+  uid: null,
+  timeout: null,
+  outputCap: null
+})
 /** @category models @since 0.1.0 */
 export type Guard = t.TypeOf<typeof Guard>
 
@@ -100,11 +109,19 @@ let cached: Probe | undefined
  */
 export const probe = (): Probe => {
   if (cached !== undefined) return cached
-  const tools = { unshare: which('unshare'), prlimit: which('prlimit'), setpriv: which('setpriv'), timeout: which('timeout'), mount: which('mount'), pivotRoot: which('pivot_root') }
+  const tools = {
+    unshare: which('unshare'),
+    prlimit: which('prlimit'),
+    setpriv: which('setpriv'),
+    timeout: which('timeout'),
+    mount: which('mount'),
+    pivotRoot: which('pivot_root')
+  }
   const missing: Array<{ guard: Guard; reason: string }> = []
   const root = process.getuid?.() === 0
   const [major, minor] = process.versions.node.split('.').map(Number) as [number, number]
-  if (major < 20 || (major === 20 && minor < 0)) missing.push({ guard: 'permission', reason: `Node ${process.versions.node} has no permission model (needs >= 20)` })
+  if (major < 20 || (major === 20 && minor < 0))
+    missing.push({ guard: 'permission', reason: `Node ${process.versions.node} has no permission model (needs >= 20)` })
   let userNamespace = false
   const nsArgs = ['--net', '--pid', '--fork', '--kill-child', '--', '/bin/true']
   if (tools.unshare === undefined) {
@@ -139,7 +156,16 @@ const jailFails = (tools: Probe['tools'], userNamespace: boolean): string | unde
     dir = mkdtempSync(path.join(tmpdir(), 'mtrl-swe-probe-'))
     const t = Jail.writeFstab(mount, dir, [])
     table = t
-    const args = [...(userNamespace ? ['--user', '--map-root-user'] : []), '--mount', '--pid', '--fork', '--kill-child', '--', ...Jail.wrap(mount, t.file, dir), '/bin/true']
+    const args = [
+      ...(userNamespace ? ['--user', '--map-root-user'] : []),
+      '--mount',
+      '--pid',
+      '--fork',
+      '--kill-child',
+      '--',
+      ...Jail.wrap(mount, t.file, dir),
+      '/bin/true'
+    ]
     const r = spawnSync(tools.unshare!, args, { stdio: ['ignore', 'ignore', 'pipe'], timeout: 5000, encoding: 'utf8', env: { PATH: '/usr/bin:/bin' } })
     return r.status === 0 ? undefined : `\`unshare --mount\` with a private root failed: ${(r.stderr ?? '').trim().split('\n')[0] || `exit ${r.status}`}`
   } catch (e) {
@@ -269,7 +295,8 @@ export const commandLine = (
     if (uid !== undefined) cmd.push(`--nproc=${limits.maxProcesses}`)
     cmd.push('--')
   }
-  if (uid !== undefined && p.tools.setpriv !== undefined) cmd.push(p.tools.setpriv, `--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', '--no-new-privs', '--')
+  if (uid !== undefined && p.tools.setpriv !== undefined)
+    cmd.push(p.tools.setpriv, `--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', '--no-new-privs', '--')
   cmd.push(process.execPath)
   if (guards.has('permission')) {
     cmd.push('--experimental-permission', `--allow-fs-write=${options.writeDir}`, `--allow-fs-read=${options.writeDir}`)
@@ -297,119 +324,126 @@ const childEnv = (dir: string): NodeJS.ProcessEnv => ({ PATH: '/usr/bin:/bin', H
  * @category constructors
  * @since 0.1.0
  */
-export const run = (options: RunOptions): TE.TaskEither<SandboxError, RunResult> => () =>
-  new Promise((resolve) => {
-    const p = probe()
-    const wanted = options.guards ?? p.available
-    const unavailable = wanted.filter((g) => !p.available.includes(g))
-    if (unavailable.length > 0) {
-      resolve({ _tag: 'Left', left: { _tag: 'GuardUnavailable', guards: unavailable, reason: describeProbe(p) } })
-      return
-    }
-    const guards = new Set(wanted)
-    const uid = guards.has('uid') ? freshUid() : undefined
-    const mount = Jail.mountPoint()
-    let table: { readonly file: string; readonly remove: () => void } | undefined
-    try {
-      options.prepare?.(uid)
-      if (guards.has('mountNamespace')) table = Jail.writeFstab(mount, options.writeDir, options.readPaths)
-    } catch (e) {
-      resolve({ _tag: 'Left', left: { _tag: 'SpawnFailed', reason: `prepare: ${String(e)}` } })
-      return
-    }
-    const [cmd, ...args] = commandLine(options, guards, uid, p, { mount, fstab: table?.file ?? '' })
-    const started = Date.now()
-    const stdio: Array<'ignore' | 'pipe'> = [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe', ...(options.channel === true ? ['pipe' as const] : [])]
-    let child: ReturnType<typeof spawn>
-    try {
-      child = spawn(cmd!, args, { cwd: options.writeDir, env: childEnv(options.writeDir), detached: true, stdio })
-    } catch (e) {
-      table?.remove()
-      resolve({ _tag: 'Left', left: { _tag: 'SpawnFailed', reason: String(e) } })
-      return
-    }
-    const out: Buffer[] = []
-    const err: Buffer[] = []
-    const chan: Buffer[] = []
-    let chanBytes = 0
-    const channel = child.stdio[3] as Readable | null | undefined
-    channel?.on('data', (chunk: Buffer) => {
-      const room = options.limits.maxOutputBytes - chanBytes
-      if (room <= 0) return
-      chan.push(chunk.subarray(0, room))
-      chanBytes += Math.min(room, chunk.length)
-    })
-    channel?.on('error', () => undefined)
-    if (options.input !== undefined && child.stdin !== null) {
-      // A run that dies before reading its input closes the pipe: EPIPE is not our error.
-      child.stdin.on('error', () => undefined)
-      child.stdin.end(options.input)
-    }
-    let bytes = 0
-    let timedOut = false
-    let outputExceeded = false
-    let settled = false
-    const killGroup = (): void => {
-      try {
-        if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL')
-      } catch {
-        // already gone
-      }
-    }
-    const timer = setTimeout(() => {
-      timedOut = true
-      killGroup()
-    }, options.limits.timeoutMs)
-    const collect = (into: Buffer[]) => (chunk: Buffer) => {
-      if (outputExceeded) return
-      const room = options.limits.maxOutputBytes - bytes
-      if (chunk.length > room) {
-        into.push(chunk.subarray(0, Math.max(0, room)))
-        bytes = options.limits.maxOutputBytes
-        outputExceeded = true
-        if (guards.has('outputCap')) killGroup()
+export const run =
+  (options: RunOptions): TE.TaskEither<SandboxError, RunResult> =>
+  () =>
+    new Promise((resolve) => {
+      const p = probe()
+      const wanted = options.guards ?? p.available
+      const unavailable = wanted.filter((g) => !p.available.includes(g))
+      if (unavailable.length > 0) {
+        resolve({ _tag: 'Left', left: { _tag: 'GuardUnavailable', guards: unavailable, reason: describeProbe(p) } })
         return
       }
-      into.push(chunk)
-      bytes += chunk.length
-    }
-    child.stdout?.on('data', collect(out))
-    child.stderr?.on('data', collect(err))
-    child.on('error', (e) => {
-      if (settled) return
-      settled = true
-      clearTimeout(timer)
-      table?.remove()
-      resolve({ _tag: 'Left', left: { _tag: 'SpawnFailed', reason: e.message } })
-    })
-    // A process that escaped the group could hold the pipes open: once the child has exited,
-    // give the pipes a moment to drain, then close them ourselves.
-    child.on('exit', () => {
-      setTimeout(() => {
-        child.stdout?.destroy()
-        child.stderr?.destroy()
-        channel?.destroy()
-      }, 250).unref()
-    })
-    child.on('close', (code, signal) => {
-      if (settled) return
-      settled = true
-      clearTimeout(timer)
-      table?.remove()
-      killGroup()
-      resolve({
-        _tag: 'Right',
-        right: {
-          exitCode: code,
-          signal,
-          timedOut,
-          outputExceeded,
-          stdout: Buffer.concat(out).toString('utf8'),
-          stderr: Buffer.concat(err).toString('utf8'),
-          channel: Buffer.concat(chan).toString('utf8'),
-          ms: Date.now() - started,
-          guards: [...guards]
+      const guards = new Set(wanted)
+      const uid = guards.has('uid') ? freshUid() : undefined
+      const mount = Jail.mountPoint()
+      let table: { readonly file: string; readonly remove: () => void } | undefined
+      try {
+        options.prepare?.(uid)
+        if (guards.has('mountNamespace')) table = Jail.writeFstab(mount, options.writeDir, options.readPaths)
+      } catch (e) {
+        resolve({ _tag: 'Left', left: { _tag: 'SpawnFailed', reason: `prepare: ${String(e)}` } })
+        return
+      }
+      const [cmd, ...args] = commandLine(options, guards, uid, p, { mount, fstab: table?.file ?? '' })
+      const started = Date.now()
+      const stdio: Array<'ignore' | 'pipe'> = [
+        options.input === undefined ? 'ignore' : 'pipe',
+        'pipe',
+        'pipe',
+        ...(options.channel === true ? ['pipe' as const] : [])
+      ]
+      let child: ReturnType<typeof spawn>
+      try {
+        child = spawn(cmd!, args, { cwd: options.writeDir, env: childEnv(options.writeDir), detached: true, stdio })
+      } catch (e) {
+        table?.remove()
+        resolve({ _tag: 'Left', left: { _tag: 'SpawnFailed', reason: String(e) } })
+        return
+      }
+      const out: Buffer[] = []
+      const err: Buffer[] = []
+      const chan: Buffer[] = []
+      let chanBytes = 0
+      const channel = child.stdio[3] as Readable | null | undefined
+      channel?.on('data', (chunk: Buffer) => {
+        const room = options.limits.maxOutputBytes - chanBytes
+        if (room <= 0) return
+        chan.push(chunk.subarray(0, room))
+        chanBytes += Math.min(room, chunk.length)
+      })
+      channel?.on('error', () => undefined)
+      if (options.input !== undefined && child.stdin !== null) {
+        // A run that dies before reading its input closes the pipe: EPIPE is not our error.
+        child.stdin.on('error', () => undefined)
+        child.stdin.end(options.input)
+      }
+      let bytes = 0
+      let timedOut = false
+      let outputExceeded = false
+      let settled = false
+      const killGroup = (): void => {
+        try {
+          if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL')
+        } catch {
+          // already gone
         }
+      }
+      const timer = setTimeout(() => {
+        timedOut = true
+        killGroup()
+      }, options.limits.timeoutMs)
+      const collect = (into: Buffer[]) => (chunk: Buffer) => {
+        if (outputExceeded) return
+        const room = options.limits.maxOutputBytes - bytes
+        if (chunk.length > room) {
+          into.push(chunk.subarray(0, Math.max(0, room)))
+          bytes = options.limits.maxOutputBytes
+          outputExceeded = true
+          if (guards.has('outputCap')) killGroup()
+          return
+        }
+        into.push(chunk)
+        bytes += chunk.length
+      }
+      child.stdout?.on('data', collect(out))
+      child.stderr?.on('data', collect(err))
+      child.on('error', (e) => {
+        if (settled) return
+        settled = true
+        clearTimeout(timer)
+        table?.remove()
+        resolve({ _tag: 'Left', left: { _tag: 'SpawnFailed', reason: e.message } })
+      })
+      // A process that escaped the group could hold the pipes open: once the child has exited,
+      // give the pipes a moment to drain, then close them ourselves.
+      child.on('exit', () => {
+        setTimeout(() => {
+          child.stdout?.destroy()
+          child.stderr?.destroy()
+          channel?.destroy()
+        }, 250).unref()
+      })
+      child.on('close', (code, signal) => {
+        if (settled) return
+        settled = true
+        clearTimeout(timer)
+        table?.remove()
+        killGroup()
+        resolve({
+          _tag: 'Right',
+          right: {
+            exitCode: code,
+            signal,
+            timedOut,
+            outputExceeded,
+            stdout: Buffer.concat(out).toString('utf8'),
+            stderr: Buffer.concat(err).toString('utf8'),
+            channel: Buffer.concat(chan).toString('utf8'),
+            ms: Date.now() - started,
+            guards: [...guards]
+          }
+        })
       })
     })
-  })

@@ -77,7 +77,8 @@ export const resources = (settings: Settings.Settings, poolSize?: number, probe:
 }
 
 /** The guards a machine lacks (the in-sandbox `timeout` is backed by the host's kill, so it does not count). */
-const missingGuards = (p: Sandbox.Probe): ReadonlyArray<{ readonly guard: Sandbox.Guard; readonly reason: string }> => p.missing.filter((m) => m.guard !== 'timeout')
+const missingGuards = (p: Sandbox.Probe): ReadonlyArray<{ readonly guard: Sandbox.Guard; readonly reason: string }> =>
+  p.missing.filter((m) => m.guard !== 'timeout')
 
 /**
  * One line for logs at start-up: the guards the resources' runs use, and loudly what is missing
@@ -148,22 +149,24 @@ export const make = (settings: Settings.Settings, shared?: Resources): SweEnv =>
   }
 
   /** One full run of the original tests; a run that cannot start counts every test as failed. */
-  const measure = (e: Episode, action: string): TE.TaskEither<EnvError.EnvError, Measured> => async () => {
-    let res: E.Either<Sandbox.SandboxError, Suite.SuiteResult>
-    try {
-      res = await r.pool.run(Suite.run({ limits, guards: r.guards })(e.ws, Corpus.testSources(e.task.project)))()
-    } catch (err) {
-      return E.right({ _tag: 'NotRun', reason: String(err) })
+  const measure =
+    (e: Episode, action: string): TE.TaskEither<EnvError.EnvError, Measured> =>
+    async () => {
+      let res: E.Either<Sandbox.SandboxError, Suite.SuiteResult>
+      try {
+        res = await r.pool.run(Suite.run({ limits, guards: r.guards })(e.ws, Corpus.testSources(e.task.project)))()
+      } catch (err) {
+        return E.right({ _tag: 'NotRun', reason: String(err) })
+      }
+      if (E.isRight(res)) return E.right({ _tag: 'Ran', result: res.right })
+      switch (res.left._tag) {
+        case 'GuardUnavailable':
+          // The machine or the configuration, never an action: reset refuses to start first.
+          return E.left(EnvError.stepFailed(name, action, Sandbox.errorMessage(res.left)))
+        case 'SpawnFailed':
+          return E.right({ _tag: 'NotRun', reason: Sandbox.errorMessage(res.left) })
+      }
     }
-    if (E.isRight(res)) return E.right({ _tag: 'Ran', result: res.right })
-    switch (res.left._tag) {
-      case 'GuardUnavailable':
-        // The machine or the configuration, never an action: reset refuses to start first.
-        return E.left(EnvError.stepFailed(name, action, Sandbox.errorMessage(res.left)))
-      case 'SpawnFailed':
-        return E.right({ _tag: 'NotRun', reason: Sandbox.errorMessage(res.left) })
-    }
-  }
 
   /** Updates the status of the selected tests from a measurement; returns its text and whether it ran. */
   const record = (e: Episode, m: Measured, filter: string | undefined): { readonly text: string; readonly ran: boolean } => {
@@ -188,7 +191,8 @@ export const make = (settings: Settings.Settings, shared?: Resources): SweEnv =>
             const v = value(k.passed, k.total)
             const reward = s.dense ? v - e.paid : v
             e.paid = v
-            const restored = unrestored.length === 0 ? 'test files restored' : `test files restored, except: ${unrestored.join('; ')}; the original sources ran all the same`
+            const restored =
+              unrestored.length === 0 ? 'test files restored' : `test files restored, except: ${unrestored.join('; ')}; the original sources ran all the same`
             const text = `${prefix}${prefix === '' ? '' : '\n\n'}${truncated ? 'Turn limit reached.' : 'Submitted.'} Final test run (${restored}):\n${out.text}`
             const extra = { truncated, fraction: k.total === 0 ? 0 : k.passed / k.total }
             return { observation: cut(text), reward, done: true, won: k.passed === k.total, info: info(e, valid && out.ran, extra) }
@@ -235,35 +239,40 @@ export const make = (settings: Settings.Settings, shared?: Resources): SweEnv =>
     ep = undefined
   }
 
-  const reset = (seed: number): TE.TaskEither<EnvError.EnvError, Env.Observation> => async () => {
-    await close()()
-    const missing = missingGuards(r.probe)
-    if ((s.guards === 'require' || r.settings.guards === 'require') && missing.length > 0) {
-      return E.left(EnvError.resetFailed(name, seed, `${Sandbox.describeProbe(r.probe)} (guards: 'require'; 'unsafe-best-effort' runs without them)`))
+  const reset =
+    (seed: number): TE.TaskEither<EnvError.EnvError, Env.Observation> =>
+    async () => {
+      await close()()
+      const missing = missingGuards(r.probe)
+      if ((s.guards === 'require' || r.settings.guards === 'require') && missing.length > 0) {
+        return E.left(EnvError.resetFailed(name, seed, `${Sandbox.describeProbe(r.probe)} (guards: 'require'; 'unsafe-best-effort' runs without them)`))
+      }
+      const task = await r.generator.generate(seed, s.tier)()
+      if (E.isLeft(task)) return E.left(EnvError.resetFailed(name, seed, task.left))
+      const t = task.right
+      let ws: Workspace.Workspace
+      try {
+        ws = Workspace.make(t.files)
+      } catch (err) {
+        return E.left(EnvError.resetFailed(name, seed, `workspace: ${String(err)}`))
+      }
+      const status = new Map(t.expected.map((n) => [n, !t.failing.includes(n)] as const))
+      const e: Episode = { task: t, ws, turn: 0, done: false, status, paid: 0 }
+      ep = e
+      const goal = `Fix the bugs in the ${t.project.name} repository so that its whole test suite passes.`
+      const text = [
+        `Repository ${t.project.name}: ${t.project.description}.`,
+        `Files:\n${Object.keys(t.files)
+          .sort()
+          .map((f) => `  ${f}`)
+          .join('\n')}`,
+        `Run with node's test runner; ${t.expected.length} tests, of which these fail:\n${t.failing.map((f) => `  ${f}`).join('\n')}`,
+        'Change the source, not the tests: the tests always run as originally written, and the test files are restored before scoring.',
+        Action.usage
+      ].join('\n\n')
+      const sandbox = missing.length === 0 ? 'all guards on' : `UNSAFE: ${Sandbox.describeProbe(r.probe)}`
+      return E.right({ goal, text: cut(text), info: info(e, true, { tier: t.tier, project: t.project.name, sandbox }) })
     }
-    const task = await r.generator.generate(seed, s.tier)()
-    if (E.isLeft(task)) return E.left(EnvError.resetFailed(name, seed, task.left))
-    const t = task.right
-    let ws: Workspace.Workspace
-    try {
-      ws = Workspace.make(t.files)
-    } catch (err) {
-      return E.left(EnvError.resetFailed(name, seed, `workspace: ${String(err)}`))
-    }
-    const status = new Map(t.expected.map((n) => [n, !t.failing.includes(n)] as const))
-    const e: Episode = { task: t, ws, turn: 0, done: false, status, paid: 0 }
-    ep = e
-    const goal = `Fix the bugs in the ${t.project.name} repository so that its whole test suite passes.`
-    const text = [
-      `Repository ${t.project.name}: ${t.project.description}.`,
-      `Files:\n${Object.keys(t.files).sort().map((f) => `  ${f}`).join('\n')}`,
-      `Run with node's test runner; ${t.expected.length} tests, of which these fail:\n${t.failing.map((f) => `  ${f}`).join('\n')}`,
-      'Change the source, not the tests: the tests always run as originally written, and the test files are restored before scoring.',
-      Action.usage
-    ].join('\n\n')
-    const sandbox = missing.length === 0 ? 'all guards on' : `UNSAFE: ${Sandbox.describeProbe(r.probe)}`
-    return E.right({ goal, text: cut(text), info: info(e, true, { tier: t.tier, project: t.project.name, sandbox }) })
-  }
 
   const step = (action: string): TE.TaskEither<EnvError.EnvError, Env.StepResult> => {
     const e = ep

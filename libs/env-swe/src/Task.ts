@@ -113,7 +113,9 @@ const runVariant = async (
     if (expected === undefined) {
       // The original: every file's report is accepted and every test in it passes.
       const names = r.right.outcomes.map(Suite.qualified)
-      const rejected = r.right.runs.flatMap((x) => (E.isLeft(x.report) ? [`${x.file}: ${Report.describe(x.report.left)}\n${x.result.stderr.slice(0, 300)}`] : []))
+      const rejected = r.right.runs.flatMap((x) =>
+        E.isLeft(x.report) ? [`${x.file}: ${Report.describe(x.report.left)}\n${x.result.stderr.slice(0, 300)}`] : []
+      )
       const clean = rejected.length === 0 && names.length > 0 && r.right.outcomes.every((o) => o.passed)
       return clean ? { _tag: 'AllPass', names } : { _tag: 'Broken', reason: `original does not pass cleanly: ${rejected.join(' ')}` }
     }
@@ -189,45 +191,47 @@ export const makeGenerator = (options: GeneratorOptions): Generator => {
     return undefined
   }
 
-  const generate = (seed: number, tier: Tier): TE.TaskEither<string, Task> => async () => {
-    const rng = Rng.make(seed)
-    const eligible = tier === 'hard' ? projects.filter((p) => p.sources.length >= 2) : projects
-    if (eligible.length === 0) return E.left(`no project has two source files for tier ${tier}`)
-    for (let attempt = 0; attempt < 8; attempt++) {
-      const project = Rng.pick(rng)(eligible)
-      const original = await verify(project, [])
-      if (original._tag !== 'AllPass') return E.left(`corpus project ${project.name} does not pass its own tests: ${JSON.stringify(original)}`)
-      const files = Rng.shuffle(rng)(project.sources)
-      const chosen: Mutation.Mutation[] = []
-      const first = await findFailing(rng, project, files[0]!, [])
-      if (first === undefined) continue
-      chosen.push(first)
-      if (tier !== 'easy') {
-        const second = await findFailing(rng, project, tier === 'hard' ? files[1]! : files[0]!, chosen)
-        if (second === undefined) continue
-        chosen.push(second)
+  const generate =
+    (seed: number, tier: Tier): TE.TaskEither<string, Task> =>
+    async () => {
+      const rng = Rng.make(seed)
+      const eligible = tier === 'hard' ? projects.filter((p) => p.sources.length >= 2) : projects
+      if (eligible.length === 0) return E.left(`no project has two source files for tier ${tier}`)
+      for (let attempt = 0; attempt < 8; attempt++) {
+        const project = Rng.pick(rng)(eligible)
+        const original = await verify(project, [])
+        if (original._tag !== 'AllPass') return E.left(`corpus project ${project.name} does not pass its own tests: ${JSON.stringify(original)}`)
+        const files = Rng.shuffle(rng)(project.sources)
+        const chosen: Mutation.Mutation[] = []
+        const first = await findFailing(rng, project, files[0]!, [])
+        if (first === undefined) continue
+        chosen.push(first)
+        if (tier !== 'easy') {
+          const second = await findFailing(rng, project, tier === 'hard' ? files[1]! : files[0]!, chosen)
+          if (second === undefined) continue
+          chosen.push(second)
+        }
+        const combined = await verify(project, chosen)
+        if (combined._tag !== 'SomeFail') continue
+        const mutant = Mutation.apply(chosen)(project.files)
+        const gold = project.sources.flatMap((f) => {
+          const e = Edit.diff(f, mutant[f]!, project.files[f]!)
+          return e === undefined ? [] : [e]
+        })
+        return E.right({
+          id: `${project.name}/${tier}/${seed}`,
+          seed,
+          tier,
+          project,
+          mutations: chosen,
+          files: mutant,
+          expected: original.names,
+          failing: combined.failing,
+          gold
+        })
       }
-      const combined = await verify(project, chosen)
-      if (combined._tag !== 'SomeFail') continue
-      const mutant = Mutation.apply(chosen)(project.files)
-      const gold = project.sources.flatMap((f) => {
-        const e = Edit.diff(f, mutant[f]!, project.files[f]!)
-        return e === undefined ? [] : [e]
-      })
-      return E.right({
-        id: `${project.name}/${tier}/${seed}`,
-        seed,
-        tier,
-        project,
-        mutations: chosen,
-        files: mutant,
-        expected: original.names,
-        failing: combined.failing,
-        gold
-      })
+      return E.left(`no verified task found for seed ${seed}, tier ${tier}`)
     }
-    return E.left(`no verified task found for seed ${seed}, tier ${tier}`)
-  }
 
   return { generate, verify, stats: () => ({ runs, hits }) }
 }

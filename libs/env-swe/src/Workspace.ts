@@ -199,7 +199,10 @@ export const restore = (dir: string, files: Readonly<Record<string, string>>): R
   for (const [rel, text] of Object.entries(files)) {
     try {
       let at = dir
-      for (const part of path.dirname(rel).split('/').filter((x) => x !== '' && x !== '.')) {
+      for (const part of path
+        .dirname(rel)
+        .split('/')
+        .filter((x) => x !== '' && x !== '.')) {
         at = path.join(at, part)
         const st = fs.lstatSync(at, { throwIfNoEntry: false })
         if (st !== undefined && !st.isDirectory()) fs.rmSync(at, { force: true })
@@ -268,7 +271,10 @@ export const ls = (repoDir: string, rel: string): E.Either<string, string> =>
     const r = resolveInside(repoDir, rel)
     if (E.isLeft(r)) return r
     if (!fs.existsSync(r.right) || !fs.statSync(r.right).isDirectory()) return E.left(`${rel}: no such directory`)
-    const entries = fs.readdirSync(r.right, { withFileTypes: true }).map((e) => (e.isDirectory() ? `${e.name}/` : e.name)).sort()
+    const entries = fs
+      .readdirSync(r.right, { withFileTypes: true })
+      .map((e) => (e.isDirectory() ? `${e.name}/` : e.name))
+      .sort()
     return E.right(entries.length === 0 ? '(empty)' : entries.join('\n'))
   })
 
@@ -289,7 +295,12 @@ export const cat = (repoDir: string, rel: string, range?: readonly [number, numb
     const [from, to] = range ?? [1, lines.length]
     if (from < 1 || to < from) return E.left(`bad line range ${from}-${to}`)
     const width = String(Math.min(to, lines.length)).length
-    return E.right(lines.slice(from - 1, to).map((l, i) => `${String(from + i).padStart(width)} | ${l}`).join('\n'))
+    return E.right(
+      lines
+        .slice(from - 1, to)
+        .map((l, i) => `${String(from + i).padStart(width)} | ${l}`)
+        .join('\n')
+    )
   })
 
 const walkFiles = (dir: string, out: string[], limit: number): void => {

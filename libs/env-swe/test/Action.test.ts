@@ -7,8 +7,15 @@ const name = fc.stringMatching(/^[a-z][a-z0-9_./-]{0,12}$/)
 const action: fc.Arbitrary<_.Action> = fc.oneof(
   name.map((dir) => ({ _tag: 'Ls' as const, dir })),
   name.map((file) => ({ _tag: 'Cat' as const, file })),
-  fc.tuple(name, fc.integer({ min: 1, max: 50 }), fc.integer({ min: 0, max: 50 })).map(([file, a, n]) => ({ _tag: 'Cat' as const, file, range: [a, a + n] as const })),
-  fc.tuple(fc.stringMatching(/^[a-z =<>()]{1,10}$/).filter((s) => s.trim() === s && s !== ''), name).map(([pattern, dir]) => ({ _tag: 'Grep' as const, pattern, dir })),
+  fc
+    .tuple(name, fc.integer({ min: 1, max: 50 }), fc.integer({ min: 0, max: 50 }))
+    .map(([file, a, n]) => ({ _tag: 'Cat' as const, file, range: [a, a + n] as const })),
+  fc
+    .tuple(
+      fc.stringMatching(/^[a-z =<>()]{1,10}$/).filter((s) => s.trim() === s && s !== ''),
+      name
+    )
+    .map(([pattern, dir]) => ({ _tag: 'Grep' as const, pattern, dir })),
   fc.constant({ _tag: 'RunTests' as const }),
   name.map((n) => ({ _tag: 'RunTests' as const, name: n })),
   fc.constant({ _tag: 'Submit' as const }),
@@ -20,7 +27,11 @@ const action: fc.Arbitrary<_.Action> = fc.oneof(
 
 describe('Action', () => {
   it('parse inverts render', () => {
-    fc.assert(fc.property(action, (a) => { expect(_.parse(_.render(a))).toEqual(E.right(a)) }))
+    fc.assert(
+      fc.property(action, (a) => {
+        expect(_.parse(_.render(a))).toEqual(E.right(a))
+      })
+    )
   })
 
   it('parses the documented forms', () => {

@@ -50,7 +50,9 @@ describe('Corpus', () => {
           if (E.isLeft(r)) return `${p.name}: sandbox failed`
           const declared = p.tests.reduce((n, f) => n + [...p.files[f]!.matchAll(/^test\(/gm)].length, 0)
           const failing = r.right.outcomes.filter((o) => !o.passed).map((o) => o.name)
-          return r.right.outcomes.length === declared && failing.length === 0 ? 'ok' : `${p.name}: ${r.right.outcomes.length}/${declared} reported, failing ${failing.join(', ')}`
+          return r.right.outcomes.length === declared && failing.length === 0
+            ? 'ok'
+            : `${p.name}: ${r.right.outcomes.length}/${declared} reported, failing ${failing.join(', ')}`
         } finally {
           ws.dispose()
         }

@@ -8,18 +8,28 @@ const lines = fc.array(fc.constantFrom('a', 'b', 'c', 'if (x) return 1', '', '  
 describe('Edit', () => {
   it('diff produces an edit that turns from into to', () => {
     fc.assert(
-      fc.property(lines.filter((a) => a.some((l) => l.trim() !== '')), lines, (a, b) => {
-        const from = a.join('\n')
-        const to = b.join('\n')
-        const e = _.diff('f.js', from, to)
-        if (from === to) expect(e).toBeUndefined()
-        else expect(_.applyBlocks(e!.blocks)(from)).toEqual(E.right(to))
-      })
+      fc.property(
+        lines.filter((a) => a.some((l) => l.trim() !== '')),
+        lines,
+        (a, b) => {
+          const from = a.join('\n')
+          const to = b.join('\n')
+          const e = _.diff('f.js', from, to)
+          if (from === to) expect(e).toBeUndefined()
+          else expect(_.applyBlocks(e!.blocks)(from)).toEqual(E.right(to))
+        }
+      )
     )
   })
 
   it('rendered edits parse back to the same blocks', () => {
-    const edit = { file: 'src/a.js', blocks: [{ search: 'x < y\nz', replace: 'x <= y\nz' }, { search: 'q', replace: '' }] }
+    const edit = {
+      file: 'src/a.js',
+      blocks: [
+        { search: 'x < y\nz', replace: 'x <= y\nz' },
+        { search: 'q', replace: '' }
+      ]
+    }
     const [head, ...rest] = _.render(edit).split('\n')
     expect(head).toBe('edit src/a.js')
     expect(_.parseBlocks(rest.join('\n'))).toEqual(E.right(edit.blocks))
@@ -28,7 +38,12 @@ describe('Edit', () => {
   it('refuses an ambiguous or missing SEARCH and changes nothing', () => {
     const text = 'a\nb\na\n'
     expect(_.applyBlocks([{ search: 'a', replace: 'z' }])(text)).toEqual(E.left(expect.stringContaining('matches 2 times')))
-    expect(_.applyBlocks([{ search: 'b', replace: 'B' }, { search: 'nope', replace: '' }])(text)).toEqual(E.left(expect.stringContaining('block 2: SEARCH text not found')))
+    expect(
+      _.applyBlocks([
+        { search: 'b', replace: 'B' },
+        { search: 'nope', replace: '' }
+      ])(text)
+    ).toEqual(E.left(expect.stringContaining('block 2: SEARCH text not found')))
   })
 
   it('creates a file only from an empty SEARCH', () => {

@@ -68,7 +68,9 @@ describe('Harness', () => {
     try {
       fs.writeFileSync(path.join(ws.harnessDir, 'ses-225.cache'), 'not a code cache')
       const r = await Suite.run({ limits: tight })(ws, { 'test/m.test.js': suite('') })()
-      expect(E.isRight(r) && r.right.runs[0]!.report).toEqual(E.right([expect.objectContaining({ name: 'passes', status: 'pass' }), expect.objectContaining({ name: 'fails', status: 'fail' })]))
+      expect(E.isRight(r) && r.right.runs[0]!.report).toEqual(
+        E.right([expect.objectContaining({ name: 'passes', status: 'pass' }), expect.objectContaining({ name: 'fails', status: 'fail' })])
+      )
     } finally {
       ws.dispose()
     }
@@ -76,7 +78,9 @@ describe('Harness', () => {
 
   it('reports the truth of an honest suite, and the test file on disk is never the one that runs', async () => {
     const r = await run(suite(''))
-    expect(r.file.report).toEqual(E.right([expect.objectContaining({ name: 'passes', status: 'pass' }), expect.objectContaining({ name: 'fails', status: 'fail' })]))
+    expect(r.file.report).toEqual(
+      E.right([expect.objectContaining({ name: 'passes', status: 'pass' }), expect.objectContaining({ name: 'fails', status: 'fail' })])
+    )
     expect(r.score).toMatchObject({ passed: 1, failing: ['test/m.test.js > fails'] })
   })
 
@@ -91,10 +95,12 @@ describe('Harness', () => {
         "  try { probes[k] = typeof f() } catch (e) { probes[k] = 'blocked' }",
         '}',
         "console.log('console works')",
-        'module.exports = { one: () => (Date.now() > 0 && Math.random() < 1 && data.x === 1 && other.two === 2 && Object.values(probes).every((v) => v === \'blocked\' || v === \'undefined\') ? 1 : JSON.stringify(probes)) }'
+        "module.exports = { one: () => (Date.now() > 0 && Math.random() < 1 && data.x === 1 && other.two === 2 && Object.values(probes).every((v) => v === 'blocked' || v === 'undefined') ? 1 : JSON.stringify(probes)) }"
       ].join('\n')
       const r = await run(suite(''), { 'src/m.js': m, 'src/data.json': '{"x":1}', 'src/lib/index.js': 'module.exports = { two: 2 }' })
-      expect(r.file.report).toEqual(E.right([expect.objectContaining({ name: 'passes', status: 'pass' }), expect.objectContaining({ name: 'fails', status: 'fail' })]))
+      expect(r.file.report).toEqual(
+        E.right([expect.objectContaining({ name: 'passes', status: 'pass' }), expect.objectContaining({ name: 'fails', status: 'fail' })])
+      )
       expect(r.file.result.stdout).toContain('console works')
     })
 
@@ -110,15 +116,46 @@ describe('Harness', () => {
     const truthful = E.right([expect.objectContaining({ name: 'passes', status: 'pass' }), expect.objectContaining({ name: 'fails', status: 'fail' })])
     /** Each attack, and what stops it: the report it leaves, and what the run printed. */
     const attacks: ReadonlyArray<readonly [string, string, unknown, RegExp?]> = [
-      ['unsigned lines on fd 3', "require('fs').writeSync(3, JSON.stringify({ seq: 0, kind: 'test', name: 'fails', status: 'pass', message: '' }) + '\\t' + '0'.repeat(64) + '\\n')", E.left({ _tag: 'Unsigned', line: 0 })],
-      ['reporter lines on stdout', "console.log('@@mtrl-swe@@' + JSON.stringify({ name: 'fails', passed: true })); console.log(JSON.stringify({ seq: 1, kind: 'test', name: 'fails', status: 'pass', message: '' }))", truthful],
-      ['no-op assertions', "try { require('node:assert/strict').equal = () => {} } catch (e) { console.log('assert is frozen:', e.constructor.name) }", truthful, /assert is frozen: TypeError/],
-      ['rewritten fs.writeSync', "const fs = require('fs'); const w = fs.writeSync; fs.writeSync = (fd, b, ...r) => w(fd, String(b).replace('\"status\":\"fail\"', '\"status\":\"pass\"'), ...r)", truthful],
-      ['rewritten stdout.write', "const w = process.stdout.write.bind(process.stdout); process.stdout.write = (c, ...r) => w(String(c).replace('fail', 'pass'), ...r)", truthful],
+      [
+        'unsigned lines on fd 3',
+        "require('fs').writeSync(3, JSON.stringify({ seq: 0, kind: 'test', name: 'fails', status: 'pass', message: '' }) + '\\t' + '0'.repeat(64) + '\\n')",
+        E.left({ _tag: 'Unsigned', line: 0 })
+      ],
+      [
+        'reporter lines on stdout',
+        "console.log('@@mtrl-swe@@' + JSON.stringify({ name: 'fails', passed: true })); console.log(JSON.stringify({ seq: 1, kind: 'test', name: 'fails', status: 'pass', message: '' }))",
+        truthful
+      ],
+      [
+        'no-op assertions',
+        "try { require('node:assert/strict').equal = () => {} } catch (e) { console.log('assert is frozen:', e.constructor.name) }",
+        truthful,
+        /assert is frozen: TypeError/
+      ],
+      [
+        'rewritten fs.writeSync',
+        'const fs = require(\'fs\'); const w = fs.writeSync; fs.writeSync = (fd, b, ...r) => w(fd, String(b).replace(\'"status":"fail"\', \'"status":"pass"\'), ...r)',
+        truthful
+      ],
+      [
+        'rewritten stdout.write',
+        "const w = process.stdout.write.bind(process.stdout); process.stdout.write = (c, ...r) => w(String(c).replace('fail', 'pass'), ...r)",
+        truthful
+      ],
       ['exit 0 in the middle', "test('exits', () => { process.exit(0) })", E.left({ _tag: 'Incomplete', tests: 0 })],
       ['a duplicate passing test', "test('fails', () => {})", E.left({ _tag: 'Duplicate', name: 'fails' })],
-      ['taking the channel', "try { process.mainModule.exports.take().send({ kind: 'test', name: 'fails', status: 'pass', message: '' }) } catch (e) { console.log(e.message) }", truthful, /already taken/],
-      ['replacing node:test', "try { require('node:test').test = () => {} } catch (e) { console.log('test is frozen:', e.constructor.name) }", truthful, /test is frozen: TypeError/]
+      [
+        'taking the channel',
+        "try { process.mainModule.exports.take().send({ kind: 'test', name: 'fails', status: 'pass', message: '' }) } catch (e) { console.log(e.message) }",
+        truthful,
+        /already taken/
+      ],
+      [
+        'replacing node:test',
+        "try { require('node:test').test = () => {} } catch (e) { console.log('test is frozen:', e.constructor.name) }",
+        truthful,
+        /test is frozen: TypeError/
+      ]
     ]
     for (const [name, attack, report, printed] of attacks) {
       it(`${name}: the failing test never counts as passed`, async () => {

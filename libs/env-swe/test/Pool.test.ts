@@ -12,13 +12,15 @@ describe('Pool', () => {
         const pool = _.make(size)
         let running = 0
         let most = 0
-        const task = (d: number, i: number): TE.TaskEither<never, number> => async () => {
-          running++
-          most = Math.max(most, running)
-          await new Promise((r) => setTimeout(r, d))
-          running--
-          return E.right(i)
-        }
+        const task =
+          (d: number, i: number): TE.TaskEither<never, number> =>
+          async () => {
+            running++
+            most = Math.max(most, running)
+            await new Promise((r) => setTimeout(r, d))
+            running--
+            return E.right(i)
+          }
         const out = await Promise.all(delays.map((d, i) => pool.run(task(d, i))()))
         expect(out).toEqual(delays.map((_d, i) => E.right(i)))
         expect(most).toBeLessThanOrEqual(size)

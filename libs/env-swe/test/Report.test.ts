@@ -15,36 +15,49 @@ const channel = (tests: ReadonlyArray<Omit<TestLine, 'seq'>>, secret: string = r
   return [...all.map((t, seq) => _.sign(secret)({ ...t, seq })), _.sign(secret)({ seq: all.length, kind: 'end', tests: all.length })].join('')
 }
 
-const outcome = fc.record({ name: fc.string({ minLength: 1, maxLength: 20 }), status: fc.constantFrom('pass' as const, 'fail' as const, 'skip' as const), message: fc.string({ maxLength: 30 }) })
+const outcome = fc.record({
+  name: fc.string({ minLength: 1, maxLength: 20 }),
+  status: fc.constantFrom('pass' as const, 'fail' as const, 'skip' as const),
+  message: fc.string({ maxLength: 30 })
+})
 const outcomes = fc.uniqueArray(outcome, { selector: (o) => o.name, maxLength: 8 }).filter((os) => os.every((o) => o.name !== run.tripwire))
 const tests = (os: ReadonlyArray<_.Outcome>) => os.map((o) => ({ kind: 'test' as const, ...o }))
 
 describe('Report', () => {
   it('reads back every outcome of a complete, signed run (tripwire excluded)', () => {
-    fc.assert(fc.property(outcomes, (os) => {
-      expect(_.read(run)(channel(tests(os)))).toEqual(E.right(os))
-    }))
+    fc.assert(
+      fc.property(outcomes, (os) => {
+        expect(_.read(run)(channel(tests(os)))).toEqual(E.right(os))
+      })
+    )
   })
 
   it('rejects any run cut short, at any byte', () => {
-    fc.assert(fc.property(outcomes, fc.nat(), (os, cut) => {
-      const text = channel(tests(os))
-      expect(E.isLeft(_.read(run)(text.slice(0, cut % text.length)))).toBe(true)
-    }))
+    fc.assert(
+      fc.property(outcomes, fc.nat(), (os, cut) => {
+        const text = channel(tests(os))
+        expect(E.isLeft(_.read(run)(text.slice(0, cut % text.length)))).toBe(true)
+      })
+    )
   })
 
   it('rejects lines signed with another secret, and the old unsigned reporter format', () => {
-    fc.assert(fc.property(outcomes, fc.string({ minLength: 1 }), (os, other) => {
-      fc.pre(other !== run.secret)
-      expect(_.read(run)(channel(tests(os), other))).toEqual(E.left({ _tag: 'Unsigned', line: 0 }))
-    }))
+    fc.assert(
+      fc.property(outcomes, fc.string({ minLength: 1 }), (os, other) => {
+        fc.pre(other !== run.secret)
+        expect(_.read(run)(channel(tests(os), other))).toEqual(E.left({ _tag: 'Unsigned', line: 0 }))
+      })
+    )
     const forged = `@@mtrl-swe@@${JSON.stringify({ name: 'adds', passed: true, message: '' })}\n${channel([])}`
     expect(_.read(run)(forged)).toEqual(E.left({ _tag: 'Unsigned', line: 0 }))
   })
 
   it('rejects reordered, duplicated, miscounted and trailing lines', () => {
     const a = { kind: 'test' as const, name: 'a', status: 'pass' as const, message: '' }
-    const lines = channel([a, { ...a, name: 'b' }]).split('\n').slice(0, -1).map((l) => `${l}\n`)
+    const lines = channel([a, { ...a, name: 'b' }])
+      .split('\n')
+      .slice(0, -1)
+      .map((l) => `${l}\n`)
     expect(_.read(run)([lines[1], lines[0], ...lines.slice(2)].join(''))).toEqual(E.left({ _tag: 'OutOfOrder', line: 0, seq: 1 }))
     expect(_.read(run)(channel([a, a]))).toEqual(E.left({ _tag: 'Duplicate', name: 'a' }))
     const miscounted = [sign({ seq: 0, ...a }), sign({ seq: 1, ...trip }), sign({ seq: 2, kind: 'end', tests: 5 })].join('')

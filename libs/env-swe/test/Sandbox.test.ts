@@ -22,7 +22,7 @@ describe('Sandbox', () => {
   })
 
   it('runs a script with a clean environment and reports its exit', async () => {
-    const r = await runScript("console.log(JSON.stringify(Object.keys(process.env).sort())); process.exit(3)", p.available)
+    const r = await runScript('console.log(JSON.stringify(Object.keys(process.env).sort())); process.exit(3)', p.available)
     expect(r.exitCode).toBe(3)
     expect(JSON.parse(r.stdout.trim())).toEqual(['HOME', 'LANG', 'NODE_ENV', 'PATH', 'TMPDIR'])
     expect(r.guards).toEqual(p.available)
@@ -119,26 +119,29 @@ describe('Sandbox', () => {
   const connectTo = (where: string) =>
     `require('net').connect(${JSON.stringify(where)}).on('data', (d) => console.log('GOT', String(d))).on('error', (e) => console.log('SOCKERR', e.code))`
 
-  it.runIf(has('mountNamespace', 'network'))('mount namespace: a Unix socket at a host path is unreachable, with every guard on and with this guard alone [needs SWE sandbox guards]', async () => {
-    const dir = fs.mkdtempSync(path.join(tmpdir(), 'mtrl-swe-test-socket-'))
-    fs.chmodSync(dir, 0o777)
-    const where = path.join(dir, 'host.sock')
-    const server = await socketServer(where)
-    try {
-      for (const guards of [p.available, ['mountNamespace', 'pidNamespace', 'timeout', 'outputCap'] as const]) {
-        const r = await runScript(connectTo(where), guards)
-        expect(r.stdout, guards.join()).toContain('SOCKERR ENOENT')
-        expect(r.stdout).not.toContain('HELLO-FROM-HOST')
+  it.runIf(has('mountNamespace', 'network'))(
+    'mount namespace: a Unix socket at a host path is unreachable, with every guard on and with this guard alone [needs SWE sandbox guards]',
+    async () => {
+      const dir = fs.mkdtempSync(path.join(tmpdir(), 'mtrl-swe-test-socket-'))
+      fs.chmodSync(dir, 0o777)
+      const where = path.join(dir, 'host.sock')
+      const server = await socketServer(where)
+      try {
+        for (const guards of [p.available, ['mountNamespace', 'pidNamespace', 'timeout', 'outputCap'] as const]) {
+          const r = await runScript(connectTo(where), guards)
+          expect(r.stdout, guards.join()).toContain('SOCKERR ENOENT')
+          expect(r.stdout).not.toContain('HELLO-FROM-HOST')
+        }
+        expect(server.connections()).toBe(0)
+        // The canary: without the mount namespace the same code does reach the socket (this test bites).
+        const open = await runScript(connectTo(where), ['timeout', 'outputCap'])
+        expect(open.stdout).toContain('GOT HELLO-FROM-HOST')
+      } finally {
+        server.close()
+        fs.rmSync(dir, { recursive: true, force: true })
       }
-      expect(server.connections()).toBe(0)
-      // The canary: without the mount namespace the same code does reach the socket (this test bites).
-      const open = await runScript(connectTo(where), ['timeout', 'outputCap'])
-      expect(open.stdout).toContain('GOT HELLO-FROM-HOST')
-    } finally {
-      server.close()
-      fs.rmSync(dir, { recursive: true, force: true })
     }
-  })
+  )
 
   it.runIf(has('network'))('network: an abstract Unix socket of the host is unreachable [needs SWE sandbox guards]', async () => {
     const where = `\0mtrl-swe-test-${process.pid}-${Date.now()}`
@@ -153,24 +156,28 @@ describe('Sandbox', () => {
     }
   })
 
-  it.runIf(has('mountNamespace'))('mount namespace: the run sees a read-only root holding only the system, its own directory, /proc and an empty /.old [needs SWE sandbox guards]', async () => {
-    const code = [
-      "const fs = require('fs')",
-      "console.log('ROOT', fs.readdirSync('/').filter((n) => !['bin', 'sbin', 'lib', 'lib32', 'lib64', 'libx32'].includes(n)).sort().join(','))",
-      "console.log('ETC', fs.existsSync('/etc/hostname'), 'RUN', fs.existsSync('/run'), 'HOME', fs.existsSync('/root') || fs.existsSync('/home'))",
-      "for (const p of ['/x', '/usr/x', '/tmp/x']) { try { fs.writeFileSync(p, 'x'); console.log('WROTE', p) } catch (e) { console.log('NOWRITE', p, e.code) } }",
-      "fs.writeFileSync('own.txt', 'ok'); console.log('OWN', fs.readFileSync('own.txt', 'utf8'))"
-    ].join('\n')
-    const r = await runScript(code, without('permission'))
-    const top = path.resolve(tmpdir()).split(path.sep)[1]
-    expect(r.stdout).toContain(`ROOT ${['.old', 'proc', top, 'usr'].sort().join(',')}`)
-    expect(r.stdout).toContain('ETC false RUN false HOME false')
-    expect(r.stdout).not.toContain('WROTE')
-    expect(r.stdout).toContain('OWN ok')
-  })
+  it.runIf(has('mountNamespace'))(
+    'mount namespace: the run sees a read-only root holding only the system, its own directory, /proc and an empty /.old [needs SWE sandbox guards]',
+    async () => {
+      const code = [
+        "const fs = require('fs')",
+        "console.log('ROOT', fs.readdirSync('/').filter((n) => !['bin', 'sbin', 'lib', 'lib32', 'lib64', 'libx32'].includes(n)).sort().join(','))",
+        "console.log('ETC', fs.existsSync('/etc/hostname'), 'RUN', fs.existsSync('/run'), 'HOME', fs.existsSync('/root') || fs.existsSync('/home'))",
+        "for (const p of ['/x', '/usr/x', '/tmp/x']) { try { fs.writeFileSync(p, 'x'); console.log('WROTE', p) } catch (e) { console.log('NOWRITE', p, e.code) } }",
+        "fs.writeFileSync('own.txt', 'ok'); console.log('OWN', fs.readFileSync('own.txt', 'utf8'))"
+      ].join('\n')
+      const r = await runScript(code, without('permission'))
+      const top = path.resolve(tmpdir()).split(path.sep)[1]
+      expect(r.stdout).toContain(`ROOT ${['.old', 'proc', top, 'usr'].sort().join(',')}`)
+      expect(r.stdout).toContain('ETC false RUN false HOME false')
+      expect(r.stdout).not.toContain('WROTE')
+      expect(r.stdout).toContain('OWN ok')
+    }
+  )
 
   it.runIf(has('rlimits'))('rlimits: a 10 GB allocation fails fast [needs SWE sandbox guards]', async () => {
-    const code = "const a = []; try { for (let i = 0; i < 40; i++) a.push(Buffer.alloc(256 * 1024 * 1024, 1)); console.log('ALLOCATED') } catch (e) { console.log('ALLOCFAIL', e.message) }"
+    const code =
+      "const a = []; try { for (let i = 0; i < 40; i++) a.push(Buffer.alloc(256 * 1024 * 1024, 1)); console.log('ALLOCATED') } catch (e) { console.log('ALLOCFAIL', e.message) }"
     const r = await runScript(code, without('permission'))
     expect(r.stdout).toContain('ALLOCFAIL')
     expect(r.stdout).not.toContain('ALLOCATED')
@@ -178,26 +185,30 @@ describe('Sandbox', () => {
   })
 
   it.runIf(has('rlimits'))('rlimits: files are capped at maxFileMb [needs SWE sandbox guards]', async () => {
-    const code = "const fs = require('fs'); process.on('SIGXFSZ', () => {}); try { fs.writeFileSync('big.bin', Buffer.alloc(4 << 20)) } catch (e) { console.log('FSIZE', e.code) }; console.log(fs.statSync('big.bin').size)"
+    const code =
+      "const fs = require('fs'); process.on('SIGXFSZ', () => {}); try { fs.writeFileSync('big.bin', Buffer.alloc(4 << 20)) } catch (e) { console.log('FSIZE', e.code) }; console.log(fs.statSync('big.bin').size)"
     const r = await runScript(code, without('permission'))
     expect(r.stdout).toContain('FSIZE EFBIG')
   })
 
-  it.runIf(has('rlimits', 'uid', 'pidNamespace'))('rlimits + pid namespace: a fork bomb is bounded and leaves no process behind [needs SWE sandbox guards]', async () => {
-    const marker = `mtrl-swe-forkbomb-${process.pid}-${Date.now()}`
-    const code = [
-      "const { spawn } = require('child_process')",
-      'let ok = 0, failed = 0',
-      `for (let i = 0; i < 200; i++) { try { const c = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 30000)', ${JSON.stringify(marker)}], { detached: true, stdio: 'ignore' }); c.on('error', () => failed++); c.unref(); ok++ } catch (e) { failed++ } }`,
-      "setTimeout(() => console.log('spawned', ok, 'failed', failed), 300)"
-    ].join('\n')
-    const r = await runScript(code, without('permission'))
-    // The marker is an ignored argument, only there to find the processes in /proc.
-    expect(processesWith(marker)).toEqual([])
-    const m = /spawned \d+ failed (\d+)/.exec(r.stdout)
-    expect(m).not.toBeNull()
-    expect(Number(m![1])).toBeGreaterThan(100)
-  })
+  it.runIf(has('rlimits', 'uid', 'pidNamespace'))(
+    'rlimits + pid namespace: a fork bomb is bounded and leaves no process behind [needs SWE sandbox guards]',
+    async () => {
+      const marker = `mtrl-swe-forkbomb-${process.pid}-${Date.now()}`
+      const code = [
+        "const { spawn } = require('child_process')",
+        'let ok = 0, failed = 0',
+        `for (let i = 0; i < 200; i++) { try { const c = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 30000)', ${JSON.stringify(marker)}], { detached: true, stdio: 'ignore' }); c.on('error', () => failed++); c.unref(); ok++ } catch (e) { failed++ } }`,
+        "setTimeout(() => console.log('spawned', ok, 'failed', failed), 300)"
+      ].join('\n')
+      const r = await runScript(code, without('permission'))
+      // The marker is an ignored argument, only there to find the processes in /proc.
+      expect(processesWith(marker)).toEqual([])
+      const m = /spawned \d+ failed (\d+)/.exec(r.stdout)
+      expect(m).not.toBeNull()
+      expect(Number(m![1])).toBeGreaterThan(100)
+    }
+  )
 
   it.runIf(has('pidNamespace'))('pid namespace: a detached grandchild dies with the run [needs SWE sandbox guards]', async () => {
     const marker = `mtrl-swe-orphan-${process.pid}-${Date.now()}`

@@ -6,10 +6,19 @@ import * as _ from '../src/Settings.js'
 describe('Settings', () => {
   it('round-trips through the codec', () => {
     const settings = fc.record(
-      { tier: fc.constantFrom('easy' as const, 'medium' as const, 'hard' as const), maxTurns: fc.integer({ min: 1, max: 99 }), dense: fc.boolean(), reward: fc.constantFrom('fraction' as const, 'binary' as const) },
+      {
+        tier: fc.constantFrom('easy' as const, 'medium' as const, 'hard' as const),
+        maxTurns: fc.integer({ min: 1, max: 99 }),
+        dense: fc.boolean(),
+        reward: fc.constantFrom('fraction' as const, 'binary' as const)
+      },
       { requiredKeys: [] }
     )
-    fc.assert(fc.property(settings, (s) => { expect(_.decode(_.Settings.encode(s))).toEqual(E.right(_.resolve(s))) }))
+    fc.assert(
+      fc.property(settings, (s) => {
+        expect(_.decode(_.Settings.encode(s))).toEqual(E.right(_.resolve(s)))
+      })
+    )
   })
 
   it('names bad and unknown fields', () => {

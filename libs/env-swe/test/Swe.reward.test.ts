@@ -21,7 +21,16 @@ import * as Edit from '../src/Edit.js'
 import * as Sandbox from '../src/Sandbox.js'
 import * as _ from '../src/Swe.js'
 
-const settings = { tier: 'easy' as const, projects: ['bitset'], dense: true, timeoutMs: 4000, memoryMb: 900, maxProcesses: 32, maxOutputBytes: 64 * 1024, outputChars: 3000 }
+const settings = {
+  tier: 'easy' as const,
+  projects: ['bitset'],
+  dense: true,
+  timeoutMs: 4000,
+  memoryMb: 900,
+  maxProcesses: 32,
+  maxOutputBytes: 64 * 1024,
+  outputChars: 3000
+}
 const shared = _.resources(settings, 2)
 afterAll(() => shared.dispose())
 const SEED = 1
@@ -127,7 +136,11 @@ interface Played {
  * Resets, plays `actions` (with `between` run on the host after each), then `run_tests` and
  * `submit`; `inspect` sees the repository after `submit`, before the episode is closed.
  */
-const play = async (actions: ReadonlyArray<string>, between: (repo: string) => void = () => undefined, inspect: (repo: string) => void = () => undefined): Promise<Played> => {
+const play = async (
+  actions: ReadonlyArray<string>,
+  between: (repo: string) => void = () => undefined,
+  inspect: (repo: string) => void = () => undefined
+): Promise<Played> => {
   const env = _.make(settings, shared)
   try {
     ok(await env.reset(SEED)())
@@ -242,30 +255,33 @@ describe('Swe reward', () => {
     paysUnfixed(await play([inject(code)]))
   })
 
-  it.runIf(has('mountNamespace', 'network'))('path socket: a Unix socket at a host path is unreachable from the repository code [needs SWE sandbox guards]', async () => {
-    const dir = fs.mkdtempSync(path.join(tmpdir(), 'mtrl-swe-test-judge-'))
-    fs.chmodSync(dir, 0o777)
-    const where = path.join(dir, 'judge.sock')
-    let connections = 0
-    const server = net.createServer((c) => {
-      connections++
-      c.end('{"passed":true}')
-    })
-    await new Promise<void>((resolve) => server.listen(where, resolve))
-    fs.chmodSync(where, 0o777)
-    try {
-      const code = `
+  it.runIf(has('mountNamespace', 'network'))(
+    'path socket: a Unix socket at a host path is unreachable from the repository code [needs SWE sandbox guards]',
+    async () => {
+      const dir = fs.mkdtempSync(path.join(tmpdir(), 'mtrl-swe-test-judge-'))
+      fs.chmodSync(dir, 0o777)
+      const where = path.join(dir, 'judge.sock')
+      let connections = 0
+      const server = net.createServer((c) => {
+        connections++
+        c.end('{"passed":true}')
+      })
+      await new Promise<void>((resolve) => server.listen(where, resolve))
+      fs.chmodSync(where, 0o777)
+      try {
+        const code = `
         const n = __module('net')
         if (!n) return
         __pwn('net-module')
         n.connect(${JSON.stringify(where)}).on('connect', () => __pwn('socket')).on('error', () => {})`
-      paysUnfixed(await play([inject(code)]))
-      expect(connections).toBe(0)
-    } finally {
-      server.close()
-      fs.rmSync(dir, { recursive: true, force: true })
+        paysUnfixed(await play([inject(code)]))
+        expect(connections).toBe(0)
+      } finally {
+        server.close()
+        fs.rmSync(dir, { recursive: true, force: true })
+      }
     }
-  })
+  )
 
   it('bad edit paths: under a file, too long, a directory, NUL, empty: each an invalid observation, and the episode goes on', async () => {
     const create = (file: string) => Edit.render({ file, blocks: [{ search: '', replace: 'x' }] })

@@ -29,8 +29,7 @@ const ok = <A>(e: E.Either<unknown, A>): A => {
   return e.right
 }
 
-const inject = (code: string): string =>
-  Edit.render({ file: 'src/bitset.js', blocks: [{ search: "'use strict'\n", replace: `'use strict'\n${code}\n` }] })
+const inject = (code: string): string => Edit.render({ file: 'src/bitset.js', blocks: [{ search: "'use strict'\n", replace: `'use strict'\n${code}\n` }] })
 
 /** Resets, injects `code` at the top of the source, runs the tests; returns the observation. */
 const attack = async (code: string, seed = 1): Promise<{ env: _.SweEnv; result: Env.StepResult }> => {
@@ -218,8 +217,13 @@ describe('Swe', () => {
 /** The repository directory of the env's episode: the workspace holding the task's files. */
 async function findRepo(env: _.SweEnv): Promise<string> {
   const task = env.task()!
-  const candidates = fs.readdirSync(tmpdir()).filter((d) => d.startsWith(`mtrl-swe-${process.pid}-`)).map((d) => path.join(tmpdir(), d, 'repo'))
-  const repo = candidates.find((c) => fs.existsSync(path.join(c, 'src/bitset.js')) && fs.readFileSync(path.join(c, 'src/bitset.js'), 'utf8') === task.files['src/bitset.js'])
+  const candidates = fs
+    .readdirSync(tmpdir())
+    .filter((d) => d.startsWith(`mtrl-swe-${process.pid}-`))
+    .map((d) => path.join(tmpdir(), d, 'repo'))
+  const repo = candidates.find(
+    (c) => fs.existsSync(path.join(c, 'src/bitset.js')) && fs.readFileSync(path.join(c, 'src/bitset.js'), 'utf8') === task.files['src/bitset.js']
+  )
   if (repo === undefined) throw new Error('repository not found')
   return fs.realpathSync(repo)
 }

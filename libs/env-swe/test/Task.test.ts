@@ -55,7 +55,11 @@ const checkTask = async (task: _.Task, tier: _.Tier): Promise<void> => {
 }
 
 describe('Task', () => {
-  for (const [tier, runs] of [['easy', 8], ['medium', 5], ['hard', 5]] as const) {
+  for (const [tier, runs] of [
+    ['easy', 8],
+    ['medium', 5],
+    ['hard', 5]
+  ] as const) {
     it(`every ${tier} task: original passes, mutant fails, gold patch restores a full pass`, async () => {
       await fc.assert(
         fc.asyncProperty(fc.integer({ min: 0, max: 1_000_000 }), async (seed) => {
@@ -94,13 +98,30 @@ describe('Task', () => {
     const project = Corpus.byName('roman-numerals')!
     const text = project.files['src/roman.js']!
     const at = (needle: string) => text.indexOf(needle)
-    const same: Mutation.Mutation = { file: 'src/roman.js', operator: 'wrongConstant', start: at("'use strict'"), line: 1, before: "'use strict'", after: "'use strict';" }
+    const same: Mutation.Mutation = {
+      file: 'src/roman.js',
+      operator: 'wrongConstant',
+      start: at("'use strict'"),
+      line: 1,
+      before: "'use strict'",
+      after: "'use strict';"
+    }
     expect(await generator.verify(project, [same])).toMatchObject({ _tag: 'AllPass' })
     const quick = _.makeGenerator({ pool, limits: { ...limits, timeoutMs: 1000 }, projects: ['roman-numerals'] })
-    const hang: Mutation.Mutation = { file: 'src/roman.js', operator: 'offByOne', start: at('let total = 0'), line: 1, before: 'let total = 0', after: 'let total = 0; for (;;) {}' }
+    const hang: Mutation.Mutation = {
+      file: 'src/roman.js',
+      operator: 'offByOne',
+      start: at('let total = 0'),
+      line: 1,
+      before: 'let total = 0',
+      after: 'let total = 0; for (;;) {}'
+    }
     expect(await quick.verify(project, [hang])).toEqual({ _tag: 'Broken', reason: 'timeout' })
     // A mutant that crashes the test process reports no tests at all: every test counts as failing.
     const crash: Mutation.Mutation = { ...same, before: "'use strict'", after: "'use strict'; throw new Error('boom')" }
-    expect(await generator.verify(project, [crash])).toMatchObject({ _tag: 'SomeFail', failing: ((await generator.verify(project, [])) as { readonly names: ReadonlyArray<string> }).names })
+    expect(await generator.verify(project, [crash])).toMatchObject({
+      _tag: 'SomeFail',
+      failing: ((await generator.verify(project, [])) as { readonly names: ReadonlyArray<string> }).names
+    })
   })
 })

@@ -51,7 +51,9 @@ describe('Workspace', () => {
       expect(_.cat(ws.repoDir, 'src/a.js', [2, 2])).toEqual(E.right('2 | const b = 2'))
       expect(_.grep(ws.repoDir, 'b = (', '.')).toEqual(E.right(expect.stringContaining('no matches')))
       expect(_.grep(ws.repoDir, 'b = 2', 'src')).toEqual(E.right('src/a.js:2: const b = 2'))
-      expect(_.edit(ws.repoDir, { file: 'src/a.js', blocks: [{ search: 'const b = 2', replace: 'const b = 3' }] })).toEqual(E.right(expect.stringContaining('edited')))
+      expect(_.edit(ws.repoDir, { file: 'src/a.js', blocks: [{ search: 'const b = 2', replace: 'const b = 3' }] })).toEqual(
+        E.right(expect.stringContaining('edited'))
+      )
       expect(fs.readFileSync(path.join(ws.repoDir, 'src/a.js'), 'utf8')).toBe('const a = 1\nconst b = 3\n')
     } finally {
       ws.dispose()
@@ -73,7 +75,9 @@ describe('Workspace', () => {
         { numRuns: 200 }
       )
       expect(_.edit(ws.repoDir, { file: 'src/a.js/b.js', blocks: [{ search: '', replace: 'x' }] })).toEqual(E.left(expect.stringContaining('not a directory')))
-      expect(_.edit(ws.repoDir, { file: `src/${'n'.repeat(300)}.js`, blocks: [{ search: '', replace: 'x' }] })).toEqual(E.left(expect.stringContaining('name too long')))
+      expect(_.edit(ws.repoDir, { file: `src/${'n'.repeat(300)}.js`, blocks: [{ search: '', replace: 'x' }] })).toEqual(
+        E.left(expect.stringContaining('name too long'))
+      )
     } finally {
       ws.dispose()
     }

@@ -20,13 +20,17 @@ export const runScript = async (code: string, guards: ReadonlyArray<Sandbox.Guar
 
 /** Processes whose command line contains `needle` (other than this one). */
 export const processesWith = (needle: string): number[] =>
-  fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d) && Number(d) !== process.pid).filter((d) => {
-    try {
-      return fs.readFileSync(`/proc/${d}/cmdline`, 'utf8').includes(needle)
-    } catch {
-      return false
-    }
-  }).map(Number)
+  fs
+    .readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d) && Number(d) !== process.pid)
+    .filter((d) => {
+      try {
+        return fs.readFileSync(`/proc/${d}/cmdline`, 'utf8').includes(needle)
+      } catch {
+        return false
+      }
+    })
+    .map(Number)
 
 /** Every available guard but these. */
 export const without = (...guards: ReadonlyArray<Sandbox.Guard>): ReadonlyArray<Sandbox.Guard> => Sandbox.probe().available.filter((g) => !guards.includes(g))

@@ -165,7 +165,12 @@ export const make = (settings: Cooking, seed: number): Game => {
   const goal: Fact = { _tag: 'Placed', item: food, holder: STOVE }
   const subgoals: Fact[] = [
     ...(dense
-      ? [{ _tag: 'Open', entity: holder } as const, { _tag: 'Held', item: KEY } as const, { _tag: 'Unlocked', entity: WOODEN } as const, { _tag: 'Open', entity: WOODEN } as const]
+      ? [
+          { _tag: 'Open', entity: holder } as const,
+          { _tag: 'Held', item: KEY } as const,
+          { _tag: 'Unlocked', entity: WOODEN } as const,
+          { _tag: 'Open', entity: WOODEN } as const
+        ]
       : []),
     ...(balanced ? [{ _tag: 'PlayerIn', room: KITCHEN } as const, ...doorsToOpen] : []),
     ...(dense ? route : []),

@@ -166,5 +166,13 @@ export const tally = (diagnoses: ReadonlyArray<Diagnosis>): Tally => {
     ends.set(d.questEnd, { episodes: e.episodes + 1, won: e.won + (d.won ? 1 : 0) })
   }
   const byQuestEnd = [...ends].map(([questEnd, e]) => ({ questEnd, ...e })).sort((a, b) => b.episodes - a.episodes || a.questEnd.localeCompare(b.questEnd))
-  return { episodes: diagnoses.length, won, lost: diagnoses.length - won, firstMistakes, meanMistakeTurn: mistaken === 0 ? Number.NaN : turns / mistaken, recovered, byQuestEnd }
+  return {
+    episodes: diagnoses.length,
+    won,
+    lost: diagnoses.length - won,
+    firstMistakes,
+    meanMistakeTurn: mistaken === 0 ? Number.NaN : turns / mistaken,
+    recovered,
+    byQuestEnd
+  }
 }

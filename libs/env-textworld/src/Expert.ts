@@ -79,7 +79,7 @@ export const plan =
     }
     // Steiner tree of the rooms of interest; its closed doors (and their keys) join the closure.
     const inTree = new Uint8Array(R)
-    for (let changed = true; changed && solvable; ) {
+    for (let changed = true; changed && solvable;) {
       inTree.fill(1)
       const degree = new Int32Array(R)
       for (let r = 0; r < R; r++) for (let d = 0; d < 4; d++) if (game.exits[4 * r + d]! >= 0) degree[r]!++
@@ -125,7 +125,8 @@ export const plan =
       const e = ents[c]!
       const rooms = e.kind === 'door' ? roomBit(e.between![0]) | roomBit(e.between![1]) : roomBit(e.room)
       moves.push({ kind: 'open', rooms, lock: j, key: -1, cmd: `open ${e.name}` })
-      if (state[POS + N + c] === LOCKED) moves.push({ kind: 'unlock', rooms, lock: j, key: itemIndex.get(e.key)!, cmd: `unlock ${e.name} with ${ents[e.key]!.name}` })
+      if (state[POS + N + c] === LOCKED)
+        moves.push({ kind: 'unlock', rooms, lock: j, key: itemIndex.get(e.key)!, cmd: `unlock ${e.name} with ${ents[e.key]!.name}` })
     })
     items.forEach((y, i) => {
       const p = state[POS + y]!
@@ -155,9 +156,7 @@ export const plan =
     const via: number[] = [-1]
     const seen = new Map<number, number>([[start, 0]])
     const finalOk = (key: number): boolean =>
-      digit(key, itemMult[0]!, 2) === 1 &&
-      (final.room < 0 || key % nr === final.room) &&
-      (final.holder < 0 || digit(key, lockMult[final.holder]!, 3) === 0)
+      digit(key, itemMult[0]!, 2) === 1 && (final.room < 0 || key % nr === final.room) && (final.holder < 0 || digit(key, lockMult[final.holder]!, 3) === 0)
     for (let head = 0; head < keys.length; head++) {
       const key = keys[head]!
       if (finalOk(key)) {

@@ -107,7 +107,13 @@ const furnish = (rng: Rng.Rng, layout: Layout, chain: Chain, objects: number): v
     const holders = [-1]
     for (let h = 0; h < d.kind.length; h++)
       if (d.room[h] === room && (d.kind[h] === 'supporter' || d.kind[h] === 'container') && d.key[h] !== e) holders.push(h)
-    const h = holders[pickIndex(rng, holders.map((x) => ({ weight: x < 0 ? holders.length : 1 })))]!
+    const h =
+      holders[
+        pickIndex(
+          rng,
+          holders.map((x) => ({ weight: x < 0 ? holders.length : 1 }))
+        )
+      ]!
     d.pos[e] = h < 0 ? room : R + h
   }
 }
@@ -151,7 +157,11 @@ const assemble = (options: Options, layout: Layout, doorOn: Int16Array, chain: C
   const detail = options.objective ?? 'steps'
   const last = walkthrough[walkthrough.length - 1]!
   const objective =
-    detail === 'none' ? '' : detail === 'brief' ? Text.brief(last, goal._tag === 'Placed' ? rooms[d.room[goal.holder]!]!.name : undefined) : Text.stepByStep(rng, walkthrough)
+    detail === 'none'
+      ? ''
+      : detail === 'brief'
+        ? Text.brief(last, goal._tag === 'Placed' ? rooms[d.room[goal.holder]!]!.name : undefined)
+        : Text.stepByStep(rng, walkthrough)
   return build({
     setting: `w${options.rooms}-o${options.objects}-q${options.questLength}`,
     seed: options.seed,

@@ -26,11 +26,13 @@ import { outcome, type Game, type State } from './Game.js'
  * @category destructors
  * @since 0.4.0
  */
-export const after = (game: Game, distanceBefore: number) => (state: State): { readonly reward: number; readonly distance: number } => {
-  const end = outcome(state)
-  if (end === 'won') return { reward: 1, distance: 0 }
-  if (end === 'lost') return { reward: -1, distance: Number.POSITIVE_INFINITY }
-  const distance = Expert.distance(game)(state)
-  if (distance === distanceBefore) return { reward: 0, distance }
-  return { reward: distance < distanceBefore ? 1 : -1, distance }
-}
+export const after =
+  (game: Game, distanceBefore: number) =>
+  (state: State): { readonly reward: number; readonly distance: number } => {
+    const end = outcome(state)
+    if (end === 'won') return { reward: 1, distance: 0 }
+    if (end === 'lost') return { reward: -1, distance: Number.POSITIVE_INFINITY }
+    const distance = Expert.distance(game)(state)
+    if (distance === distanceBefore) return { reward: 0, distance }
+    return { reward: distance < distanceBefore ? 1 : -1, distance }
+  }

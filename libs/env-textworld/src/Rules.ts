@@ -138,7 +138,8 @@ export const apply = (game: Game, state: State, command: Command): Outcome => {
     case 'Insert': {
       const item = ents[command.item]!
       const holder = ents[command.holder]!
-      if (reach(game, state, command.item) !== 'held') return invalid(state, reach(game, state, command.item) === undefined ? NO_SUCH : `You need to be holding the ${item.name} first.`)
+      if (reach(game, state, command.item) !== 'held')
+        return invalid(state, reach(game, state, command.item) === undefined ? NO_SUCH : `You need to be holding the ${item.name} first.`)
       if (reach(game, state, command.holder) !== 'here') return invalid(state, NO_SUCH)
       const wanted = command._tag === 'Put' ? 'supporter' : 'container'
       if (holder.kind !== wanted) return invalid(state, command._tag === 'Put' ? "You can't put things on that." : "That can't contain things.")
@@ -163,7 +164,8 @@ export const apply = (game: Game, state: State, command: Command): Outcome => {
     case 'Close': {
       const target = ents[command.target]!
       if (reach(game, state, command.target) === undefined) return invalid(state, NO_SUCH)
-      if (target.kind !== 'door' && target.kind !== 'container') return invalid(state, `That's not something you can ${command._tag === 'Open' ? 'open' : 'close'}.`)
+      if (target.kind !== 'door' && target.kind !== 'container')
+        return invalid(state, `That's not something you can ${command._tag === 'Open' ? 'open' : 'close'}.`)
       const s = state[openness(game, command.target)]!
       if (command._tag === 'Close') {
         if (s !== OPEN) return invalid(state, "That's already closed.")

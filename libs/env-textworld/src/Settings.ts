@@ -111,7 +111,8 @@ export const parse = (text: string): E.Either<string, Settings> => {
             ? undefined
             : { _tag: 'cooking', rewards: cooking[1] ?? 'dense', goal: cooking[2] ?? 'detailed', test: cooking[3] !== undefined }
         })()
-  if (candidate === undefined) return E.left(`not a TextWorld setting: "${text}" (expected wW-oO-qQ or tw-simple[-sparse|-balanced|-dense][-detailed|-brief|-none][-test])`)
+  if (candidate === undefined)
+    return E.left(`not a TextWorld setting: "${text}" (expected wW-oO-qQ or tw-simple[-sparse|-balanced|-dense][-detailed|-brief|-none][-test])`)
   return E.mapLeft(() => `out of range: "${text}" (rooms 1-12, objects 0-24, quest length 1-12)`)(Settings.decode(candidate))
 }
 

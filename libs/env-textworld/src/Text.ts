@@ -155,14 +155,12 @@ const lasts = ['Finally,', 'And to finish,', 'Lastly,']
 const phrase = (rng: R.Rng, command: string): string => {
   const pick = R.pick(rng)
   let m: RegExpExecArray | null
-  if ((m = /^go (\w+)$/.exec(command)) !== null)
-    return pick([`move ${m[1]!}`, `go ${m[1]!}`, `venture ${m[1]!}`, `make an attempt to go to the ${m[1]!}`])
+  if ((m = /^go (\w+)$/.exec(command)) !== null) return pick([`move ${m[1]!}`, `go ${m[1]!}`, `venture ${m[1]!}`, `make an attempt to go to the ${m[1]!}`])
   if ((m = /^take (.+) from (.+)$/.exec(command)) !== null)
     return pick([`take the ${m[1]!} from the ${m[2]!}`, `recover the ${m[1]!} from the ${m[2]!}`, `retrieve the ${m[1]!} from the ${m[2]!}`])
   if ((m = /^take (.+)$/.exec(command)) !== null) return pick([`take the ${m[1]!}`, `pick up the ${m[1]!}`, `grab the ${m[1]!}`])
   if ((m = /^open (.+)$/.exec(command)) !== null) return pick([`open the ${m[1]!}`, `make it so that the ${m[1]!} is open`])
-  if ((m = /^unlock (.+) with (.+)$/.exec(command)) !== null)
-    return pick([`unlock the ${m[1]!} with the ${m[2]!}`, `use the ${m[2]!} to unlock the ${m[1]!}`])
+  if ((m = /^unlock (.+) with (.+)$/.exec(command)) !== null) return pick([`unlock the ${m[1]!} with the ${m[2]!}`, `use the ${m[2]!} to unlock the ${m[1]!}`])
   if ((m = /^put (.+) on (.+)$/.exec(command)) !== null)
     return pick([`put the ${m[1]!} on the ${m[2]!}`, `place the ${m[1]!} on the ${m[2]!}`, `rest the ${m[1]!} on the ${m[2]!}`])
   if ((m = /^insert (.+) into (.+)$/.exec(command)) !== null)

@@ -76,7 +76,7 @@ export const gameFor =
  * @since 0.1.0
  */
 export const actionFormat =
-  'Reply with one command in TextWorld\'s grammar: go north|south|east|west, take X, take X from Y, put X on Y, insert X into Y, ' +
+  "Reply with one command in TextWorld's grammar: go north|south|east|west, take X, take X from Y, put X on Y, insert X into Y, " +
   'drop X, open X, close X, unlock X with K, lock X with K, eat X, examine X, look, inventory.'
 
 /**
@@ -117,39 +117,43 @@ export const make = (settings: Settings.Settings, options: Options = {}): TextWo
   let state: State | undefined
   const intermediate = options.reward === 'intermediate'
   let distance = Number.POSITIVE_INFINITY
-  const reset = (seed: number): TE.TaskEither<EnvError.EnvError, Env.Observation> => () =>
-    Promise.resolve(
-      E.bimap(
-        (reason: string) => EnvError.resetFailed(envSpec.name, seed, reason),
-        (g: Game): Env.Observation => {
-          game = g
-          state = g.initial
-          if (intermediate) distance = Expert.distance(g)(g.initial)
-          return { goal: g.objective, text: Text.describeRoom(g, g.initial), info: infoOf(g, g.initial, true, withAdmissible) }
-        }
-      )(gameFor(settings)(seed))
-    )
-  const step = (action: string): TE.TaskEither<EnvError.EnvError, Env.StepResult> => () => {
-    if (game === undefined || state === undefined) return Promise.resolve(E.left(EnvError.notStarted(envSpec.name)))
-    if (outcome(state) !== 'playing') return Promise.resolve(E.left(EnvError.episodeOver(envSpec.name)))
-    const out = Rules.step(game)(state, action)
-    state = out.state
-    let reward = out.reward
-    if (intermediate) {
-      const next = IntermediateReward.after(game, distance)(out.state)
-      reward = next.reward
-      distance = next.distance
+  const reset =
+    (seed: number): TE.TaskEither<EnvError.EnvError, Env.Observation> =>
+    () =>
+      Promise.resolve(
+        E.bimap(
+          (reason: string) => EnvError.resetFailed(envSpec.name, seed, reason),
+          (g: Game): Env.Observation => {
+            game = g
+            state = g.initial
+            if (intermediate) distance = Expert.distance(g)(g.initial)
+            return { goal: g.objective, text: Text.describeRoom(g, g.initial), info: infoOf(g, g.initial, true, withAdmissible) }
+          }
+        )(gameFor(settings)(seed))
+      )
+  const step =
+    (action: string): TE.TaskEither<EnvError.EnvError, Env.StepResult> =>
+    () => {
+      if (game === undefined || state === undefined) return Promise.resolve(E.left(EnvError.notStarted(envSpec.name)))
+      if (outcome(state) !== 'playing') return Promise.resolve(E.left(EnvError.episodeOver(envSpec.name)))
+      const out = Rules.step(game)(state, action)
+      state = out.state
+      let reward = out.reward
+      if (intermediate) {
+        const next = IntermediateReward.after(game, distance)(out.state)
+        reward = next.reward
+        distance = next.distance
+      }
+      return Promise.resolve(
+        E.right({
+          observation: out.feedback,
+          reward,
+          done: out.won || out.lost,
+          won: out.won,
+          info: infoOf(game, out.state, out.valid, withAdmissible)
+        })
+      )
     }
-    return Promise.resolve(
-      E.right({
-        observation: out.feedback,
-        reward,
-        done: out.won || out.lost,
-        won: out.won,
-        info: infoOf(game, out.state, out.valid, withAdmissible)
-      })
-    )
-  }
   const close = (): T.Task<void> => () => {
     game = undefined
     state = undefined

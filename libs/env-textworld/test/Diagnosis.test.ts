@@ -51,7 +51,7 @@ describe('Diagnosis', () => {
     expect(kindOf(Diagnosis.diagnose(g)([`go ${DIRECTIONS[wall]}`]))).toEqual(O.some([0, 'no-exit']))
   })
 
-  it('the goal\'s last step tried first is `elsewhere` when what it names is out of reach, `not-ready` when it is all here', () => {
+  it("the goal's last step tried first is `elsewhere` when what it names is out of reach, `not-ready` when it is all here", () => {
     const kinds = new Set<string>()
     const oneRoom = (seed: number): Game => Generator.generateOrThrow({ rooms: 1, objects: 3, questLength: 2, seed })
     for (const g of [...seeds.map(game), ...seeds.map(oneRoom)]) {

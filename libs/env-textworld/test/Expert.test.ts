@@ -28,7 +28,11 @@ describe('Expert', () => {
     })
 
   it('is optimal from random reachable states: its plan is as short as an exhaustive BFS over admissible commands', () => {
-    for (const [name, runs] of [['w2-o3-q4', 150], ['w3-o4-q5', 40], ['tw-simple-dense-detailed', 10]] as const)
+    for (const [name, runs] of [
+      ['w2-o3-q4', 150],
+      ['w3-o4-q5', 40],
+      ['tw-simple-dense-detailed', 10]
+    ] as const)
       fc.assert(
         fc.property(seed, fc.integer({ min: 1, max: 30 }), (n, steps) => {
           const game = gameOf(name, n)

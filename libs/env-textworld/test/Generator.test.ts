@@ -84,7 +84,9 @@ describe('Generator', () => {
   }
 
   it('different seeds give different games', () => {
-    const keys = new Set(Array.from({ length: 50 }, (_x, n) => _.generateOrThrow({ rooms: 2, objects: 3, questLength: 4, seed: n }).quest.walkthrough.join('|')))
+    const keys = new Set(
+      Array.from({ length: 50 }, (_x, n) => _.generateOrThrow({ rooms: 2, objects: 3, questLength: 4, seed: n }).quest.walkthrough.join('|'))
+    )
     expect(keys.size).toBeGreaterThan(25)
   })
 
@@ -106,7 +108,11 @@ describe('Generator', () => {
   })
 
   it('generates quest lengths from 1 to 12 on small and large maps', () => {
-    for (const [rooms, lengths] of [[1, [1, 2, 5, 8]], [3, [1, 2, 7, 12]], [12, [1, 3, 9, 12]]] as const)
+    for (const [rooms, lengths] of [
+      [1, [1, 2, 5, 8]],
+      [3, [1, 2, 7, 12]],
+      [12, [1, 3, 9, 12]]
+    ] as const)
       for (const questLength of lengths) {
         const game = _.generate({ rooms, objects: 5, questLength, seed: rooms * 100 + questLength })
         expect(E.isRight(game)).toBe(true)

@@ -24,7 +24,10 @@ const lenientTake = (game: Game, state: State, command: string): boolean => {
 }
 
 describe('Rules', () => {
-  for (const [name, runs] of [['w2-o3-q4', 30], ['tw-simple-dense-detailed', 5]] as const)
+  for (const [name, runs] of [
+    ['w2-o3-q4', 30],
+    ['tw-simple-dense-detailed', 5]
+  ] as const)
     it(`${name}: a canonical command is valid exactly when it is admissible, and invalid ones never change the state`, () => {
       fc.assert(
         fc.property(seed, fc.integer({ min: 0, max: 25 }), (n, steps) => {

@@ -15,7 +15,7 @@ describe('Text', () => {
     expect(text.split('. ')).toHaveLength(5)
     expect(text).toMatch(/south/)
     expect(text).toMatch(/hat.*shelf/)
-    expect(text.endsWith("you win!")).toBe(true)
+    expect(text.endsWith('you win!')).toBe(true)
     expect(_.stepByStep(Rng.make(1), ['eat apple'])).toMatch(/^Your objective is to (eat|consume) the apple\./)
   })
 

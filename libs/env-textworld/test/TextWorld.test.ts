@@ -40,15 +40,19 @@ describe('TextWorld', () => {
 
   it('gives the same observations for the same seed', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.integer({ min: 0, max: 1e9 }), fc.array(fc.constantFrom('look', 'go north', 'go east', 'inventory', 'take key', 'open door'), { maxLength: 6 }), async (seed, actions) => {
-        const play = async (): Promise<string[]> => {
-          const env = _.make(Settings.custom(4, 6, 8))
-          const texts = [JSON.stringify(await run(env.reset(seed)))]
-          for (const a of actions) texts.push(JSON.stringify(await run(env.step(a))))
-          return texts
+      fc.asyncProperty(
+        fc.integer({ min: 0, max: 1e9 }),
+        fc.array(fc.constantFrom('look', 'go north', 'go east', 'inventory', 'take key', 'open door'), { maxLength: 6 }),
+        async (seed, actions) => {
+          const play = async (): Promise<string[]> => {
+            const env = _.make(Settings.custom(4, 6, 8))
+            const texts = [JSON.stringify(await run(env.reset(seed)))]
+            for (const a of actions) texts.push(JSON.stringify(await run(env.step(a))))
+            return texts
+          }
+          expect(await play()).toEqual(await play())
         }
-        expect(await play()).toEqual(await play())
-      }),
+      ),
       { numRuns: 50 }
     )
   })

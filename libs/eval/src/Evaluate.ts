@@ -139,7 +139,12 @@ export const run =
       for (let start = 0; start < options.episodes; start += slots) {
         const count = Math.min(slots, options.episodes - start)
         const seeds = Array.from({ length: count }, (_, i) => options.seedBase + start + i)
-        const result = await Rollout.run({ ...played, temperature: options.temperature })(generator)({ envs: envs.slice(0, count), seeds, groupSize: 1, rng: rng.split() })()
+        const result = await Rollout.run({ ...played, temperature: options.temperature })(generator)({
+          envs: envs.slice(0, count),
+          seeds,
+          groupSize: 1,
+          rng: rng.split()
+        })()
         if (E.isLeft(result)) return result
         for (const episode of result.right.episodes) {
           options.onEpisode?.(episode.trajectory)

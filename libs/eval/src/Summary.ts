@@ -152,7 +152,10 @@ const pct = (x: number): string => `${(100 * x).toFixed(1)}%`
  */
 export const format = (summaries: ReadonlyArray<Summary>): string =>
   summaries
-    .map((r) => `  ${r.env.padEnd(34)} success ${pct(r.successRate).padStart(6)} [${pct(r.ci95.low)}, ${pct(r.ci95.high)}]  turns ${r.turnsMean.toFixed(1)}  invalid ${pct(r.invalidRate)}${r.seeds === undefined ? '' : `  (${r.seeds.split} seeds)`}`)
+    .map(
+      (r) =>
+        `  ${r.env.padEnd(34)} success ${pct(r.successRate).padStart(6)} [${pct(r.ci95.low)}, ${pct(r.ci95.high)}]  turns ${r.turnsMean.toFixed(1)}  invalid ${pct(r.invalidRate)}${r.seeds === undefined ? '' : `  (${r.seeds.split} seeds)`}`
+    )
     .join('\n')
 
 /**
@@ -164,6 +167,10 @@ export const format = (summaries: ReadonlyArray<Summary>): string =>
  */
 export const formatTaskTypes = (summaries: ReadonlyArray<Summary>): string =>
   summaries
-    .map((r) => Object.entries(r.perTaskType).map(([t, v]) => `    ${t}: ${(100 * v.successRate).toFixed(1)}% of ${v.episodes}`).join('\n'))
+    .map((r) =>
+      Object.entries(r.perTaskType)
+        .map(([t, v]) => `    ${t}: ${(100 * v.successRate).toFixed(1)}% of ${v.episodes}`)
+        .join('\n')
+    )
     .filter((s) => s !== '')
     .join('\n')

@@ -54,13 +54,21 @@ export const make =
   (episode: Trajectory.Trajectory): Transcript => {
     const observations = new Map<number, string>()
     for (const s of episode.segments) if (s.kind === 'observation') observations.set(s.turn, decode(s.tokens))
-    const prompt = episode.segments.filter((s) => s.kind === 'prompt').map((s) => decode(s.tokens)).join('')
+    const prompt = episode.segments
+      .filter((s) => s.kind === 'prompt')
+      .map((s) => decode(s.tokens))
+      .join('')
     return {
       env: episode.env,
       seed: episode.seed,
       won: episode.won,
       truncated: episode.truncated,
       prompt,
-      turns: episode.turns.map((turn, k) => ({ action: turn.action, valid: turn.valid, reward: episode.turnRewards[k] ?? 0, observation: observations.get(k) ?? '' }))
+      turns: episode.turns.map((turn, k) => ({
+        action: turn.action,
+        valid: turn.valid,
+        reward: episode.turnRewards[k] ?? 0,
+        observation: observations.get(k) ?? ''
+      }))
     }
   }

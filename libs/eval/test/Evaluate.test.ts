@@ -102,11 +102,19 @@ describe('Evaluate.run', () => {
     const g = generator(4)
     const result = await _.run(options({ episodes: 4, batch: 4 }))(g)(source)()
     g.session.dispose()
-    expect(E.isRight(result) && result.right.perTaskType).toEqual({ pick_and_place_simple: { episodes: 2, successRate: 0 }, look_at_obj_in_light: { episodes: 2, successRate: 0 } })
+    expect(E.isRight(result) && result.right.perTaskType).toEqual({
+      pick_and_place_simple: { episodes: 2, successRate: 0 },
+      look_at_obj_in_light: { episodes: 2, successRate: 0 }
+    })
   })
 
   it('returns the environment error instead of throwing', async () => {
-    const failing: Env.EnvSource = { name: 'broken', maxTurns: 1, make: () => ({ ...Toy.bandit(), reset: () => async () => E.left({ _tag: 'NotStarted', env: 'broken' }) }), dispose: () => undefined }
+    const failing: Env.EnvSource = {
+      name: 'broken',
+      maxTurns: 1,
+      make: () => ({ ...Toy.bandit(), reset: () => async () => E.left({ _tag: 'NotStarted', env: 'broken' }) }),
+      dispose: () => undefined
+    }
     const g = generator(2)
     const result = await _.run(options())(g)(failing)()
     g.session.dispose()
@@ -128,7 +136,11 @@ describe('Evaluate.runEach', () => {
 
   it('ends with the first failure, naming its source', async () => {
     const g = generator(3)
-    const broken: Env.EnvSource = { ...bandit({ n: 0 }), name: 'broken', make: () => ({ ...Toy.bandit('left'), reset: () => async () => E.left({ _tag: 'ResetFailed', env: 'broken', seed: 0, reason: 'down' }) }) }
+    const broken: Env.EnvSource = {
+      ...bandit({ n: 0 }),
+      name: 'broken',
+      make: () => ({ ...Toy.bandit('left'), reset: () => async () => E.left({ _tag: 'ResetFailed', env: 'broken', seed: 0, reason: 'down' }) })
+    }
     const result = await _.runEach({ ...options(), rollout: () => options().rollout })(g)([bandit({ n: 0 }), broken, bandit({ n: 0 })])()
     g.session.dispose()
     expect(E.isLeft(result) && result.left.env).toBe('broken')

@@ -59,7 +59,16 @@ describe('summarise', () => {
   })
 
   it('is all zeros without episodes, and has no task types when none are given', () => {
-    expect(_.summarise('x', [])).toEqual({ env: 'x', episodes: 0, successRate: 0, ci95: { low: 0, high: 1 }, turnsMean: 0, returnMean: 0, invalidRate: 0, perTaskType: {} })
+    expect(_.summarise('x', [])).toEqual({
+      env: 'x',
+      episodes: 0,
+      successRate: 0,
+      ci95: { low: 0, high: 1 },
+      turnsMean: 0,
+      returnMean: 0,
+      invalidRate: 0,
+      perTaskType: {}
+    })
     expect(_.summarise('x', [episode(true, [true], [1])]).perTaskType).toEqual({})
   })
 
@@ -67,7 +76,10 @@ describe('summarise', () => {
     const arb = fc.array(fc.record({ won: fc.boolean(), n: fc.nat({ max: 5 }), type: fc.option(fc.constantFrom('a', 'b', 'c'), { nil: undefined }) }))
     fc.assert(
       fc.property(arb, (rows) => {
-        const s = _.summarise('e', rows.map((r) => episode(r.won, Array(r.n).fill(true), Array(r.n).fill(0), r.type)))
+        const s = _.summarise(
+          'e',
+          rows.map((r) => episode(r.won, Array(r.n).fill(true), Array(r.n).fill(0), r.type))
+        )
         expect(s.successRate).toBeCloseTo(rows.length === 0 ? 0 : rows.filter((r) => r.won).length / rows.length, 12)
         expect(Object.values(s.perTaskType).reduce((n, t) => n + t.episodes, 0)).toBe(rows.filter((r) => r.type !== undefined).length)
       })
@@ -77,7 +89,10 @@ describe('summarise', () => {
 
 describe('format', () => {
   it('one line per environment: success with its interval, turns, invalid actions, the seeds played', () => {
-    const s = _.summarise('bandit', [{ won: true, turns: [{ valid: true }, { valid: false }], turnRewards: [1] }, { won: false, turns: [{ valid: true }], turnRewards: [0] }])
+    const s = _.summarise('bandit', [
+      { won: true, turns: [{ valid: true }, { valid: false }], turnRewards: [1] },
+      { won: false, turns: [{ valid: true }], turnRewards: [0] }
+    ])
     expect(_.format([s, { ...s, env: 'other', seeds: { split: 'test', first: 0, count: 2 } }])).toBe(
       `  bandit                             success  50.0% [${(100 * s.ci95.low).toFixed(1)}%, ${(100 * s.ci95.high).toFixed(1)}%]  turns 1.5  invalid 33.3%\n` +
         `  other                              success  50.0% [${(100 * s.ci95.low).toFixed(1)}%, ${(100 * s.ci95.high).toFixed(1)}%]  turns 1.5  invalid 33.3%  (test seeds)`
@@ -85,9 +100,11 @@ describe('format', () => {
   })
 
   it('task types: one line per type, none without types', () => {
-    const typed = _.summarise('alf', [{ won: true, turns: [], turnRewards: [], taskType: 'heat' }, { won: false, turns: [], turnRewards: [], taskType: 'cool' }])
+    const typed = _.summarise('alf', [
+      { won: true, turns: [], turnRewards: [], taskType: 'heat' },
+      { won: false, turns: [], turnRewards: [], taskType: 'cool' }
+    ])
     expect(_.formatTaskTypes([typed, _.summarise('tw', [])])).toBe('    heat: 100.0% of 1\n    cool: 0.0% of 1')
     expect(_.formatTaskTypes([_.summarise('tw', [])])).toBe('')
   })
 })
-

@@ -42,7 +42,10 @@ export interface Row {
  * @since 0.1.0
  */
 export const table = (rows: ReadonlyArray<Row>): string =>
-  [`${'cell'.padEnd(44)} ${'env'.padEnd(30)} success (mean ± std over seeds)`, ...rows.map((r) => `${r.cell.padEnd(44)} ${r.env.padEnd(30)} ${(100 * r.mean).toFixed(1)}% ± ${(100 * r.std).toFixed(1)} (n=${r.seeds})`)].join('\n')
+  [
+    `${'cell'.padEnd(44)} ${'env'.padEnd(30)} success (mean ± std over seeds)`,
+    ...rows.map((r) => `${r.cell.padEnd(44)} ${r.env.padEnd(30)} ${(100 * r.mean).toFixed(1)}% ± ${(100 * r.std).toFixed(1)} (n=${r.seeds})`)
+  ].join('\n')
 
 /**
  * One run of an ablation: its cell, training seed and metrics (`metrics.jsonl` records).
@@ -84,7 +87,10 @@ export const rows = (results: ReadonlyArray<Result>): ReadonlyArray<Row> => {
  * @category destructors
  * @since 0.1.0
  */
-export const cellCurves = (runs: ReadonlyArray<Run>, metric: string): ReadonlyArray<{ readonly label: string; readonly data: ReadonlyArray<{ readonly x: number; readonly y: number }> }> =>
+export const cellCurves = (
+  runs: ReadonlyArray<Run>,
+  metric: string
+): ReadonlyArray<{ readonly label: string; readonly data: ReadonlyArray<{ readonly x: number; readonly y: number }> }> =>
   [...new Set(runs.map((r) => r.cell))].flatMap((cell) => {
     const perSeed = runs
       .filter((r) => r.cell === cell)
@@ -102,10 +108,10 @@ export const cellCurves = (runs: ReadonlyArray<Run>, metric: string): ReadonlyAr
 
 /** The curves an ablation compares across cells (means over seeds). */
 const ablationCurves: ReadonlyArray<{ readonly title: string; readonly metric: string }> = [
-  { title: 'Success rate of the iteration\'s own sampled episodes', metric: 'episode/success_rate' },
+  { title: "Success rate of the iteration's own sampled episodes", metric: 'episode/success_rate' },
   { title: 'Mean return', metric: 'episode/return' },
   { title: 'Invalid actions', metric: 'episode/invalid_rate' },
-  { title: 'Drift from the prior (KL to the RL stage\'s start)', metric: 'kl/prior' },
+  { title: "Drift from the prior (KL to the RL stage's start)", metric: 'kl/prior' },
   { title: 'Entropy', metric: 'entropy/mean' }
 ]
 
@@ -117,11 +123,15 @@ const ablationCurves: ReadonlyArray<{ readonly title: string; readonly metric: s
  * @since 0.1.0
  */
 export const render = (title: string, table: ReadonlyArray<Pick<Row, 'cell' | 'env' | 'mean' | 'std' | 'seeds'>>, runs: ReadonlyArray<Run>): string => {
-  const lines = table.map((r) => `<tr><td>${escape(r.cell)}</td><td>${escape(r.env)}</td><td>${(100 * r.mean).toFixed(1)}% ± ${(100 * r.std).toFixed(1)} <small>(n=${r.seeds})</small></td></tr>`).join('')
+  const lines = table
+    .map(
+      (r) =>
+        `<tr><td>${escape(r.cell)}</td><td>${escape(r.env)}</td><td>${(100 * r.mean).toFixed(1)}% ± ${(100 * r.std).toFixed(1)} <small>(n=${r.seeds})</small></td></tr>`
+    )
+    .join('')
   const body = `<h2>Final held-out success (mean ± std over training seeds)</h2><table><thead><tr><th>cell</th><th>env</th><th>success</th></tr></thead><tbody>${lines}</tbody></table>`
   const charts = ablationCurves
     .map((c) => ({ id: c.metric.replace(/\W/g, '-'), title: `${c.title} (mean over seeds)`, xLabel: 'iteration', datasets: cellCurves(runs, c.metric) }))
     .filter((c) => c.datasets.length > 0)
   return page(title, body, charts)
 }
-

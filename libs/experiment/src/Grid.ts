@@ -132,7 +132,10 @@ export const parseFlag = (flag: string): E.Either<string, readonly [string, Read
  * @since 0.1.0
  */
 export const withFlags = (grid: Grid, flags: ReadonlyArray<string>): E.Either<string, Grid> =>
-  flags.reduce((acc, flag) => E.chain((g: Grid) => E.map(([key, values]: readonly [string, ReadonlyArray<unknown>]) => ({ ...g, [key]: values }))(parseFlag(flag)))(acc), E.right({ ...grid }) as E.Either<string, Grid>)
+  flags.reduce(
+    (acc, flag) => E.chain((g: Grid) => E.map(([key, values]: readonly [string, ReadonlyArray<unknown>]) => ({ ...g, [key]: values }))(parseFlag(flag)))(acc),
+    E.right({ ...grid }) as E.Either<string, Grid>
+  )
 
 /**
  * Every cell x seed of `json`, in order (cells slowest): the cell's values and `seed` set. A
@@ -145,7 +148,10 @@ export const variants = (json: unknown, grid: Grid, seeds: ReadonlyArray<number>
   const out: Variant[] = []
   for (const cell of cells(grid))
     for (const seed of seeds) {
-      const variant = Object.entries(cell.values).reduce((acc, [key, value]) => E.chain((j: unknown) => setPaths(j, key, value))(acc), setPath(json, 'seed', seed))
+      const variant = Object.entries(cell.values).reduce(
+        (acc, [key, value]) => E.chain((j: unknown) => setPaths(j, key, value))(acc),
+        setPath(json, 'seed', seed)
+      )
       if (E.isLeft(variant)) return E.left(`cell ${cell.name}: ${variant.left}`)
       out.push({ cell: cell.name, seed, json: variant.right })
     }

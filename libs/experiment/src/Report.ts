@@ -15,14 +15,20 @@ import type { RunDir } from './RunDir.js'
  * @since 0.1.0
  */
 export const curves: ReadonlyArray<{ readonly title: string; readonly metrics: ReadonlyArray<string> }> = [
-  { title: 'Success rate (the iteration\'s own sampled episodes)', metrics: ['episode/success_rate'] },
+  { title: "Success rate (the iteration's own sampled episodes)", metrics: ['episode/success_rate'] },
   { title: 'Mean return', metrics: ['episode/return'] },
   { title: 'Replayed lost games: the share of their episodes won (when replay is on)', metrics: ['replay/success_rate'] },
-  { title: 'Invalid actions, episodes cut by the turn budget, exploration moves (share of turns)', metrics: ['episode/invalid_rate', 'episode/truncated_rate', 'episode/explored_rate'] },
-  { title: 'Drift from the prior (KL of the policy to the RL stage\'s start)', metrics: ['kl/prior'] },
+  {
+    title: 'Invalid actions, episodes cut by the turn budget, exploration moves (share of turns)',
+    metrics: ['episode/invalid_rate', 'episode/truncated_rate', 'episode/explored_rate']
+  },
+  { title: "Drift from the prior (KL of the policy to the RL stage's start)", metrics: ['kl/prior'] },
   { title: 'KL to the reference (the KL term, when on)', metrics: ['kl/mean'] },
   { title: 'Approx. KL to the rollout policy and clip fraction', metrics: ['kl/policy_change', 'clip/fraction'] },
-  { title: 'Sampler/trainer mismatch: mean |log ratio|, KL (k3), share of tokens the importance weights truncated or masked', metrics: ['logprob/sampler_trainer_gap', 'mismatch/kl', 'mismatch/corrected_fraction'] },
+  {
+    title: 'Sampler/trainer mismatch: mean |log ratio|, KL (k3), share of tokens the importance weights truncated or masked',
+    metrics: ['logprob/sampler_trainer_gap', 'mismatch/kl', 'mismatch/corrected_fraction']
+  },
   { title: 'Sampler/trainer mismatch: largest token ratio pi_old / pi_sampler (when the trainer scored the batch)', metrics: ['mismatch/max_ratio'] },
   { title: 'Entropy', metrics: ['entropy/mean'] },
   { title: 'Policy loss', metrics: ['loss/policy'] },
@@ -32,18 +38,31 @@ export const curves: ReadonlyArray<{ readonly title: string; readonly metrics: R
   { title: 'Advantages (action tokens)', metrics: ['advantage/mean', 'advantage/std'] },
   { title: 'Gradient norm (before clipping)', metrics: ['grad/policy_norm', 'grad/critic_norm'] },
   { title: 'Policy learning rate (warm-up and decay)', metrics: ['lr/policy'] },
-  { title: 'Episodes left out of the update (zero-variance groups, dynamic sampling\'s surplus)', metrics: ['batch/filtered_episodes'] },
+  { title: "Episodes left out of the update (zero-variance groups, dynamic sampling's surplus)", metrics: ['batch/filtered_episodes'] },
   { title: 'Tokens/s (rollout generation, update)', metrics: ['perf/tokens_per_s', 'perf/update_tokens_per_s'] }
 ]
 
 interface EvalRow {
   readonly phase: string
-  readonly results: ReadonlyArray<{ readonly env: string; readonly successRate: number; readonly ci95: { readonly low: number; readonly high: number }; readonly turnsMean: number; readonly episodes: number; readonly seeds?: { readonly split: string; readonly first: number; readonly count: number } }>
+  readonly results: ReadonlyArray<{
+    readonly env: string
+    readonly successRate: number
+    readonly ci95: { readonly low: number; readonly high: number }
+    readonly turnsMean: number
+    readonly episodes: number
+    readonly seeds?: { readonly split: string; readonly first: number; readonly count: number }
+  }>
 }
 
 /** Which held-out seeds the evaluations played: `: test split, seeds 4000000000-4000000099`. */
 const seedsNote = (evals: ReadonlyArray<EvalRow>): string => {
-  const seen = [...new Set(evals.flatMap((e) => e.results.flatMap((r) => (r.seeds === undefined ? [] : [`${r.seeds.split} split, seeds ${r.seeds.first}-${r.seeds.first + r.seeds.count - 1}`]))))]
+  const seen = [
+    ...new Set(
+      evals.flatMap((e) =>
+        e.results.flatMap((r) => (r.seeds === undefined ? [] : [`${r.seeds.split} split, seeds ${r.seeds.first}-${r.seeds.first + r.seeds.count - 1}`]))
+      )
+    )
+  ]
   return seen.length === 0 ? '' : `: ${escape(seen.join('; '))}`
 }
 
@@ -58,7 +77,10 @@ const chartsOf = (metrics: ReadonlyArray<Record<string, unknown>>) => {
       .filter((metric) => rl.some((m) => finite(m[metric])))
       .flatMap((metric) =>
         stages.map((stage) => ({
-          label: metrics.length > 1 || stages.length > 1 ? `${metrics.length > 1 ? metric : ''}${metrics.length > 1 && stages.length > 1 ? ', ' : ''}${stages.length > 1 ? `stage ${stage + 1}` : ''}` : `stage ${stage + 1}`,
+          label:
+            metrics.length > 1 || stages.length > 1
+              ? `${metrics.length > 1 ? metric : ''}${metrics.length > 1 && stages.length > 1 ? ', ' : ''}${stages.length > 1 ? `stage ${stage + 1}` : ''}`
+              : `stage ${stage + 1}`,
           data: rl.filter((m) => m['stage'] === stage).map((m) => ({ x: (m['iteration'] as number) + 1, y: finite(m[metric]) ? m[metric] : null }))
         }))
       )
@@ -99,16 +121,18 @@ const evalTable = (evals: ReadonlyArray<EvalRow>): string => {
   return evals.length === 0
     ? '<p>No evaluation yet.</p>'
     : `<table><thead><tr><th>phase</th>${envs.map((e) => `<th>${escape(e)}</th>`).join('')}</tr></thead><tbody>${evals
-          .map(
-            (e) =>
-              `<tr><td>${escape(e.phase)}</td>${envs
-                .map((env) => {
-                  const r = e.results.find((x) => x.env === env)
-                  return r === undefined ? '<td></td>' : `<td>${(100 * r.successRate).toFixed(1)}% <small>[${(100 * r.ci95.low).toFixed(1)}, ${(100 * r.ci95.high).toFixed(1)}] · ${r.turnsMean.toFixed(1)} turns · n=${r.episodes}</small></td>`
-                })
-                .join('')}</tr>`
-          )
-          .join('')}</tbody></table>`
+        .map(
+          (e) =>
+            `<tr><td>${escape(e.phase)}</td>${envs
+              .map((env) => {
+                const r = e.results.find((x) => x.env === env)
+                return r === undefined
+                  ? '<td></td>'
+                  : `<td>${(100 * r.successRate).toFixed(1)}% <small>[${(100 * r.ci95.low).toFixed(1)}, ${(100 * r.ci95.high).toFixed(1)}] · ${r.turnsMean.toFixed(1)} turns · n=${r.episodes}</small></td>`
+              })
+              .join('')}</tr>`
+        )
+        .join('')}</tbody></table>`
 }
 
 /**

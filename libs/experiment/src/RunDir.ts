@@ -24,7 +24,12 @@ export interface RunDir {
   readonly readMetrics: () => ReadonlyArray<Record<string, unknown>>
 }
 
-const stamp = (date: Date): string => date.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z').replace('T', '-')
+const stamp = (date: Date): string =>
+  date
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z')
+    .replace('T', '-')
 
 /**
  * Writes `text` to `path` atomically (same-folder temp file, then rename).

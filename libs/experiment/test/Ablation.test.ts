@@ -6,7 +6,9 @@ const rlRun = (stage: number, successes: ReadonlyArray<number>): Array<Record<st
 
 describe('Ablation', () => {
   it('summarises seeds with mean and sample std', () => {
-    const row = (successRate: number) => [{ env: 'e', successRate, episodes: 1, ci95: { low: 0, high: 1 }, turnsMean: 1, returnMean: 0, invalidRate: 0, perTaskType: {} }]
+    const row = (successRate: number) => [
+      { env: 'e', successRate, episodes: 1, ci95: { low: 0, high: 1 }, turnsMean: 1, returnMean: 0, invalidRate: 0, perTaskType: {} }
+    ]
     const [r] = _.rows([
       { cell: 'a', seed: 1, final: row(0.5) },
       { cell: 'a', seed: 2, final: row(0.7) }
@@ -16,7 +18,16 @@ describe('Ablation', () => {
   })
 
   it('makes one row per cell and environment, in order of appearance', () => {
-    const summary = (env: string, successRate: number) => ({ env, successRate, episodes: 1, ci95: { low: 0, high: 1 }, turnsMean: 1, returnMean: 0, invalidRate: 0, perTaskType: {} })
+    const summary = (env: string, successRate: number) => ({
+      env,
+      successRate,
+      episodes: 1,
+      ci95: { low: 0, high: 1 },
+      turnsMean: 1,
+      returnMean: 0,
+      invalidRate: 0,
+      perTaskType: {}
+    })
     const table = _.rows([
       { cell: 'a', seed: 1, final: [summary('x', 1), summary('y', 0)] },
       { cell: 'b', seed: 1, final: [summary('x', 0.25)] }
@@ -30,10 +41,13 @@ describe('Ablation', () => {
 
   it('the table has a header and one line per row, success in % with its std and seeds', () => {
     const text = _.table([{ cell: 'algorithm=ppo', env: 'tw', seeds: 2, mean: 0.5, std: 0.125, values: [0.375, 0.625] }])
-    expect(text.split('\n')).toEqual([`${'cell'.padEnd(44)} ${'env'.padEnd(30)} success (mean ± std over seeds)`, `${'algorithm=ppo'.padEnd(44)} ${'tw'.padEnd(30)} 50.0% ± 12.5 (n=2)`])
+    expect(text.split('\n')).toEqual([
+      `${'cell'.padEnd(44)} ${'env'.padEnd(30)} success (mean ± std over seeds)`,
+      `${'algorithm=ppo'.padEnd(44)} ${'tw'.padEnd(30)} 50.0% ± 12.5 (n=2)`
+    ])
   })
 
-  it('a cell\'s curve is the mean over its seeds, per iteration, of the last RL stage, cut to the iterations every seed reached', () => {
+  it("a cell's curve is the mean over its seeds, per iteration, of the last RL stage, cut to the iterations every seed reached", () => {
     const runs = [
       { cell: 'ppo', seed: 1, metrics: [...rlRun(1, [9, 9]), ...rlRun(2, [0.2, 0.4, 0.6])] },
       { cell: 'ppo', seed: 2, metrics: rlRun(2, [0.4, 0.6]) },
@@ -50,7 +64,11 @@ describe('Ablation', () => {
   })
 
   it('the page has the final table and one chart per logged curve', () => {
-    const html = _.render('rl-lift: ablation', [{ cell: 'ppo', env: 'textworld/w2-o3-q4', mean: 0.875, std: 0.02, seeds: 3 }], [{ cell: 'ppo', seed: 1, metrics: rlRun(1, [0.5, 0.7]) }])
+    const html = _.render(
+      'rl-lift: ablation',
+      [{ cell: 'ppo', env: 'textworld/w2-o3-q4', mean: 0.875, std: 0.02, seeds: 3 }],
+      [{ cell: 'ppo', seed: 1, metrics: rlRun(1, [0.5, 0.7]) }]
+    )
     expect(html).toContain('87.5% ± 2.0')
     expect(html.match(/<canvas/g)?.length).toBe(1)
   })

@@ -18,7 +18,7 @@ describe('Progress', () => {
     expect(_.read(run)).toEqual(progress)
   })
 
-  it('finds the last finished stage\'s checkpoint, ignoring stages without an end', () => {
+  it("finds the last finished stage's checkpoint, ignoring stages without an end", () => {
     const run = RunDir.create('p', join(root, 'final'))
     expect(_.finalCheckpoint(run)).toBeUndefined()
     mkdirSync(_.stageEnd(run, 0), { recursive: true })

@@ -8,7 +8,11 @@ import * as _ from '../src/Report.js'
 import * as RunDir from '../src/RunDir.js'
 
 const metrics: Array<Record<string, unknown>> = [
-  { kind: 'eval', phase: 'before training', results: [{ env: 'textworld/w2-o3-q4', episodes: 100, successRate: 0.05, ci95: { low: 0.02, high: 0.11 }, turnsMean: 8 }] },
+  {
+    kind: 'eval',
+    phase: 'before training',
+    results: [{ env: 'textworld/w2-o3-q4', episodes: 100, successRate: 0.05, ci95: { low: 0.02, high: 0.11 }, turnsMean: 8 }]
+  },
   ...Array.from({ length: 20 }, (_, i) => ({ kind: 'sft', stage: 0, step: i, 'loss/sft': 3 / (i + 1), 'loss/context': 2 / (i + 1) })),
   ...Array.from({ length: 10 }, (_x, i) => ({
     kind: 'rl',
@@ -18,7 +22,20 @@ const metrics: Array<Record<string, unknown>> = [
     'episode/success_rate': i / 10,
     'loss/value': i === 3 ? Number.NaN : 0.1
   })),
-  { kind: 'eval', phase: 'after stage 2 (rl on textworld/w2-o3-q4)', results: [{ env: 'textworld/w2-o3-q4', episodes: 100, successRate: 0.93, ci95: { low: 0.86, high: 0.97 }, turnsMean: 4.2, seeds: { split: 'test', first: 4000000000, count: 100 } }] }
+  {
+    kind: 'eval',
+    phase: 'after stage 2 (rl on textworld/w2-o3-q4)',
+    results: [
+      {
+        env: 'textworld/w2-o3-q4',
+        episodes: 100,
+        successRate: 0.93,
+        ci95: { low: 0.86, high: 0.97 },
+        turnsMean: 4.2,
+        seeds: { split: 'test', first: 4000000000, count: 100 }
+      }
+    ]
+  }
 ]
 
 const chromiumPath = '/usr/bin/chromium'
@@ -50,7 +67,7 @@ describe('Report', () => {
     expect(html).not.toMatch(/"label":\s*"loss\/context"/)
   })
 
-  it('charts an SFT stage\'s held-out checks when it had any', () => {
+  it("charts an SFT stage's held-out checks when it had any", () => {
     const checks = [
       { kind: 'sft-check', stage: 0, step: 10, success: 0.04, episodes: 50 },
       { kind: 'sft-check', stage: 0, step: 20, success: 0.3, episodes: 50 }
@@ -85,7 +102,15 @@ describe('Report', () => {
     writeFileSync(file, _.render('test run', metrics))
     const browser = await chromium.launch({
       executablePath: chromiumPath,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync'
+      ]
     })
     try {
       const page = await browser.newPage()
@@ -102,12 +127,13 @@ describe('Report', () => {
       await page.waitForSelector('body[data-charts]')
       expect(await page.evaluate(() => document.body.dataset['charts'])).toBe(String(1 + _.curves.length))
       // every canvas has been drawn on (not blank)
-      const blank = await page.evaluate(() =>
-        [...document.querySelectorAll('canvas')].filter((c) => {
-          const ctx = (c as HTMLCanvasElement).getContext('2d')!
-          const data = ctx.getImageData(0, 0, (c as HTMLCanvasElement).width, (c as HTMLCanvasElement).height).data
-          return !data.some((v) => v !== 0)
-        }).length
+      const blank = await page.evaluate(
+        () =>
+          [...document.querySelectorAll('canvas')].filter((c) => {
+            const ctx = (c as HTMLCanvasElement).getContext('2d')!
+            const data = ctx.getImageData(0, 0, (c as HTMLCanvasElement).width, (c as HTMLCanvasElement).height).data
+            return !data.some((v) => v !== 0)
+          }).length
       )
       expect(blank).toBe(0)
       expect(errors).toEqual([])

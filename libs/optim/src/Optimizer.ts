@@ -46,7 +46,10 @@ interface Internal extends Optimizer {
  * @category constructors
  * @since 0.1.0
  */
-export const make = (variables: ReadonlyArray<tf.Variable>, options: { readonly beta1?: number; readonly beta2?: number; readonly epsilon?: number } = {}): Optimizer => {
+export const make = (
+  variables: ReadonlyArray<tf.Variable>,
+  options: { readonly beta1?: number; readonly beta2?: number; readonly epsilon?: number } = {}
+): Optimizer => {
   const zeroVariable = (w: tf.Variable): tf.Variable => {
     const zeros = tf.zerosLike(w)
     const x = tf.variable(zeros, false)
@@ -232,7 +235,8 @@ export const state = (optimizer: Optimizer): State => {
  */
 export const restore = (optimizer: Optimizer, saved: State): void => {
   const o = optimizer as Internal
-  if (saved.m.length !== o.m.length || saved.v.length !== o.v.length) throw new Error(`Optimizer.restore: ${saved.m.length} moments for ${o.m.length} variables`)
+  if (saved.m.length !== o.m.length || saved.v.length !== o.v.length)
+    throw new Error(`Optimizer.restore: ${saved.m.length} moments for ${o.m.length} variables`)
   const load = (x: tf.Variable, data: Float32Array): void => {
     const t = tf.tensor(data, x.shape)
     x.assign(t)

@@ -41,7 +41,10 @@ describe('Optimizer', () => {
     const w = variable([1, -2])
     await expectNoLeak(() => {
       const optimizer = _.make([w])
-      const result = _.step(optimizer, { learningRate: 0.1, maxNorm: Infinity }, () => ({ loss: tf.sum(tf.square(w)) as tf.Scalar, aux: { half: tf.scalar(0.5) } }))
+      const result = _.step(optimizer, { learningRate: 0.1, maxNorm: Infinity }, () => ({
+        loss: tf.sum(tf.square(w)) as tf.Scalar,
+        aux: { half: tf.scalar(0.5) }
+      }))
       expect(result.loss).toBeCloseTo(5)
       expect(result.gradNorm).toBeCloseTo(Math.sqrt(4 + 16))
       expect(result.aux['half']).toBe(0.5)

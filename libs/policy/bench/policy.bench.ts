@@ -13,7 +13,6 @@ import { cpus, loadavg } from 'node:os'
 import { ModelConfig, Policy, Sampler, Scoring } from '../src/index.js'
 import { bestOf, now } from './timing.js'
 
-
 const selectBackend = async (): Promise<Backend.Selected> => {
   const result = await Backend.selectFromEnvironment()()
   if (result._tag === 'Left') throw new Error(Backend.message(result.left))
@@ -30,7 +29,6 @@ const matmulGflops = (n: number): number => {
   return (2 * n * n * n) / best / 1e9
 }
 
-
 interface Bench {
   readonly name: string
   readonly config: ModelConfig.ModelConfig
@@ -45,7 +43,11 @@ const forwardFlopsPerToken = (config: ModelConfig.ModelConfig, ctx: number): num
 }
 
 const randomIds = (rng: Rng.Rng, b: number, t: number, vocab: number): tf.Tensor2D =>
-  tf.tensor2d(Int32Array.from({ length: b * t }, () => rng.int(vocab)), [b, t], 'int32')
+  tf.tensor2d(
+    Int32Array.from({ length: b * t }, () => rng.int(vocab)),
+    [b, t],
+    'int32'
+  )
 
 const run = (bench: Bench, gflops: number): void => {
   const { config, seq: T, batch: B } = bench
@@ -76,7 +78,10 @@ const run = (bench: Bench, gflops: number): void => {
   for (let r = 0; r <= runs; r++) {
     const session = Sampler.make(policy, { slots: B, maxLen: prompt + newTokens })
     const p0 = now()
-    session.append(slots, slots.map(() => Int32Array.from({ length: prompt }, () => rng.int(config.vocab))))
+    session.append(
+      slots,
+      slots.map(() => Int32Array.from({ length: prompt }, () => rng.int(config.vocab)))
+    )
     const g0 = now()
     session.generate(slots, { maxNewTokens: newTokens, temperature: 1, stopTokens: [], rng })
     const g1 = now()
@@ -93,10 +98,14 @@ const run = (bench: Bench, gflops: number): void => {
   const fwdTrain = forwardFlopsPerToken(config, T / 2)
   const fwdSample = forwardFlopsPerToken(config, prompt + newTokens / 2)
   const frac = (flopsPerSecond: number): string => `${((100 * flopsPerSecond) / (gflops * 1e9)).toFixed(1)}%`
-  console.log(`\n${bench.name}: vocab ${config.vocab}, d ${config.dModel}, ${config.layers} layers, ${config.heads} heads, ffn ${config.ffn} (${config.activation}, ${config.positional}, ${config.norm}), ${ModelConfig.parameterCount(config).toLocaleString()} params, seq ${T}, batch ${B}`)
+  console.log(
+    `\n${bench.name}: vocab ${config.vocab}, d ${config.dModel}, ${config.layers} layers, ${config.heads} heads, ffn ${config.ffn} (${config.activation}, ${config.positional}, ${config.norm}), ${ModelConfig.parameterCount(config).toLocaleString()} params, seq ${T}, batch ${B}`
+  )
   console.log(`  train    ${trainTps.toFixed(0).padStart(8)} tok/s  (${(trainS * 1000).toFixed(0)} ms/step)  ${frac(trainTps * 3 * fwdTrain)} of matmul peak`)
   console.log(`  score    ${scoreTps.toFixed(0).padStart(8)} tok/s  (${(scoreS * 1000).toFixed(0)} ms/batch) ${frac(scoreTps * fwdTrain)} of matmul peak`)
-  console.log(`  sample   ${sampleTps.toFixed(0).padStart(8)} tok/s  (KV cache, batch ${B}, ${prompt}-token prompt, ${newTokens} new; prefill ${(t1.prefill * 1000).toFixed(0)} ms)  ${frac(sampleTps * fwdSample)} of matmul peak`)
+  console.log(
+    `  sample   ${sampleTps.toFixed(0).padStart(8)} tok/s  (KV cache, batch ${B}, ${prompt}-token prompt, ${newTokens} new; prefill ${(t1.prefill * 1000).toFixed(0)} ms)  ${frac(sampleTps * fwdSample)} of matmul peak`
+  )
   optimizer.dispose()
   ids.dispose()
   policy.dispose()
@@ -104,7 +113,11 @@ const run = (bench: Bench, gflops: number): void => {
 
 const main = async (): Promise<void> => {
   const selected = await selectBackend()
-  console.log(`backend: ${selected.name} via ${selected.via}, ${selected.threads} thread(s); load average ${loadavg().map((l) => l.toFixed(2)).join(' ')} on ${cpus().length} CPUs`)
+  console.log(
+    `backend: ${selected.name} via ${selected.via}, ${selected.threads} thread(s); load average ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')} on ${cpus().length} CPUs`
+  )
   const gflops = matmulGflops(1024)
   console.log(`large matmul [1024x1024]x[1024x1024]: ${gflops.toFixed(2)} GFLOP/s`)
   const only = process.env['BENCH_ONLY']
@@ -113,7 +126,9 @@ const main = async (): Promise<void> => {
     { name: 'medium', config: ModelConfig.make({ vocab: 2048, dModel: 256, layers: 4, heads: 8, maxLen: 256 }), seq: 256, batch: 8 }
   ]
   for (const bench of benches) if (only === undefined || only === bench.name) run(bench, gflops)
-  console.log(`\n(best of several runs; fractions: model FLOPs (2 per weight per token + causal attention; train = 3x forward) per second over the large-matmul rate)`)
+  console.log(
+    `\n(best of several runs; fractions: model FLOPs (2 per weight per token + causal attention; train = 3x forward) per second over the large-matmul rate)`
+  )
 }
 
 void main()

@@ -16,20 +16,33 @@ import * as tf from '@tensorflow/tfjs'
 import { ModelConfig, Policy, Scoring } from '../src/index.js'
 import { bestOf } from './timing.js'
 
-
-
 const main = async (): Promise<void> => {
   const selected = await Backend.selectFromEnvironment()()
   if (selected._tag === 'Left') throw new Error(Backend.message(selected.left))
-  const config = ModelConfig.make({ vocab: 584, dModel: 128, layers: Number(process.env['BENCH_LAYERS'] ?? 2), heads: Number(process.env['BENCH_HEADS'] ?? 4), ffn: 512, tiedEmbeddings: true, maxLen: 512, prevTokenEmbedding: true, canonSpan: Number(process.env['BENCH_CANON'] ?? 0) })
+  const config = ModelConfig.make({
+    vocab: 584,
+    dModel: 128,
+    layers: Number(process.env['BENCH_LAYERS'] ?? 2),
+    heads: Number(process.env['BENCH_HEADS'] ?? 4),
+    ffn: 512,
+    tiedEmbeddings: true,
+    maxLen: 512,
+    prevTokenEmbedding: true,
+    canonSpan: Number(process.env['BENCH_CANON'] ?? 0)
+  })
   const B = Number(process.env['BENCH_BATCH'] ?? 8)
   const T = Number(process.env['BENCH_SEQ'] ?? 256)
   const policy = Policy.make(config, 0)
   const rng = Rng.make(0)
-  const ids = tf.tensor2d(Int32Array.from({ length: B * T }, () => rng.int(config.vocab)), [B, T], 'int32')
+  const ids = tf.tensor2d(
+    Int32Array.from({ length: B * T }, () => rng.int(config.vocab)),
+    [B, T],
+    'int32'
+  )
   const mask = tf.ones([B, T])
   const vars = Policy.trainableVariables(policy)
-  const loss = (): tf.Scalar => tf.tidy(() => tf.div(tf.neg(tf.sum(tf.mul(Scoring.tokenLogprobs(policy, { entropy: false })(ids).logprobs, mask))), tf.sum(mask)) as tf.Scalar)
+  const loss = (): tf.Scalar =>
+    tf.tidy(() => tf.div(tf.neg(tf.sum(tf.mul(Scoring.tokenLogprobs(policy, { entropy: false })(ids).logprobs, mask))), tf.sum(mask)) as tf.Scalar)
   const m = vars.map((w) => tf.variable(tf.zerosLike(w), false))
   const v = vars.map((w) => tf.variable(tf.zerosLike(w), false))
   const grads = (): void => {

@@ -41,7 +41,13 @@ export interface Agent {
  * @category constructors
  * @since 0.1.0
  */
-export const make = (policy: Policy.Policy, critic: Critic.Critic | undefined, tokenizer: Tokenizer.Tokenizer, template: Tokenizer.ChatTemplate, contextLength: number): Agent => {
+export const make = (
+  policy: Policy.Policy,
+  critic: Critic.Critic | undefined,
+  tokenizer: Tokenizer.Tokenizer,
+  template: Tokenizer.ChatTemplate,
+  contextLength: number
+): Agent => {
   let reference: Policy.Policy | undefined
   return {
     policy,
@@ -96,7 +102,10 @@ export const fromPolicy = (missing: PolicyError.PolicyError, policy: Policy.Poli
  * @since 0.1.0
  */
 export const pretrained = (dir: string, options: HuggingFace.LoadOptions = {}): TE.TaskEither<PolicyError.PolicyError, Agent> =>
-  pipe(Pretrained.load(dir, options), TE.chainEitherK((policy) => fromPolicy(PolicyError.fileError(dir, 'no tokenizer.json'), policy)))
+  pipe(
+    Pretrained.load(dir, options),
+    TE.chainEitherK((policy) => fromPolicy(PolicyError.fileError(dir, 'no tokenizer.json'), policy))
+  )
 
 /**
  * The agent saved in a checkpoint folder (policy and critic).
@@ -105,7 +114,10 @@ export const pretrained = (dir: string, options: HuggingFace.LoadOptions = {}): 
  * @since 0.1.0
  */
 export const load = (dir: string): TE.TaskEither<PolicyError.PolicyError, Agent> =>
-  pipe(Checkpoint.load(dir), TE.chainEitherK(({ policy, critic }) => fromPolicy(PolicyError.fileError(dir, 'the checkpoint has no tokenizer'), policy, critic)))
+  pipe(
+    Checkpoint.load(dir),
+    TE.chainEitherK(({ policy, critic }) => fromPolicy(PolicyError.fileError(dir, 'the checkpoint has no tokenizer'), policy, critic))
+  )
 
 /**
  * Saves the agent (policy and critic) as a checkpoint with `extra` metadata.

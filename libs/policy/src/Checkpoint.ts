@@ -57,8 +57,7 @@ export type Meta = t.TypeOf<typeof Meta>
  * @since 0.1.0
  */
 export type StateError =
-  | { readonly _tag: 'Storage'; readonly error: PolicyError }
-  | { readonly _tag: 'Mismatch'; readonly dir: string; readonly reason: string }
+  { readonly _tag: 'Storage'; readonly error: PolicyError } | { readonly _tag: 'Mismatch'; readonly dir: string; readonly reason: string }
 
 /**
  * A one-line, human-readable description of a {@link StateError}.
@@ -96,10 +95,17 @@ const hostOf = (variables: Policy.NamedVariables): Map<string, Safetensors.Writa
 const tokenizerFiles = (tokenizer: Tokenizer | undefined): { kind: Meta['tokenizer']; files: Array<[string, string]> } => {
   if (tokenizer === undefined) return { kind: null, files: [] }
   const tagged = tokenizer as Partial<WordTokenizer.WordTokenizer | HfTokenizer.HfTokenizer>
-  if (tagged._tag === 'WordTokenizer') return { kind: 'mtrl-word', files: [['tokenizer.json', JSON.stringify(WordTokenizer.toSaved(tagged as WordTokenizer.WordTokenizer))]] }
+  if (tagged._tag === 'WordTokenizer')
+    return { kind: 'mtrl-word', files: [['tokenizer.json', JSON.stringify(WordTokenizer.toSaved(tagged as WordTokenizer.WordTokenizer))]] }
   if (tagged._tag === 'HfTokenizer') {
     const hf = tagged as HfTokenizer.HfTokenizer
-    return { kind: 'huggingface', files: [['tokenizer.json', JSON.stringify(hf.json)], ['tokenizer_config.json', JSON.stringify(hf.config)]] }
+    return {
+      kind: 'huggingface',
+      files: [
+        ['tokenizer.json', JSON.stringify(hf.json)],
+        ['tokenizer_config.json', JSON.stringify(hf.config)]
+      ]
+    }
   }
   throw new Error('Checkpoint.save: unknown tokenizer kind (expected a WordTokenizer or an HfTokenizer)')
 }
@@ -152,24 +158,26 @@ export const isCheckpoint = async (dir: string): Promise<boolean> => {
 const hostMap = (file: Safetensors.File): Map<string, Policy.HostTensor> =>
   new Map([...file.tensors].map(([name, entry]) => [name, { shape: entry.shape, data: Safetensors.toFloat32(entry) }]))
 
-const loadTokenizer = (dir: string, kind: Meta['tokenizer']): TE.TaskEither<PolicyError, Tokenizer | undefined> => async () => {
-  if (kind === null) return E.right(undefined)
-  const path = join(dir, 'tokenizer.json')
-  const json = await readJson(path)()
-  if (json._tag === 'Left') return json
-  if (kind === 'mtrl-word') {
-    const saved = Decode.decode(path, WordTokenizer.Saved)(json.right)
-    return saved._tag === 'Left' ? E.left(invalidConfig(path, Decode.formatError(saved.left))) : E.right(WordTokenizer.fromWords(saved.right.words))
+const loadTokenizer =
+  (dir: string, kind: Meta['tokenizer']): TE.TaskEither<PolicyError, Tokenizer | undefined> =>
+  async () => {
+    if (kind === null) return E.right(undefined)
+    const path = join(dir, 'tokenizer.json')
+    const json = await readJson(path)()
+    if (json._tag === 'Left') return json
+    if (kind === 'mtrl-word') {
+      const saved = Decode.decode(path, WordTokenizer.Saved)(json.right)
+      return saved._tag === 'Left' ? E.left(invalidConfig(path, Decode.formatError(saved.left))) : E.right(WordTokenizer.fromWords(saved.right.words))
+    }
+    const cfgPath = join(dir, 'tokenizer_config.json')
+    const cfg = (await exists(cfgPath)) ? await readJson(cfgPath)() : E.right({})
+    if (cfg._tag === 'Left') return cfg
+    try {
+      return E.right(HfTokenizer.fromJson(json.right, cfg.right))
+    } catch (e) {
+      return E.left(invalidConfig(path, e instanceof Error ? e.message : String(e)))
+    }
   }
-  const cfgPath = join(dir, 'tokenizer_config.json')
-  const cfg = (await exists(cfgPath)) ? await readJson(cfgPath)() : E.right({})
-  if (cfg._tag === 'Left') return cfg
-  try {
-    return E.right(HfTokenizer.fromJson(json.right, cfg.right))
-  } catch (e) {
-    return E.left(invalidConfig(path, e instanceof Error ? e.message : String(e)))
-  }
-}
 
 /**
  * Loads a checkpoint. The caller owns the models (`dispose`).

@@ -66,7 +66,14 @@ export const make = (source: ModelConfig | Policy, options: Options, seed: numbe
   }
   variables['v_head.weight'] = variableOf(scope, 'v_head.weight', { shape: [1, config.dModel], data: normal(rng, config.dModel, 0.001) })
   variables['v_head.bias'] = variableOf(scope, 'v_head.bias', { shape: [1], data: new Float32Array(1) })
-  return { _tag: 'Critic', config, shareTrunk: options.shareTrunk, policy: options.shareTrunk ? policy : undefined, variables, dispose: () => disposeAll(variables) }
+  return {
+    _tag: 'Critic',
+    config,
+    shareTrunk: options.shareTrunk,
+    policy: options.shareTrunk ? policy : undefined,
+    variables,
+    dispose: () => disposeAll(variables)
+  }
 }
 
 /**

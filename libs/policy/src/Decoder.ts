@@ -93,7 +93,8 @@ export const make = (policy: Policy, options: Options): Decoder => {
   const S = options.slots
   const maxLen = options.maxLen
   if (!Number.isInteger(S) || S <= 0) throw new Error(`Decoder.make: slots must be a positive integer, got ${S}`)
-  if (!Number.isInteger(maxLen) || maxLen <= 0 || maxLen > config.maxLen) throw new Error(`Decoder.make: maxLen must be in [1, ${config.maxLen}], got ${maxLen}`)
+  if (!Number.isInteger(maxLen) || maxLen <= 0 || maxLen > config.maxLen)
+    throw new Error(`Decoder.make: maxLen must be in [1, ${config.maxLen}], got ${maxLen}`)
   const V = config.vocab
   let cache = makeCache(config, S, maxLen)
   // each slot's token ids; the cache's lengths say how many are held
@@ -128,8 +129,7 @@ export const make = (policy: Policy, options: Options): Decoder => {
     return Number.isInteger(length) && length >= 0 && length <= n
   }
   const checkTruncate = (slot: number, length: number, what: string): void => {
-    if (!canTruncate(slot, length))
-      throw new Error(`${what}: cannot keep ${length} of slot ${slot}'s ${cache.lengths[slot]} tokens`)
+    if (!canTruncate(slot, length)) throw new Error(`${what}: cannot keep ${length} of slot ${slot}'s ${cache.lengths[slot]} tokens`)
   }
 
   const feed = (feeds: ReadonlyArray<Feed>): ReadonlyArray<Float32Array> => {
@@ -139,8 +139,10 @@ export const make = (policy: Policy, options: Options): Decoder => {
       if (seen.has(slot)) throw new Error(`feed: slot ${slot} given twice`)
       seen.add(slot)
       if (tokens.length === 0) throw new Error(`feed: no tokens for slot ${slot}`)
-      if (cache.lengths[slot]! + tokens.length > maxLen) throw new Error(`feed: slot ${slot} would hold ${cache.lengths[slot]! + tokens.length} tokens, more than maxLen ${maxLen}`)
-      for (let i = 0; i < tokens.length; i++) if (!(tokens[i]! >= 0 && tokens[i]! < V)) throw new Error(`feed: token id ${tokens[i]} outside the vocabulary [0, ${V})`)
+      if (cache.lengths[slot]! + tokens.length > maxLen)
+        throw new Error(`feed: slot ${slot} would hold ${cache.lengths[slot]! + tokens.length} tokens, more than maxLen ${maxLen}`)
+      for (let i = 0; i < tokens.length; i++)
+        if (!(tokens[i]! >= 0 && tokens[i]! < V)) throw new Error(`feed: token id ${tokens[i]} outside the vocabulary [0, ${V})`)
     }
     if (feeds.length === 0) return []
     for (const { slot, tokens } of feeds) held[slot]!.set(tokens, cache.lengths[slot]!)
@@ -167,7 +169,8 @@ export const make = (policy: Policy, options: Options): Decoder => {
           layer.copyWithin((to * config.kvHeads + h) * cap * hd, src, src + length * hd)
         }
     const D = config.dModel
-    for (const memory of cache.canon) for (const site of [memory.attn, memory.mlp]) site.copyWithin(to * maxLen * D, from * maxLen * D, (from * maxLen + length) * D)
+    for (const memory of cache.canon)
+      for (const site of [memory.attn, memory.mlp]) site.copyWithin(to * maxLen * D, from * maxLen * D, (from * maxLen + length) * D)
     cache.lengths[to] = length
     cache.last[to] = length === 0 ? -1 : held[from]![length - 1]!
     held[to]!.set(held[from]!.subarray(0, length))

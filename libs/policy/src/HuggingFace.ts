@@ -73,24 +73,26 @@ export const configOf = (json: unknown): E.Either<string, ModelConfig> => {
   }
 }
 
-const loadWeights = (dir: string): TE.TaskEither<PolicyError, Map<string, Policy.HostTensor>> => async () => {
-  const index = join(dir, 'model.safetensors.index.json')
-  let files = ['model.safetensors']
-  if (await exists(index)) {
-    const json = await readJson(index)()
-    if (json._tag === 'Left') return json
-    const map = (json.right as { weight_map?: Record<string, string> }).weight_map
-    if (map === undefined) return E.left(invalidConfig(index, 'no weight_map'))
-    files = [...new Set(Object.values(map))].sort()
+const loadWeights =
+  (dir: string): TE.TaskEither<PolicyError, Map<string, Policy.HostTensor>> =>
+  async () => {
+    const index = join(dir, 'model.safetensors.index.json')
+    let files = ['model.safetensors']
+    if (await exists(index)) {
+      const json = await readJson(index)()
+      if (json._tag === 'Left') return json
+      const map = (json.right as { weight_map?: Record<string, string> }).weight_map
+      if (map === undefined) return E.left(invalidConfig(index, 'no weight_map'))
+      files = [...new Set(Object.values(map))].sort()
+    }
+    const out = new Map<string, Policy.HostTensor>()
+    for (const file of files) {
+      const loaded = await loadSafetensors(join(dir, file))()
+      if (loaded._tag === 'Left') return loaded
+      for (const [name, entry] of loaded.right.tensors) out.set(name, { shape: entry.shape, data: Safetensors.toFloat32(entry) })
+    }
+    return E.right(out)
   }
-  const out = new Map<string, Policy.HostTensor>()
-  for (const file of files) {
-    const loaded = await loadSafetensors(join(dir, file))()
-    if (loaded._tag === 'Left') return loaded
-    for (const [name, entry] of loaded.right.tensors) out.set(name, { shape: entry.shape, data: Safetensors.toFloat32(entry) })
-  }
-  return E.right(out)
-}
 
 /**
  * Options of {@link load}.
@@ -127,7 +129,8 @@ export const load =
     if (json._tag === 'Left') return json
     const config = configOf(json.right)
     if (config._tag === 'Left') return E.left(unsupportedModel(configPath, config.left))
-    if (options.maxLen !== undefined && !(Number.isInteger(options.maxLen) && options.maxLen > 0)) return E.left(invalidConfig(configPath, `maxLen must be a positive integer, got ${options.maxLen}`))
+    if (options.maxLen !== undefined && !(Number.isInteger(options.maxLen) && options.maxLen > 0))
+      return E.left(invalidConfig(configPath, `maxLen must be a positive integer, got ${options.maxLen}`))
     const weights = await loadWeights(dir)()
     if (weights._tag === 'Left') return weights
     let tokenizer: HfTokenizer.HfTokenizer | undefined
@@ -146,7 +149,12 @@ export const load =
     }
     try {
       const sized = options.maxLen === undefined ? config.right : { ...config.right, maxLen: options.maxLen }
-      return E.right(Policy.fromHost(sized, weights.right, { ...(tokenizer === undefined ? {} : { tokenizer }), ...(options.lora === undefined ? {} : { lora: options.lora }) }))
+      return E.right(
+        Policy.fromHost(sized, weights.right, {
+          ...(tokenizer === undefined ? {} : { tokenizer }),
+          ...(options.lora === undefined ? {} : { lora: options.lora })
+        })
+      )
     } catch (e) {
       return E.left(invalidConfig(join(dir, 'model.safetensors'), e instanceof Error ? e.message : String(e)))
     }

@@ -58,7 +58,11 @@ const module = (target: Target): string => (['q_proj', 'k_proj', 'v_proj', 'o_pr
  * @category destructors
  * @since 0.1.0
  */
-export const adaptedWeights = (config: ModelConfig, options: Options, shapeOf: (name: string) => ReadonlyArray<number> | undefined): ReadonlyArray<{ readonly stem: string; readonly out: number; readonly in: number }> => {
+export const adaptedWeights = (
+  config: ModelConfig,
+  options: Options,
+  shapeOf: (name: string) => ReadonlyArray<number> | undefined
+): ReadonlyArray<{ readonly stem: string; readonly out: number; readonly in: number }> => {
   const out: Array<{ stem: string; out: number; in: number }> = []
   for (let i = 0; i < config.layers; i++)
     for (const target of options.targets) {
@@ -87,8 +91,14 @@ export const makeVariables = (
   const rng = Rng.make(seed)
   const variables: Record<string, tf.Variable> = {}
   for (const w of adaptedWeights(config, options, shapeOf)) {
-    variables[`${w.stem}.lora_A.weight`] = variableOf(scope, `${w.stem}.lora_A.weight`, { shape: [options.rank, w.in], data: normal(rng, options.rank * w.in, 1 / options.rank) })
-    variables[`${w.stem}.lora_B.weight`] = variableOf(scope, `${w.stem}.lora_B.weight`, { shape: [w.out, options.rank], data: new Float32Array(w.out * options.rank) })
+    variables[`${w.stem}.lora_A.weight`] = variableOf(scope, `${w.stem}.lora_A.weight`, {
+      shape: [options.rank, w.in],
+      data: normal(rng, options.rank * w.in, 1 / options.rank)
+    })
+    variables[`${w.stem}.lora_B.weight`] = variableOf(scope, `${w.stem}.lora_B.weight`, {
+      shape: [w.out, options.rank],
+      data: new Float32Array(w.out * options.rank)
+    })
   }
   return variables
 }

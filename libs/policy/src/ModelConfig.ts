@@ -115,9 +115,7 @@ export const defaultSettings: Required<Settings> = {
  * @category constructors
  * @since 0.1.0
  */
-export const make = (
-  sizes: Pick<ModelConfig, 'vocab' | 'dModel' | 'layers' | 'heads'> & Partial<ModelConfig>
-): ModelConfig =>
+export const make = (sizes: Pick<ModelConfig, 'vocab' | 'dModel' | 'layers' | 'heads'> & Partial<ModelConfig>): ModelConfig =>
   validate({
     kvHeads: sizes.heads,
     ffn: sizes.activation === 'gelu' ? 4 * sizes.dModel : Math.ceil((8 * sizes.dModel) / 3 / 32) * 32,
@@ -180,6 +178,8 @@ export const parameterCount = (config: ModelConfig): number => {
   const mlp = (config.activation === 'swiglu' ? 3 : 2) * d * ffn
   const perLayer = attention + mlp + 2 * normParams + 2 * canonSpan(config) * d
   const embeddings =
-    vocab * d * (config.tiedEmbeddings ? 1 : 2) + (config.positional === 'learned' ? config.maxLen * d : 0) + (config.prevTokenEmbedding === true ? vocab * d : 0)
+    vocab * d * (config.tiedEmbeddings ? 1 : 2) +
+    (config.positional === 'learned' ? config.maxLen * d : 0) +
+    (config.prevTokenEmbedding === true ? vocab * d : 0)
   return layers * perLayer + embeddings + normParams
 }

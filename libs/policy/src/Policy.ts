@@ -45,8 +45,7 @@ export interface MakeOptions {
 }
 
 const assemble = (config: ModelConfig, scope: string, base: Record<string, tf.Variable>, options: MakeOptions, loraSeed: number): Policy => {
-  const adapters =
-    options.lora === undefined ? {} : Lora.makeVariables(scope, config, options.lora, (name) => base[name]?.shape, options.loraSeed ?? loraSeed)
+  const adapters = options.lora === undefined ? {} : Lora.makeVariables(scope, config, options.lora, (name) => base[name]?.shape, options.loraSeed ?? loraSeed)
   const variables: NamedVariables = { ...base, ...adapters }
   return { _tag: 'Policy', config, tokenizer: options.tokenizer, lora: options.lora, variables, dispose: () => disposeAll(variables) }
 }
@@ -89,7 +88,8 @@ export const fromHost = (config: ModelConfig, weights: ReadonlyMap<string, HostT
     for (const spec of transformer.parameterSpecs(config)) {
       const w = weights.get(spec.name)
       if (w === undefined) throw new Error(`missing weight ${spec.name}`)
-      if (w.shape.join(',') !== spec.shape.join(',')) throw new Error(`weight ${spec.name} has shape [${w.shape.join(', ')}], expected [${spec.shape.join(', ')}]`)
+      if (w.shape.join(',') !== spec.shape.join(','))
+        throw new Error(`weight ${spec.name} has shape [${w.shape.join(', ')}], expected [${spec.shape.join(', ')}]`)
       base[spec.name] = variableOf(scope, spec.name, w)
       made.push(base[spec.name]!)
     }

@@ -79,7 +79,8 @@ export const make = (policy: Policy, options: Options): SamplerSession => {
     if (slots.length !== tokens.length) throw new Error(`append: ${slots.length} slots but ${tokens.length} token arrays`)
     const items = slots.map((slot, i) => ({ slot, tokens: tokens[i]! })).filter((item) => item.tokens.length > 0)
     for (const { slot, tokens: t } of items) {
-      if (decoder.length(slot) + t.length > decoder.maxLen) throw new Error(`append: slot ${slot} would hold ${decoder.length(slot) + t.length} tokens, more than maxLen ${decoder.maxLen}`)
+      if (decoder.length(slot) + t.length > decoder.maxLen)
+        throw new Error(`append: slot ${slot} would hold ${decoder.length(slot) + t.length} tokens, more than maxLen ${decoder.maxLen}`)
       for (const id of t) if (!(id >= 0 && id < V)) throw new Error(`append: token id ${id} outside the vocabulary [0, ${V})`)
     }
     if (items.length > 0) feed(items)

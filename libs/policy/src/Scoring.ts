@@ -106,10 +106,14 @@ export const tokenLogprobsWithValues =
   (policy: Policy, critic: Critic, options: Options = {}) =>
   (ids: tf.Tensor2D, temperature = 1): TokenScoresWithValues => {
     checkTemperature(temperature)
-    if (!critic.shareTrunk || critic.policy !== policy) throw new Error('Scoring.tokenLogprobsWithValues: the critic must share this policy\'s trunk (Critic.make(policy, { shareTrunk: true }))')
+    if (!critic.shareTrunk || critic.policy !== policy)
+      throw new Error("Scoring.tokenLogprobsWithValues: the critic must share this policy's trunk (Critic.make(policy, { shareTrunk: true }))")
     return tf.tidy(() => {
       const hidden = hiddenOf(policy, ids)
-      return { ...scoresOf(policy, hidden, ids, temperature, options), values: valueHead(critic, options.valueGradient === 'trunk' ? hidden : detach(hidden)) } as unknown as tf.TensorContainer
+      return {
+        ...scoresOf(policy, hidden, ids, temperature, options),
+        values: valueHead(critic, options.valueGradient === 'trunk' ? hidden : detach(hidden))
+      } as unknown as tf.TensorContainer
     }) as unknown as TokenScoresWithValues
   }
 

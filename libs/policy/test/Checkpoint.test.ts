@@ -20,7 +20,17 @@ beforeAll(async () => {
 
 const fixtures = resolve(dirname(fileURLToPath(import.meta.url)), '../../../fixtures/hf')
 const tokenizer = WordTokenizer.build({ maxVocab: 300, minCount: 1 })(['go north', 'open the door', 'take the key'])
-const config = ModelConfig.make({ vocab: tokenizer.vocabSize, dModel: 16, layers: 2, heads: 2, ffn: 32, maxLen: 32, positional: 'learned', norm: 'layernorm', activation: 'gelu' })
+const config = ModelConfig.make({
+  vocab: tokenizer.vocabSize,
+  dModel: 16,
+  layers: 2,
+  heads: 2,
+  ffn: 32,
+  maxLen: 32,
+  positional: 'learned',
+  norm: 'layernorm',
+  activation: 'gelu'
+})
 const bits = (v: tf.Tensor): number[] => Array.from(new Uint32Array(new Float32Array(v.dataSync()).buffer))
 const sameVariables = (a: Policy.NamedVariables, b: Policy.NamedVariables): void => {
   expect(Object.keys(b).sort()).toEqual(Object.keys(a).sort())
@@ -43,7 +53,14 @@ describe('Checkpoint', () => {
     expect(state.step).toBe(3)
     const saved = await _.save(dir, { policy, critic, optimizerState: state, optimizerStates: { spare: state }, extra: { iteration: 3 } })()
     expect(saved._tag).toBe('Right')
-    expect(readdirSync(dir).sort()).toEqual(['config.json', 'critic.safetensors', 'model.safetensors', 'optimizer.safetensors', 'optimizer.spare.safetensors', 'tokenizer.json'])
+    expect(readdirSync(dir).sort()).toEqual([
+      'config.json',
+      'critic.safetensors',
+      'model.safetensors',
+      'optimizer.safetensors',
+      'optimizer.spare.safetensors',
+      'tokenizer.json'
+    ])
     expect(await _.isCheckpoint(dir)).toBe(true)
 
     const loaded = await _.load(dir)()

@@ -17,8 +17,18 @@ describe('Critic', () => {
     const critic = _.make(policy, { shareTrunk: false }, 2)
     expect(Object.keys(critic.variables)).toContain('model.layers.0.self_attn.q_proj.weight')
     expect(Object.keys(critic.variables)).not.toContain('lm_head.weight')
-    const ids = tf.tensor2d([[1, 2, 3, 4], [5, 6, 0, 0]], [2, 4], 'int32')
-    const target = tf.tensor2d([[0, 0.5, 1, 1], [1, 1, 0, 0]])
+    const ids = tf.tensor2d(
+      [
+        [1, 2, 3, 4],
+        [5, 6, 0, 0]
+      ],
+      [2, 4],
+      'int32'
+    )
+    const target = tf.tensor2d([
+      [0, 0.5, 1, 1],
+      [1, 1, 0, 0]
+    ])
     const before = policy.variables['model.layers.0.self_attn.q_proj.weight']!.dataSync().slice()
     const adam = tf.train.adam(1e-2)
     const loss = (): tf.Scalar => tf.mean(tf.square(tf.sub(_.values(critic)(ids), target))) as tf.Scalar

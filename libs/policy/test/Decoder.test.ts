@@ -12,7 +12,17 @@ beforeAll(async () => {
 })
 
 const plain = ModelConfig.make({ vocab: 40, dModel: 32, layers: 2, heads: 4, kvHeads: 2, ffn: 48, maxLen: 96, qkvBias: true, prevTokenEmbedding: true })
-const canon = ModelConfig.make({ vocab: 40, dModel: 32, layers: 2, heads: 4, ffn: 48, maxLen: 96, tiedEmbeddings: true, prevTokenEmbedding: true, canonSpan: 3 })
+const canon = ModelConfig.make({
+  vocab: 40,
+  dModel: 32,
+  layers: 2,
+  heads: 4,
+  ffn: 48,
+  maxLen: 96,
+  tiedEmbeddings: true,
+  prevTokenEmbedding: true,
+  canonSpan: 3
+})
 
 const tokens = (seed: number, n: number): Int32Array => {
   const rng = Rng.make(seed)
@@ -41,7 +51,10 @@ describe('Decoder', () => {
       const decoder = _.make(policy, { slots: 2, maxLen: 96 })
       const a = tokens(1, 13)
       const b = tokens(2, 7)
-      decoder.feed([{ slot: 0, tokens: a.subarray(0, 5) }, { slot: 1, tokens: b }])
+      decoder.feed([
+        { slot: 0, tokens: a.subarray(0, 5) },
+        { slot: 1, tokens: b }
+      ])
       const [last] = decoder.feed([{ slot: 0, tokens: a.subarray(5) }])
       expect(Array.from(decoder.tokens(0))).toEqual(Array.from(a))
       expect(decoder.length(1)).toBe(7)
@@ -57,7 +70,11 @@ describe('Decoder', () => {
     const alone = _.make(policy, { slots: 3, maxLen: 96 })
     const shared = _.make(policy, { slots: 3, maxLen: 96 })
     const [x] = alone.feed([{ slot: 1, tokens: tokens(5, 9) }])
-    const [, y] = shared.feed([{ slot: 0, tokens: tokens(6, 20) }, { slot: 1, tokens: tokens(5, 9) }, { slot: 2, tokens: [4] }])
+    const [, y] = shared.feed([
+      { slot: 0, tokens: tokens(6, 20) },
+      { slot: 1, tokens: tokens(5, 9) },
+      { slot: 2, tokens: [4] }
+    ])
     expect(Array.from(y!)).toEqual(Array.from(x!))
     alone.dispose()
     shared.dispose()
@@ -107,7 +124,12 @@ describe('Decoder', () => {
   it('refuses bad feeds: a slot twice, no tokens, past maxLen, ids outside the vocabulary', () => {
     const policy = Policy.make(plain, 1)
     const decoder = _.make(policy, { slots: 2, maxLen: 8 })
-    expect(() => decoder.feed([{ slot: 0, tokens: [1] }, { slot: 0, tokens: [2] }])).toThrow(/twice/)
+    expect(() =>
+      decoder.feed([
+        { slot: 0, tokens: [1] },
+        { slot: 0, tokens: [2] }
+      ])
+    ).toThrow(/twice/)
     expect(() => decoder.feed([{ slot: 0, tokens: [] }])).toThrow(/no tokens/)
     expect(() => decoder.feed([{ slot: 0, tokens: tokens(1, 9) }])).toThrow(/maxLen/)
     expect(() => decoder.feed([{ slot: 1, tokens: [40] }])).toThrow(/vocabulary/)

@@ -24,18 +24,29 @@ interface Run {
 const run = (config: ModelConfig.ModelConfig): Run => {
   const policy = randomCanon(Policy.make(config, 4), 6)
   const critic = Critic.make(policy, { shareTrunk: true }, 5)
-  const ids = tf.tensor2d([[1, 5, 9, 2, 7, 3, 0, 0], [4, 4, 8, 1, 6, 2, 9, 11]], [2, 8], 'int32')
-  const mask = tf.tensor2d([[0, 1, 1, 1, 1, 1, 0, 0], [0, 1, 1, 1, 1, 1, 1, 1]])
+  const ids = tf.tensor2d(
+    [
+      [1, 5, 9, 2, 7, 3, 0, 0],
+      [4, 4, 8, 1, 6, 2, 9, 11]
+    ],
+    [2, 8],
+    'int32'
+  )
+  const mask = tf.tensor2d([
+    [0, 1, 1, 1, 1, 1, 0, 0],
+    [0, 1, 1, 1, 1, 1, 1, 1]
+  ])
   const vars = [...Policy.trainableVariables(policy), ...Critic.trainableVariables(critic)]
-  const { value, grads } = tf.variableGrads(() =>
-    tf.tidy(() => {
-      const { logprobs, entropy } = Scoring.tokenLogprobs(policy)(ids, 0.9)
-      const values = Critic.values(critic)(ids)
-      const pg = tf.neg(tf.sum(tf.mul(tf.add(logprobs, tf.mul(entropy, 0.01)), mask)))
-      // the training path (no entropy: its own log-softmax gradient) at another temperature
-      const sft = tf.neg(tf.sum(tf.mul(Scoring.tokenLogprobs(policy, { entropy: false })(ids).logprobs, mask)))
-      return tf.addN([pg, tf.mul(sft, 0.5), tf.sum(tf.mul(tf.square(values), mask))]) as tf.Scalar
-    }),
+  const { value, grads } = tf.variableGrads(
+    () =>
+      tf.tidy(() => {
+        const { logprobs, entropy } = Scoring.tokenLogprobs(policy)(ids, 0.9)
+        const values = Critic.values(critic)(ids)
+        const pg = tf.neg(tf.sum(tf.mul(tf.add(logprobs, tf.mul(entropy, 0.01)), mask)))
+        // the training path (no entropy: its own log-softmax gradient) at another temperature
+        const sft = tf.neg(tf.sum(tf.mul(Scoring.tokenLogprobs(policy, { entropy: false })(ids).logprobs, mask)))
+        return tf.addN([pg, tf.mul(sft, 0.5), tf.sum(tf.mul(tf.square(values), mask))]) as tf.Scalar
+      }),
     vars
   )
   const out: Record<string, Float32Array> = {}
@@ -55,8 +66,24 @@ const run = (config: ModelConfig.ModelConfig): Run => {
 
 const configs: ReadonlyArray<[string, ModelConfig.ModelConfig]> = [
   ['llama-style', ModelConfig.make({ vocab: 24, dModel: 32, layers: 2, heads: 4, kvHeads: 2, ffn: 48, maxLen: 32, qkvBias: true })],
-  ['recipe-style', ModelConfig.make({ vocab: 24, dModel: 32, layers: 2, heads: 4, ffn: 48, maxLen: 32, tiedEmbeddings: true, prevTokenEmbedding: true, canonSpan: 3 })],
-  ['gpt-style', ModelConfig.make({ vocab: 24, dModel: 32, layers: 2, heads: 2, maxLen: 32, positional: 'learned', norm: 'layernorm', activation: 'gelu', tiedEmbeddings: true })]
+  [
+    'recipe-style',
+    ModelConfig.make({ vocab: 24, dModel: 32, layers: 2, heads: 4, ffn: 48, maxLen: 32, tiedEmbeddings: true, prevTokenEmbedding: true, canonSpan: 3 })
+  ],
+  [
+    'gpt-style',
+    ModelConfig.make({
+      vocab: 24,
+      dModel: 32,
+      layers: 2,
+      heads: 2,
+      maxLen: 32,
+      positional: 'learned',
+      norm: 'layernorm',
+      activation: 'gelu',
+      tiedEmbeddings: true
+    })
+  ]
 ]
 
 describe('cpu vs wasm parity', () => {

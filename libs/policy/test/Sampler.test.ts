@@ -14,9 +14,29 @@ beforeAll(async () => {
 
 const configs: ReadonlyArray<[string, ModelConfig.ModelConfig]> = [
   ['llama-style GQA', ModelConfig.make({ vocab: 40, dModel: 32, layers: 2, heads: 4, kvHeads: 2, ffn: 48, maxLen: 96, qkvBias: true })],
-  ['gpt-style learned/layernorm/gelu', ModelConfig.make({ vocab: 40, dModel: 32, layers: 2, heads: 2, ffn: 64, maxLen: 96, positional: 'learned', norm: 'layernorm', activation: 'gelu', tiedEmbeddings: true })],
-  ['previous-token embedding', ModelConfig.make({ vocab: 40, dModel: 32, layers: 2, heads: 4, ffn: 48, maxLen: 96, tiedEmbeddings: true, prevTokenEmbedding: true })],
-  ['canon mixing', ModelConfig.make({ vocab: 40, dModel: 32, layers: 2, heads: 4, ffn: 48, maxLen: 96, tiedEmbeddings: true, prevTokenEmbedding: true, canonSpan: 3 })]
+  [
+    'gpt-style learned/layernorm/gelu',
+    ModelConfig.make({
+      vocab: 40,
+      dModel: 32,
+      layers: 2,
+      heads: 2,
+      ffn: 64,
+      maxLen: 96,
+      positional: 'learned',
+      norm: 'layernorm',
+      activation: 'gelu',
+      tiedEmbeddings: true
+    })
+  ],
+  [
+    'previous-token embedding',
+    ModelConfig.make({ vocab: 40, dModel: 32, layers: 2, heads: 4, ffn: 48, maxLen: 96, tiedEmbeddings: true, prevTokenEmbedding: true })
+  ],
+  [
+    'canon mixing',
+    ModelConfig.make({ vocab: 40, dModel: 32, layers: 2, heads: 4, ffn: 48, maxLen: 96, tiedEmbeddings: true, prevTokenEmbedding: true, canonSpan: 3 })
+  ]
 ]
 
 /** Scores each slot's full sequence on its own (no padding) at `temperature`. */
@@ -140,7 +160,10 @@ describe('Sampler', () => {
       // slot i always draws from the stream seeded 100 + i
       const run = (slots: ReadonlyArray<number>) => {
         const session = _.make(policy, { slots: 6, maxLen: 96 })
-        session.append(slots, slots.map((s) => prompts[s]!))
+        session.append(
+          slots,
+          slots.map((s) => prompts[s]!)
+        )
         const out = session.generate(slots, { maxNewTokens: 12, temperature: 1, stopTokens: [], rng: slots.map((s) => Rng.make(100 + s)) })
         session.dispose()
         return new Map(slots.map((s, i) => [s, { tokens: Array.from(out[i]!.tokens), logprobs: Array.from(out[i]!.logprobs) }]))

@@ -25,8 +25,20 @@ describe('Sampling', () => {
     const greedy = _.draw({ temperature: 0 }, Rng.make(0))(logits)
     expect(greedy.token).toBe(1)
     expect(greedy.logprob).toBeCloseTo(_.top(1, 1)(logits)[0]!.logprob, 6)
-    const a = Array.from({ length: 20 }, ((rng) => () => _.draw({ temperature: 0.7, topP: 0.9 }, rng)(logits).token)(Rng.make(3)))
-    const b = Array.from({ length: 20 }, ((rng) => () => _.draw({ temperature: 0.7, topP: 0.9 }, rng)(logits).token)(Rng.make(3)))
+    const a = Array.from(
+      { length: 20 },
+      (
+        (rng) => () =>
+          _.draw({ temperature: 0.7, topP: 0.9 }, rng)(logits).token
+      )(Rng.make(3))
+    )
+    const b = Array.from(
+      { length: 20 },
+      (
+        (rng) => () =>
+          _.draw({ temperature: 0.7, topP: 0.9 }, rng)(logits).token
+      )(Rng.make(3))
+    )
     expect(a).toEqual(b)
   })
 })

@@ -17,7 +17,14 @@ describe('Scoring', () => {
     const policy = Policy.make(config, 1)
     await expectNoLeak(() => {
       tf.tidy(() => {
-        const ids = tf.tensor2d([[1, 4, 9, 2, 0], [3, 3, 8, 0, 0]], [2, 5], 'int32')
+        const ids = tf.tensor2d(
+          [
+            [1, 4, 9, 2, 0],
+            [3, 3, 8, 0, 0]
+          ],
+          [2, 5],
+          'int32'
+        )
         const { logprobs, entropy } = _.tokenLogprobs(policy)(ids, 0.7)
         const logits = Policy.logits(policy)(ids)
         const lp = tf.logSoftmax(tf.div(logits, 0.7)).arraySync() as number[][][]
@@ -52,7 +59,14 @@ describe('Scoring', () => {
 
   it('is differentiable: SFT steps with Adam lower the loss and leak nothing over 100 steps', async () => {
     const policy = Policy.make(config, 3)
-    const ids = tf.tensor2d([[1, 2, 3, 4, 5, 6, 7, 8], [8, 7, 6, 5, 4, 3, 2, 1]], [2, 8], 'int32')
+    const ids = tf.tensor2d(
+      [
+        [1, 2, 3, 4, 5, 6, 7, 8],
+        [8, 7, 6, 5, 4, 3, 2, 1]
+      ],
+      [2, 8],
+      'int32'
+    )
     const optimizer = tf.train.adam(1e-2)
     const loss = (): tf.Scalar => tf.neg(tf.mean(_.tokenLogprobs(policy, { entropy: false })(ids).logprobs)) as tf.Scalar
     // warm-up step creates the optimizer's moments
@@ -80,10 +94,17 @@ describe('Scoring', () => {
     policy.dispose()
   })
 
-  it('with values: one pass gives tokenLogprobs\' scores and Critic.values\' values; the value gradient reaches the head only', async () => {
+  it("with values: one pass gives tokenLogprobs' scores and Critic.values' values; the value gradient reaches the head only", async () => {
     const policy = Policy.make(config, 1)
     const critic = Critic.make(policy, { shareTrunk: true }, 2)
-    const ids = tf.tensor2d([[1, 2, 3, 4, 5], [6, 7, 8, 0, 0]], [2, 5], 'int32')
+    const ids = tf.tensor2d(
+      [
+        [1, 2, 3, 4, 5],
+        [6, 7, 8, 0, 0]
+      ],
+      [2, 5],
+      'int32'
+    )
     const both = _.tokenLogprobsWithValues(policy, critic)(ids, 0.7)
     const alone = _.tokenLogprobs(policy)(ids, 0.7)
     const values = Critic.values(critic)(ids)

@@ -6,6 +6,14 @@ import type * as Policy from '../src/Policy.js'
 export const randomCanon = (policy: Policy.Policy, seed: number): Policy.Policy => {
   const rng = Rng.make(seed)
   for (const [name, v] of Object.entries(policy.variables))
-    if (name.includes('canon')) tf.tidy(() => v.assign(tf.tensor(Float32Array.from({ length: v.size }, () => rng.next() - 0.5), v.shape)))
+    if (name.includes('canon'))
+      tf.tidy(() =>
+        v.assign(
+          tf.tensor(
+            Float32Array.from({ length: v.size }, () => rng.next() - 0.5),
+            v.shape
+          )
+        )
+      )
   return policy
 }

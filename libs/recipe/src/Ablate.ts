@@ -51,7 +51,9 @@ export type Previous =
 /** JSON text with object keys sorted, so that two decodings of one recipe compare equal. */
 const canonical = (value: unknown): string =>
   JSON.stringify(value, (_key, v: unknown) =>
-    v !== null && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v
+    v !== null && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v
   )
 
 /** The fields of a recipe that decide what its run computes: all but its `description` and `ablation`. */
@@ -78,10 +80,12 @@ export const previous = (path: string, recipe: PlanItem['recipe']): Previous => 
 }
 
 /** `runs/<name>-ablate-<time>`: an ablation's folder when none is given. @category constructors */
-export const defaultOut = (name: string, now: Date = new Date()): string => join('runs', `${name}-ablate-${now.toISOString().replace(/[-:.]/g, '').slice(0, 15)}`)
+export const defaultOut = (name: string, now: Date = new Date()): string =>
+  join('runs', `${name}-ablate-${now.toISOString().replace(/[-:.]/g, '').slice(0, 15)}`)
 
 /** The run folder of one cell and seed inside `out` (the cell's name made safe for a path). @category constructors */
-export const runPath = (out: string, item: Pick<PlanItem, 'cell' | 'seed'>): string => join(out, `${item.cell.replace(/[^a-zA-Z0-9=,._-]+/g, '_')}-seed${item.seed}`)
+export const runPath = (out: string, item: Pick<PlanItem, 'cell' | 'seed'>): string =>
+  join(out, `${item.cell.replace(/[^a-zA-Z0-9=,._-]+/g, '_')}-seed${item.seed}`)
 
 /**
  * Runs every item of the plan in order; the rows of the finished ablation, or the first run's
@@ -99,8 +103,12 @@ export const run =
       pipeline.reporter.line(`\n=== cell ${n + 1}/${plan.length}: ${item.cell}, seed ${item.seed} ===`)
       const path = runPath(out, item)
       const before = previous(path, item.recipe)
-      if (before._tag === 'Other') return E.left(failed(`${path} holds a run of another recipe than cell ${item.cell}, seed ${item.seed}: choose another --out`))
-      if (before._tag !== 'New' && !resume) return E.left(failed(`${path} already holds a run of cell ${item.cell}, seed ${item.seed}: continue the ablation with --resume, or choose another --out`))
+      if (before._tag === 'Other')
+        return E.left(failed(`${path} holds a run of another recipe than cell ${item.cell}, seed ${item.seed}: choose another --out`))
+      if (before._tag !== 'New' && !resume)
+        return E.left(
+          failed(`${path} already holds a run of cell ${item.cell}, seed ${item.seed}: continue the ablation with --resume, or choose another --out`)
+        )
       let final: ReadonlyArray<Summary.Summary>
       if (before._tag === 'Finished') {
         pipeline.reporter.line(`finished before, kept: ${path}`)
@@ -109,7 +117,10 @@ export const run =
         const run = RunDir.create(item.cell, path)
         if (before._tag === 'New') run.writeJson('recipe.json', item.recipe)
         const summary = await Pipeline.run({ ...pipeline, run, resume: before._tag === 'Unfinished' })(item.recipe)()
-        if (E.isLeft(summary)) return summary.left._tag === 'Stopped' ? E.left(stopped(`${summary.left.message}; or continue the whole ablation with --resume and the same --out`)) : summary
+        if (E.isLeft(summary))
+          return summary.left._tag === 'Stopped'
+            ? E.left(stopped(`${summary.left.message}; or continue the whole ablation with --resume and the same --out`))
+            : summary
         final = summary.right.evals[summary.right.evals.length - 1]?.results ?? []
       }
       results.push({ cell: item.cell, seed: item.seed, final, run: RunDir.open(path).path })

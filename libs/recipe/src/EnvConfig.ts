@@ -61,5 +61,4 @@ export const source = (config: EnvConfig, note: (text: string) => void = () => u
 export const hasExpert = (config: EnvConfig): boolean => config.kind !== 'http'
 
 /** A short label for tables: `textworld/w2-o3-q4`, `alfworld/valid-unseen`, ... (builds nothing heavy). */
-export const label = (config: EnvConfig): string =>
-  config.kind === 'swe' ? SweSettings.spec(SweSettings.resolve(config.settings)).name : source(config).name
+export const label = (config: EnvConfig): string => (config.kind === 'swe' ? SweSettings.spec(SweSettings.resolve(config.settings)).name : source(config).name)

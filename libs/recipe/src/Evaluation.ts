@@ -31,12 +31,22 @@ export interface Target {
  * @category evaluation
  */
 export const all =
-  (agent: Agent.Agent, recipe: Recipe.Resolved, sources: ReadonlyArray<Env.EnvSource>, onEpisode?: (episode: Trajectory.Trajectory) => void): TE.TaskEither<Failed, ReadonlyArray<Summary.Summary>> =>
+  (
+    agent: Agent.Agent,
+    recipe: Recipe.Resolved,
+    sources: ReadonlyArray<Env.EnvSource>,
+    onEpisode?: (episode: Trajectory.Trajectory) => void
+  ): TE.TaskEither<Failed, ReadonlyArray<Summary.Summary>> =>
   async () => {
     const session = Sampler.make(agent.policy, { slots: recipe.eval.batch, maxLen: agent.contextLength })
     try {
       const { envs: _envs, ...settings } = recipe.eval
-      const options = { ...settings, rollout: (s: Env.EnvSource) => rolloutOptions(s, recipe.rollout, undefined), seed: recipe.seed + 1000, ...(onEpisode === undefined ? {} : { onEpisode }) }
+      const options = {
+        ...settings,
+        rollout: (s: Env.EnvSource) => rolloutOptions(s, recipe.rollout, undefined),
+        seed: recipe.seed + 1000,
+        ...(onEpisode === undefined ? {} : { onEpisode })
+      }
       const results = await Evaluate.runEach(options)(generatorFor(agent, session))(sources)()
       return E.mapLeft((e: { env: string; error: EnvError.EnvError }) => failed(`evaluation on ${e.env}: ${EnvError.message(e.error)}`))(results)
     } finally {

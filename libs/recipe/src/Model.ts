@@ -23,7 +23,12 @@ export const policyError = (e: PolicyError.PolicyError): Failed => failed(Policy
  * episodes, each action also written in every non-plain `formats` the recipe's rollouts use, so
  * that a tool call's or tag's pieces are words of the vocabulary). @category constructors
  */
-export const scratch = (model: ResolvedScratch, sources: ReadonlyArray<Env.EnvSource>, seed: number, formats: ReadonlyArray<ActionFormat.ActionFormat> = []): TE.TaskEither<Failed, Agent.Agent> => {
+export const scratch = (
+  model: ResolvedScratch,
+  sources: ReadonlyArray<Env.EnvSource>,
+  seed: number,
+  formats: ReadonlyArray<ActionFormat.ActionFormat> = []
+): TE.TaskEither<Failed, Agent.Agent> => {
   const rng = Rng.make(seed)
   const { kind: _kind, corpusEpisodes, maxVocab, ...sizes } = model
   const written = [...new Set(formats)].filter((f) => f !== 'plain')
@@ -46,6 +51,9 @@ export const pretrained = (model: PretrainedModel): TE.TaskEither<Failed, Agent.
   const options =
     model.kind === 'checkpoint'
       ? {}
-      : { ...(model.lora === undefined ? {} : { lora: { ...Lora.defaultOptions, ...model.lora } }), ...(model.maxLen === undefined ? {} : { maxLen: model.maxLen }) }
+      : {
+          ...(model.lora === undefined ? {} : { lora: { ...Lora.defaultOptions, ...model.lora } }),
+          ...(model.maxLen === undefined ? {} : { maxLen: model.maxLen })
+        }
   return pipe(Agent.pretrained(model.path, options), TE.mapLeft(policyError))
 }

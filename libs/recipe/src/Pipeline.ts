@@ -63,14 +63,22 @@ export interface Options {
 export const stageName = (stage: Stage, i: number): string => `stage ${i + 1} (${stage.kind} on ${label(stage.env)})`
 
 /** The agent a run starts with: the last finished stage's (resuming), or a new one. */
-const startAgent = (recipe: Resolved, run: RunDir.RunDir, progress: Progress.Progress, sources: ReadonlyArray<Env.EnvSource>, reporter: Reporter): TE.TaskEither<RunError, Agent.Agent> => {
+const startAgent = (
+  recipe: Resolved,
+  run: RunDir.RunDir,
+  progress: Progress.Progress,
+  sources: ReadonlyArray<Env.EnvSource>,
+  reporter: Reporter
+): TE.TaskEither<RunError, Agent.Agent> => {
   if (progress.nextStage > 0) {
     reporter.line(`resuming at stage ${progress.nextStage + 1} of ${recipe.stages.length}`)
     return pipe(Agent.load(Progress.stageEnd(run, progress.nextStage - 1)), TE.mapLeft(Model.policyError))
   }
   if (recipe.model.kind !== 'scratch') return Model.pretrained(recipe.model)
   reporter.line(`building the agent (word tokenizer from ${recipe.model.corpusEpisodes} expert episodes per environment)`)
-  const formats = [recipe.rollout?.actionFormat, ...recipe.stages.map((s) => ('rollout' in s ? s.rollout?.actionFormat : undefined))].filter((f) => f !== undefined)
+  const formats = [recipe.rollout?.actionFormat, ...recipe.stages.map((s) => ('rollout' in s ? s.rollout?.actionFormat : undefined))].filter(
+    (f) => f !== undefined
+  )
   return Model.scratch(recipe.model, sources, recipe.seed, formats)
 }
 

@@ -168,19 +168,32 @@ const invalid = (path: string, what: string): E.Either<string, never> => E.left(
 /** Checks one stage: an SFT stage has demonstrations; an RL stage's trainer configuration holds together (estimator options included), and its replicas have a separate critic to copy. */
 const checkStage = (stage: Stage, i: number, shareTrunk: boolean): E.Either<string, Stage> => {
   if (stage.kind === 'sft') {
-    if (stage.episodes === undefined && stage.data === undefined) return invalid(`stages.${i}`, 'an sft stage needs "episodes" (expert demonstrations) or "data" (a JSONL file)')
-    if (stage.data === undefined && !hasExpert(stage.env)) return invalid(`stages.${i}.env`, `${stage.env.kind} environments have no expert: give "data" (a JSONL file)`)
+    if (stage.episodes === undefined && stage.data === undefined)
+      return invalid(`stages.${i}`, 'an sft stage needs "episodes" (expert demonstrations) or "data" (a JSONL file)')
+    if (stage.data === undefined && !hasExpert(stage.env))
+      return invalid(`stages.${i}.env`, `${stage.env.kind} environments have no expert: give "data" (a JSONL file)`)
     if (stage.until !== undefined && (stage.emaDecay ?? 0) > 0)
-      return invalid(`stages.${i}.until`, `expected no weight average (emaDecay 0): the checks play the trained weights, not their average, got emaDecay ${stage.emaDecay}`)
+      return invalid(
+        `stages.${i}.until`,
+        `expected no weight average (emaDecay 0): the checks play the trained weights, not their average, got emaDecay ${stage.emaDecay}`
+      )
     return E.right(stage)
   }
-  if (stage.judge !== undefined && stage.agent === undefined) return invalid(`stages.${i}.judge`, 'a judge scores the runs of an agent written as code: give "agent" too')
-  if (stage.judge !== undefined && stage.reward !== undefined) return invalid(`stages.${i}.reward`, "expected no reward with a judge: the judge's scores are the runs' rewards")
+  if (stage.judge !== undefined && stage.agent === undefined)
+    return invalid(`stages.${i}.judge`, 'a judge scores the runs of an agent written as code: give "agent" too')
+  if (stage.judge !== undefined && stage.reward !== undefined)
+    return invalid(`stages.${i}.reward`, "expected no reward with a judge: the judge's scores are the runs' rewards")
   if ((stage.replicas ?? 1) > 1 && shareTrunk && TrainerAlgorithm.registry[stage.algorithm ?? 'ppo'].critic)
-    return invalid(`stages.${i}.replicas`, `expected 1 with a critic that shares the policy trunk (critic.shareTrunk: its update is one pass in one thread), got ${stage.replicas}`)
+    return invalid(
+      `stages.${i}.replicas`,
+      `expected 1 with a critic that shares the policy trunk (critic.shareTrunk: its update is one pass in one thread), got ${stage.replicas}`
+    )
   return pipe(
     TrainerConfig.check(trainerConfig(stage, Rollout.defaultOptions, 0)),
-    E.bimap((e) => `invalid recipe:\n${e.issues.map((issue) => `  stages.${i}.${issue.path}: expected ${issue.expected}, got ${issue.actual}`).join('\n')}`, () => stage)
+    E.bimap(
+      (e) => `invalid recipe:\n${e.issues.map((issue) => `  stages.${i}.${issue.path}: expected ${issue.expected}, got ${issue.actual}`).join('\n')}`,
+      () => stage
+    )
   )
 }
 
@@ -191,7 +204,12 @@ const checkSemantics = (recipe: Recipe): E.Either<string, Recipe> => {
     const checked = checkStage(stage, i, recipe.critic?.shareTrunk === true)
     if (E.isLeft(checked)) return checked
   }
-  if (recipe.model?.kind === 'scratch' && recipe.model.dModel !== undefined && recipe.model.heads !== undefined && recipe.model.dModel % recipe.model.heads !== 0)
+  if (
+    recipe.model?.kind === 'scratch' &&
+    recipe.model.dModel !== undefined &&
+    recipe.model.heads !== undefined &&
+    recipe.model.dModel % recipe.model.heads !== 0
+  )
     return invalid('model.heads', `expected a divisor of model.dModel (${recipe.model.dModel}), got ${recipe.model.heads}`)
   return E.right(recipe)
 }
@@ -225,7 +243,10 @@ export const ablationPlan = (json: unknown, grid: Grid.Grid, seeds: ReadonlyArra
         const { ablation: _a, ...recipe } = variant as Record<string, unknown>
         return pipe(
           decode(recipe),
-          E.bimap((e) => `cell ${cell}, seed ${seed}: ${e}`, (decoded) => ({ cell, seed, recipe: decoded }))
+          E.bimap(
+            (e) => `cell ${cell}, seed ${seed}: ${e}`,
+            (decoded) => ({ cell, seed, recipe: decoded })
+          )
         )
       })
     )
@@ -233,7 +254,12 @@ export const ablationPlan = (json: unknown, grid: Grid.Grid, seeds: ReadonlyArra
 
 /** Fills the defaults of a decoded recipe. */
 export const resolve = (recipe: Recipe): Resolved => {
-  const scratch = { kind: 'scratch' as const, ...ModelConfig.defaultSettings, corpusEpisodes: Demonstrations.defaultCorpusEpisodes, maxVocab: WordTokenizer.defaultOptions.maxVocab }
+  const scratch = {
+    kind: 'scratch' as const,
+    ...ModelConfig.defaultSettings,
+    corpusEpisodes: Demonstrations.defaultCorpusEpisodes,
+    maxVocab: WordTokenizer.defaultOptions.maxVocab
+  }
   const model = recipe.model === undefined ? scratch : recipe.model.kind === 'scratch' ? { ...scratch, ...recipe.model } : recipe.model
   return {
     ...recipe,

@@ -42,10 +42,16 @@ describe('Ablate', () => {
       ['algorithm=grpo', 'textworld/w1-o1-q1', 1],
       ['algorithm=rloo', 'textworld/w1-o1-q1', 1]
     ])
-    expect(lines.filter((l) => l.startsWith('\n=== cell'))).toEqual(['\n=== cell 1/2: algorithm=grpo, seed 1 ===', '\n=== cell 2/2: algorithm=rloo, seed 1 ==='])
+    expect(lines.filter((l) => l.startsWith('\n=== cell'))).toEqual([
+      '\n=== cell 1/2: algorithm=grpo, seed 1 ===',
+      '\n=== cell 2/2: algorithm=rloo, seed 1 ==='
+    ])
     const ablation = RunDir.open(out).readJson('ablation.json') as { recipe: string; results: ReadonlyArray<{ run: string }>; rows: unknown }
     expect(ablation.recipe).toBe('r.json')
-    expect(ablation.results.map((r) => r.run)).toEqual([_.runPath(out, { cell: 'algorithm=grpo', seed: 1 }), _.runPath(out, { cell: 'algorithm=rloo', seed: 1 })])
+    expect(ablation.results.map((r) => r.run)).toEqual([
+      _.runPath(out, { cell: 'algorithm=grpo', seed: 1 }),
+      _.runPath(out, { cell: 'algorithm=rloo', seed: 1 })
+    ])
     expect(ablation.rows).toEqual(JSON.parse(JSON.stringify(rows.right)))
     expect(existsSync(join(out, 'report.html'))).toBe(true)
     for (const r of ablation.results) expect(existsSync(join(r.run, 'eval.json'))).toBe(true)
@@ -79,7 +85,10 @@ describe('Ablate', () => {
     expect(readFileSync(join(grpo, 'metrics.jsonl'), 'utf8')).toBe(grpoMetrics)
     expect(existsSync(join(rloo, 'eval.json'))).toBe(true)
     expect(resumed.right).toEqual(first.right)
-    const rlooMetrics = readFileSync(join(rloo, 'metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>)
+    const rlooMetrics = readFileSync(join(rloo, 'metrics.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
     expect(rlooMetrics.filter((m) => m['kind'] === 'rl').map((m) => m['iteration'])).toEqual([0])
 
     // Another recipe in the same folder (here: the other algorithm's plan) is refused, even when resuming.

@@ -38,7 +38,10 @@ describe('EnvConfig', () => {
   })
 
   it('{"kind": "textworld", "reward": "intermediate"} plays with TextWorld\'s intermediate reward; a bad value is named', async () => {
-    const decoded = Recipe.decode({ name: 'r', stages: [{ kind: 'rl', env: { kind: 'textworld', settings: 'w2-o3-q4', reward: 'intermediate' }, iterations: 1 }] })
+    const decoded = Recipe.decode({
+      name: 'r',
+      stages: [{ kind: 'rl', env: { kind: 'textworld', settings: 'w2-o3-q4', reward: 'intermediate' }, iterations: 1 }]
+    })
     if (E.isLeft(decoded)) throw new Error(decoded.left)
     const played = async (config: unknown): Promise<number[]> => {
       const s = source(config as Parameters<typeof source>[0])

@@ -37,7 +37,7 @@ const trained = () =>
   })())
 
 describe('Evaluation', () => {
-  it('a run\'s final checkpoint on the run\'s evaluation reproduces its last evaluation, with a transcript per episode', async () => {
+  it("a run's final checkpoint on the run's evaluation reproduces its last evaluation, with a transcript per episode", async () => {
     const { run, summary } = await trained()
     const target = _.ofRun(run)(json)
     if (E.isLeft(target)) throw new Error(target.left)
@@ -48,7 +48,7 @@ describe('Evaluation', () => {
     expect(transcripts).toHaveLength(3)
   })
 
-  it('a checkpoint of a run plays with the run\'s rollout settings, seed and evaluation settings on the given environment', async () => {
+  it("a checkpoint of a run plays with the run's rollout settings, seed and evaluation settings on the given environment", async () => {
     const { run, recipe, summary } = await trained()
     const path = join(run.path, 'checkpoints', 'stage-0', 'end')
     const played = recipe.eval.envs[0]!

@@ -8,7 +8,7 @@ import * as Recipe from '../src/Recipe.js'
 beforeAll(() => TestBackend.use('cpu'))
 
 describe('Model', () => {
-  it('a scratch model gets a word tokenizer of its environments\' expert text and the recipe\'s sizes', async () => {
+  it("a scratch model gets a word tokenizer of its environments' expert text and the recipe's sizes", async () => {
     const resolved = Recipe.resolve({ name: 'm', stages: [], model: { kind: 'scratch', dModel: 16, layers: 1, heads: 2, maxLen: 128, corpusEpisodes: 5 } })
     if (resolved.model.kind !== 'scratch') throw new Error('expected a scratch model')
     const source = TextWorld.source(Settings.custom(1, 1, 1))

@@ -37,12 +37,17 @@ describe('Pipeline', () => {
     const lines: string[] = []
     const result = await _.run({ run, backend, reporter: quiet(lines) })(recipe([sft, rl]))()
     if (E.isLeft(result)) throw new Error(result.left.message)
-    expect(result.right.evals.map((e) => e.phase)).toEqual(['before training', 'after stage 1 (sft on textworld/w1-o1-q1)', 'after stage 2 (rl on textworld/w1-o1-q1)'])
+    expect(result.right.evals.map((e) => e.phase)).toEqual([
+      'before training',
+      'after stage 1 (sft on textworld/w1-o1-q1)',
+      'after stage 2 (rl on textworld/w1-o1-q1)'
+    ])
     expect(result.right.backend).toBe(backend)
     const kinds = new Set(run.readMetrics().map((m) => m['kind']))
     expect([...kinds].sort()).toEqual(['eval', 'rl', 'sft', 'sft-epoch'])
     expect(run.readMetrics().filter((m) => m['kind'] === 'rl')).toHaveLength(2)
-    for (const file of ['eval.json', 'progress.json', 'report.html', 'checkpoints/stage-0/end', 'checkpoints/stage-1/end']) expect(existsSync(run.file(file))).toBe(true)
+    for (const file of ['eval.json', 'progress.json', 'report.html', 'checkpoints/stage-0/end', 'checkpoints/stage-1/end'])
+      expect(existsSync(run.file(file))).toBe(true)
     expect(lines.some((l) => l.startsWith('model: 1 layers, d 16'))).toBe(true)
     expect(lines.some((l) => l.startsWith('stage 1 (sft on textworld/w1-o1-q1): 8 demonstrations'))).toBe(true)
   })
@@ -60,7 +65,9 @@ describe('Pipeline', () => {
       expect(m['episode/turns']).toBeGreaterThan(0)
       expect(Number.isFinite(m['loss/policy'])).toBe(true)
     }
-    const bad = await _.run({ run: RunDir.create('t', join(root, 'agent-missing')), backend, reporter: quiet() })(recipe([{ ...rl, agent: join(root, 'nope.ts') }], { evalBeforeTraining: false }))()
+    const bad = await _.run({ run: RunDir.create('t', join(root, 'agent-missing')), backend, reporter: quiet() })(
+      recipe([{ ...rl, agent: join(root, 'nope.ts') }], { evalBeforeTraining: false })
+    )()
     expect(E.isLeft(bad) && bad.left.message).toMatch(/cannot load the agent module .*nope\.ts/)
   })
 
@@ -69,7 +76,12 @@ describe('Pipeline', () => {
     const result = await _.run({ run, backend, reporter: quiet() })(recipe([sft], { evalBeforeTraining: false }))()
     if (E.isLeft(result)) throw new Error(result.left.message)
     expect(result.right.evals.map((e) => e.phase)).toEqual(['after stage 1 (sft on textworld/w1-o1-q1)'])
-    expect(run.readMetrics().filter((m) => m['kind'] === 'eval').map((m) => m['phase'])).toEqual(['after stage 1 (sft on textworld/w1-o1-q1)'])
+    expect(
+      run
+        .readMetrics()
+        .filter((m) => m['kind'] === 'eval')
+        .map((m) => m['phase'])
+    ).toEqual(['after stage 1 (sft on textworld/w1-o1-q1)'])
   })
 
   it('an RL stage with replicas shares its updates with worker threads and trains as many iterations', async () => {
@@ -110,7 +122,9 @@ describe('Pipeline', () => {
     const metrics = run.readMetrics()
     expect(metrics.filter((m) => m['kind'] === 'sft').map((m) => m['step'])).toEqual([0, 1, 2, 3])
     expect(metrics.filter((m) => m['kind'] === 'sft-check')).toEqual([{ kind: 'sft-check', stage: 0, step: 4, success: expect.any(Number), episodes: 2 }])
-    expect(lines.some((l) => /stage 1 \(sft on textworld\/w1-o1-q1\): step 4: .* of 2 held-out games won \(at least 0\.0%: the stage ends here\)/.test(l))).toBe(true)
+    expect(
+      lines.some((l) => /stage 1 \(sft on textworld\/w1-o1-q1\): step 4: .* of 2 held-out games won \(at least 0\.0%: the stage ends here\)/.test(l))
+    ).toBe(true)
     // a check that cannot pass (after the last step) leaves the stage whole
     const whole = RunDir.create('t', join(root, 'until-never'))
     const never = { ...until, until: { success: 0, every: 2, after: 7 } }
@@ -134,9 +148,11 @@ describe('Pipeline', () => {
     expect(run.readMetrics().filter((m) => m['kind'] === 'rl')).toHaveLength(2)
   })
 
-  it('fails with the stage\'s message when its data cannot be read', async () => {
+  it("fails with the stage's message when its data cannot be read", async () => {
     const run = RunDir.create('t', join(root, 'failed'))
-    const result = await _.run({ run, backend, reporter: quiet() })(recipe([{ ...sft, episodes: undefined, data: join(root, 'missing.jsonl') }], { evalAfterEachStage: false }))()
+    const result = await _.run({ run, backend, reporter: quiet() })(
+      recipe([{ ...sft, episodes: undefined, data: join(root, 'missing.jsonl') }], { evalAfterEachStage: false })
+    )()
     expect(E.isLeft(result) && result.left._tag === 'Failed' && result.left.message).toMatch(/^cannot read .*missing\.jsonl/)
   })
 })

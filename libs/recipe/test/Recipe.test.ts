@@ -25,19 +25,47 @@ const firstLine = (json: unknown): string => error(json).split('\n')[1]?.trim() 
 
 describe('Recipe errors: the first line of each message says what is wrong and what would do', () => {
   it.each([
-    ['a stage without env', { ...good, stages: [{ kind: 'sft', episodes: 10 }] }, 'stages.0.env: missing; one of textworld | alfworld | swe | http (the field "kind" decides)'],
-    ['an env of an unknown kind', { ...good, stages: [{ ...sft, env: { kind: 'babyai' } }] }, 'stages.0.env.kind: expected one of textworld | alfworld | swe | http, got "babyai"'],
-    ['an env without its kind', { ...good, stages: [{ ...sft, env: { settings: 'w2-o3-q4' } }] }, 'stages.0.env.kind: missing; one of textworld | alfworld | swe | http (the field that decides the rest)'],
-    ['textworld without settings', { ...good, stages: [{ ...sft, env: { kind: 'textworld' } }] }, 'stages.0.env.settings: missing; expected a setting name such as "w2-o3-q4" or "tw-simple"'],
+    [
+      'a stage without env',
+      { ...good, stages: [{ kind: 'sft', episodes: 10 }] },
+      'stages.0.env: missing; one of textworld | alfworld | swe | http (the field "kind" decides)'
+    ],
+    [
+      'an env of an unknown kind',
+      { ...good, stages: [{ ...sft, env: { kind: 'babyai' } }] },
+      'stages.0.env.kind: expected one of textworld | alfworld | swe | http, got "babyai"'
+    ],
+    [
+      'an env without its kind',
+      { ...good, stages: [{ ...sft, env: { settings: 'w2-o3-q4' } }] },
+      'stages.0.env.kind: missing; one of textworld | alfworld | swe | http (the field that decides the rest)'
+    ],
+    [
+      'textworld without settings',
+      { ...good, stages: [{ ...sft, env: { kind: 'textworld' } }] },
+      'stages.0.env.settings: missing; expected a setting name such as "w2-o3-q4" or "tw-simple"'
+    ],
     ['a model of an unknown kind', { ...good, model: { kind: 'scratchy' } }, 'model.kind: expected one of scratch | hf | checkpoint, got "scratchy"'],
     ['an hf model without its path', { ...good, model: { kind: 'hf' } }, 'model.path: missing; expected string'],
     ['a stage of an unknown kind', { ...good, stages: [{ ...rl, kind: 'dpo' }] }, 'stages.0.kind: expected one of sft | rl, got "dpo"'],
     ['a misspelt stage field', { ...good, stages: [sft, { ...rl, iteratons: 3 }] }, 'stages.1.iteratons: unknown field (did you mean "iterations"?)'],
     ['a misspelt top-level field', { ...good, sed: 3 }, 'sed: unknown field (did you mean "seed"?)'],
     ['a negative budget', { ...good, stages: [sft, { ...rl, iterations: -3 }] }, 'stages.1.iterations: expected a positive integer, got -3'],
-    ['a judge without an agent', { ...good, stages: [sft, { ...rl, judge: { url: 'http://127.0.0.1:8001/v1', model: 'judge' } }] }, 'stages.1.judge: a judge scores the runs of an agent written as code: give "agent" too'],
-    ['a judge beside a reward', { ...good, stages: [sft, { ...rl, agent: 'a.ts', reward: { kind: 'outcome' }, judge: { url: 'http://127.0.0.1:8001/v1', model: 'judge' } }] }, "stages.1.reward: expected no reward with a judge: the judge's scores are the runs' rewards"],
-    ['a judge without its model', { ...good, stages: [sft, { ...rl, agent: 'a.ts', judge: { url: 'http://127.0.0.1:8001/v1' } }] }, 'stages.1.judge.model: missing; expected string']
+    [
+      'a judge without an agent',
+      { ...good, stages: [sft, { ...rl, judge: { url: 'http://127.0.0.1:8001/v1', model: 'judge' } }] },
+      'stages.1.judge: a judge scores the runs of an agent written as code: give "agent" too'
+    ],
+    [
+      'a judge beside a reward',
+      { ...good, stages: [sft, { ...rl, agent: 'a.ts', reward: { kind: 'outcome' }, judge: { url: 'http://127.0.0.1:8001/v1', model: 'judge' } }] },
+      "stages.1.reward: expected no reward with a judge: the judge's scores are the runs' rewards"
+    ],
+    [
+      'a judge without its model',
+      { ...good, stages: [sft, { ...rl, agent: 'a.ts', judge: { url: 'http://127.0.0.1:8001/v1' } }] },
+      'stages.1.judge.model: missing; expected string'
+    ]
   ])('%s', (_label, recipe, line) => {
     expect(firstLine(recipe)).toBe(line)
   })
@@ -138,16 +166,24 @@ describe('Recipe', () => {
     expect(error({ ...shared, stages: [good.stages[0], { ...rl, algorithm: 'grpo', groupSize: 4 }] })).toBe('decoded')
   })
 
-  it('an SFT stage\'s `until` checks the trained weights, so it refuses a weight average', () => {
+  it("an SFT stage's `until` checks the trained weights, so it refuses a weight average", () => {
     const until = { ...good.stages[0], until: { success: 0.3, every: 20 } }
     expect(error({ ...good, stages: [until] })).toBe('decoded')
-    expect(error({ ...good, stages: [{ ...until, emaDecay: 0.99 }] })).toMatch(/stages\.0\.until: expected no weight average \(emaDecay 0\).*got emaDecay 0\.99/)
+    expect(error({ ...good, stages: [{ ...until, emaDecay: 0.99 }] })).toMatch(
+      /stages\.0\.until: expected no weight average \(emaDecay 0\).*got emaDecay 0\.99/
+    )
     expect(error({ ...good, stages: [{ ...until, until: { success: 1.5, every: 20 } }] })).toMatch(/stages\.0\.until\.success/)
     expect(error({ ...good, stages: [{ ...until, until: { success: 0.3 } }] })).toMatch(/stages\.0\.until\.every/)
   })
 
-  it('the default evaluation environment is the last stage\'s (the target of a curriculum)', () => {
-    const curriculum = { name: 'c', stages: [{ ...good.stages[0], env: { kind: 'textworld', settings: 'w1-o2-q2' } }, { ...good.stages[1], env: { kind: 'alfworld', settings: {} } }] }
+  it("the default evaluation environment is the last stage's (the target of a curriculum)", () => {
+    const curriculum = {
+      name: 'c',
+      stages: [
+        { ...good.stages[0], env: { kind: 'textworld', settings: 'w1-o2-q2' } },
+        { ...good.stages[1], env: { kind: 'alfworld', settings: {} } }
+      ]
+    }
     const r = _.decode(curriculum)
     expect(E.isRight(r) && r.right.eval.envs).toEqual([{ kind: 'alfworld', settings: {} }])
   })
@@ -159,9 +195,15 @@ describe('Recipe', () => {
 
   it('every recipe shipped in recipes/ decodes', () => {
     const files = [
-      ...readdirSync(recipes).filter((f) => f.endsWith('.json')).map((f) => join(recipes, f)),
-      ...readdirSync(join(recipes, 'paper')).filter((f) => f.endsWith('.json')).map((f) => join(recipes, 'paper', f)),
-      ...readdirSync(join(recipes, 'agents')).filter((f) => f.endsWith('.json')).map((f) => join(recipes, 'agents', f))
+      ...readdirSync(recipes)
+        .filter((f) => f.endsWith('.json'))
+        .map((f) => join(recipes, f)),
+      ...readdirSync(join(recipes, 'paper'))
+        .filter((f) => f.endsWith('.json'))
+        .map((f) => join(recipes, 'paper', f)),
+      ...readdirSync(join(recipes, 'agents'))
+        .filter((f) => f.endsWith('.json'))
+        .map((f) => join(recipes, 'agents', f))
     ]
     expect(files.length).toBeGreaterThan(1)
     for (const file of files) {

@@ -106,7 +106,8 @@ const awaitAnswer = (replica: Replica): Response => {
     const seen = Atomics.load(replica.signal, 0)
     const message = takeMessage(replica)
     if (message !== undefined) return message
-    if (Atomics.wait(replica.signal, 0, seen, answerTimeoutMs) === 'timed-out') throw new Error(`Replicas: no answer from a replica in ${answerTimeoutMs / 1000} s`)
+    if (Atomics.wait(replica.signal, 0, seen, answerTimeoutMs) === 'timed-out')
+      throw new Error(`Replicas: no answer from a replica in ${answerTimeoutMs / 1000} s`)
   }
 }
 
@@ -236,7 +237,8 @@ export const gradients = <P>(
 ): { readonly grads: tf.Tensor[]; readonly aux: Readonly<Record<string, number>> } => {
   if (payloads.length === 0) throw new Error('Replicas.gradients: no shard')
   const remote = payloads.slice(1)
-  if (remote.length > 0 && (pool === undefined || remote.length > pool.size)) throw new Error(`Replicas.gradients: ${payloads.length} shards for ${(pool?.size ?? 0) + 1} replicas`)
+  if (remote.length > 0 && (pool === undefined || remote.length > pool.size))
+    throw new Error(`Replicas.gradients: ${payloads.length} shards for ${(pool?.size ?? 0) + 1} replicas`)
   const answers = remote.length === 0 || pool === undefined ? () => [] : dispatch(pool, part, flatten(variables), remote)
   const mine = Optimizer.accumulatedGradients(variables, split === undefined ? [payloads[0]!] : split(payloads[0]!), local)
   let others: ReadonlyArray<Answer>
@@ -249,7 +251,9 @@ export const gradients = <P>(
   if (others.length === 0) return { grads: mine.grads, aux: mine.aux }
   const sizes = variables.map((v) => v.size)
   const offsets = sizes.map((_, i) => sizes.slice(0, i).reduce((a, b) => a + b, 0))
-  const grads = tf.tidy(() => mine.grads.map((g, i) => tf.addN([g, ...others.map((a) => tf.tensor(a.grads.subarray(offsets[i]!, offsets[i]! + sizes[i]!), g.shape))])))
+  const grads = tf.tidy(() =>
+    mine.grads.map((g, i) => tf.addN([g, ...others.map((a) => tf.tensor(a.grads.subarray(offsets[i]!, offsets[i]! + sizes[i]!), g.shape))]))
+  )
   tf.dispose(mine.grads)
   const aux = Object.fromEntries(Object.entries(mine.aux).map(([k, v]) => [k, others.reduce((n, a) => n + (a.aux[k] ?? 0), v)]))
   return { grads, aux }

@@ -13,7 +13,15 @@ const taskUrl = new URL('./fixtures/linearTask.ts', import.meta.url).href
 const initUrl = new URL('./fixtures/replicaInit.ts', import.meta.url).href
 
 /** A batch of 7 rows of 3 inputs, cut into shards of the given row counts. */
-const xs = [[1, 2, 3], [0, 1, 0], [2, -1, 1], [1, 1, 1], [-2, 0, 3], [0.5, 0.5, -1], [3, 0, 0]]
+const xs = [
+  [1, 2, 3],
+  [0, 1, 0],
+  [2, -1, 1],
+  [1, 1, 1],
+  [-2, 0, 3],
+  [0.5, 0.5, -1],
+  [3, 0, 0]
+]
 const ys = [1, -1, 2, 0.5, 3, -2, 1]
 const shardsOf = (cuts: ReadonlyArray<number>): LinearShard[] => {
   let at = 0
@@ -92,7 +100,9 @@ describe('Pool', () => {
     const pool = await _.start(task, 2, { url: initUrl, data: { backend: 'cpu' } })
     expect(pool.backends).toEqual(['cpu', 'cpu'])
     await pool.dispose()
-    await expect(_.start(task, 1, { url: initUrl, data: { backend: 'cpu', fail: 'no such backend here' } })).rejects.toThrow(/failed to start: no such backend here/)
+    await expect(_.start(task, 1, { url: initUrl, data: { backend: 'cpu', fail: 'no such backend here' } })).rejects.toThrow(
+      /failed to start: no such backend here/
+    )
   }, 60_000)
 
   it('start rejects a negative worker count, and a task module without a default export', async () => {

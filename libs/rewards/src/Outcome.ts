@@ -18,5 +18,4 @@ import type { RewardFn } from '@mtrl/core'
  * @category rewards
  * @since 0.1.0
  */
-export const outcome: RewardFn.RewardFn = (trajectory) =>
-  trajectory.turns.map((_, k) => (trajectory.won && k === trajectory.turns.length - 1 ? 1 : 0))
+export const outcome: RewardFn.RewardFn = (trajectory) => trajectory.turns.map((_, k) => (trajectory.won && k === trajectory.turns.length - 1 ? 1 : 0))

@@ -7,11 +7,10 @@
  */
 import type { RewardFn, Trajectory } from '@mtrl/core'
 
-const perTurn =
-  (name: string, magnitude: number, applies: (turn: Trajectory.Turn) => boolean): RewardFn.RewardFn => {
-    if (!(Number.isFinite(magnitude) && magnitude >= 0)) throw new RangeError(`Penalty.${name}: expected a finite magnitude >= 0, got ${magnitude}`)
-    return (trajectory) => trajectory.turns.map((turn) => (applies(turn) ? -magnitude : 0))
-  }
+const perTurn = (name: string, magnitude: number, applies: (turn: Trajectory.Turn) => boolean): RewardFn.RewardFn => {
+  if (!(Number.isFinite(magnitude) && magnitude >= 0)) throw new RangeError(`Penalty.${name}: expected a finite magnitude >= 0, got ${magnitude}`)
+  return (trajectory) => trajectory.turns.map((turn) => (applies(turn) ? -magnitude : 0))
+}
 
 /**
  * `r_k = -p` when the environment could not perform turn k's action (`turn.valid` false), else 0.

@@ -4,14 +4,7 @@ import * as Outcome from '../src/Outcome.js'
 import * as _ from '../src/Penalty.js'
 import { episode } from './fixtures.js'
 
-const trajectory = episode(
-  [
-    { reward: 0, valid: false },
-    { reward: 0, parsed: false, valid: false },
-    { reward: 1 }
-  ],
-  { won: true }
-)
+const trajectory = episode([{ reward: 0, valid: false }, { reward: 0, parsed: false, valid: false }, { reward: 1 }], { won: true })
 
 describe('Penalty', () => {
   it('subtracts p on invalid actions, on unparsed replies, and c on every turn', () => {

@@ -56,10 +56,10 @@ describe('RewardSpec', () => {
               : spec.kind === 'environment'
                 ? Environment.environment
                 : spec.kind === 'density'
-                ? Density.density(spec.fraction)
-                : spec.kind === 'testPassRatio'
-                  ? TestPass.testPassRatio
-                  : TestPass.binary
+                  ? Density.density(spec.fraction)
+                  : spec.kind === 'testPassRatio'
+                    ? TestPass.testPassRatio
+                    : TestPass.binary
         const expected = RewardFn.sum([
           RewardFn.scale(spec.scale ?? 1)(base),
           Penalty.invalidActionPenalty(spec.invalidActionPenalty ?? 0),
@@ -73,7 +73,7 @@ describe('RewardSpec', () => {
     )
   })
 
-  it('environment: the turns\' own rewards, unchanged (dense would renormalise them)', () => {
+  it("environment: the turns' own rewards, unchanged (dense would renormalise them)", () => {
     fc.assert(
       fc.property(Arbitraries.trajectory(), (trajectory) => {
         expect(_.fromSpec({ kind: 'environment' })(trajectory)).toEqual(trajectory.turns.map((t) => t.reward))
@@ -82,7 +82,7 @@ describe('RewardSpec', () => {
     expect(decode({ kind: 'environment', invalidActionPenalty: 0.1 })).toEqual(E.right({ kind: 'environment', invalidActionPenalty: 0.1 }))
   })
 
-  it('reads a recipe\'s reward design', () => {
+  it("reads a recipe's reward design", () => {
     const spec = decode({ kind: 'density', fraction: 0.5, formatPenalty: 0.1 })
     expect(spec).toEqual(E.right({ kind: 'density', fraction: 0.5, formatPenalty: 0.1 }))
   })

@@ -24,7 +24,10 @@ import { loadavg } from 'node:os'
 import { fileURLToPath } from 'node:url'
 import { QueueError, RedisServer, Runner } from '../src/index.js'
 
-const load = (): string => loadavg().map((x) => x.toFixed(2)).join(' ')
+const load = (): string =>
+  loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ')
 const loadBefore = load()
 const selected = await Backend.selectFromEnvironment()()
 if (E.isLeft(selected)) throw new Error(Backend.message(selected.left))
@@ -53,7 +56,9 @@ for (let seed = 0; seed < 40; seed++) {
 const tokenizer = WordTokenizer.build({ maxVocab: 1024, minCount: 1 })(corpus)
 const template = ChatTemplate.make(tokenizer)
 const model = ModelConfig.make({ vocab: tokenizer.vocabSize, dModel: 128, layers: 2, heads: 8, maxLen: contextLength, prevTokenEmbedding: true, canonSpan: 3 })
-console.log(`model: ${ModelConfig.parameterCount(model).toLocaleString('en')} parameters; ${slots} episodes per iteration (${seedsPerIteration} seeds x ${groupSize}) on TextWorld w2-o3-q4, <= ${maxTurns} turns x <= 10 new tokens`)
+console.log(
+  `model: ${ModelConfig.parameterCount(model).toLocaleString('en')} parameters; ${slots} episodes per iteration (${seedsPerIteration} seeds x ${groupSize}) on TextWorld w2-o3-q4, <= ${maxTurns} turns x <= 10 new tokens`
+)
 
 const startRedis = await RedisServer.start()()
 if (E.isLeft(startRedis)) throw new Error(QueueError.message(startRedis.left))
@@ -62,7 +67,20 @@ const redis = startRedis.right
 const spawnWorker = (id: number): Promise<ChildProcess> =>
   new Promise((resolve, reject) => {
     const script = fileURLToPath(new URL('./worker.ts', import.meta.url))
-    const child = spawn(process.execPath, [...(process.env['WORKER_FLAGS'] ?? '').split(' ').filter((f) => f !== ''), '--conditions=@mtrl/source', '--import', 'tsx', script, redis.url, `bench-${id}`, backend], { stdio: ['ignore', 'pipe', 'inherit'] })
+    const child = spawn(
+      process.execPath,
+      [
+        ...(process.env['WORKER_FLAGS'] ?? '').split(' ').filter((f) => f !== ''),
+        '--conditions=@mtrl/source',
+        '--import',
+        'tsx',
+        script,
+        redis.url,
+        `bench-${id}`,
+        backend
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] }
+    )
     child.stdout!.on('data', (d: Buffer) => /ready/.test(d.toString()) && resolve(child))
     child.once('exit', (code) => reject(new Error(`worker exited with ${code}`)))
   })
@@ -82,7 +100,17 @@ const figures = (label: string): Figures => ({ label, episodes: 0, rolloutSecond
 const train = async (f: Figures, runner: Runner.Runner | undefined): Promise<void> => {
   const policy = Policy.make(model, 0, { tokenizer })
   const critic = Critic.make(policy, { shareTrunk: false }, 1)
-  const config: Config.Config = { ...Config.defaultConfig, algorithm: 'ppo', seedsPerIteration, groupSize, rollout, seed: 1, policyLr: 5e-5, criticLr: 5e-4, minibatches: 2 }
+  const config: Config.Config = {
+    ...Config.defaultConfig,
+    algorithm: 'ppo',
+    seedsPerIteration,
+    groupSize,
+    rollout,
+    seed: 1,
+    policyLr: 5e-5,
+    criticLr: 5e-4,
+    minibatches: 2
+  }
   const trainer = Trainer.make({
     config,
     policy,
@@ -115,7 +143,12 @@ const seedsOf = (round: number): number[] => Array.from({ length: seedsPerIterat
 
 /** One iteration's episodes in-process. */
 const playLocal = async (f: Figures, round: number): Promise<void> => {
-  const result = await Rollout.run(rollout)({ session, template, tokenizer, contextLength })({ envs: localEnvs, seeds: seedsOf(round), groupSize, rng: Rng.make(round) })()
+  const result = await Rollout.run(rollout)({ session, template, tokenizer, contextLength })({
+    envs: localEnvs,
+    seeds: seedsOf(round),
+    groupSize,
+    rng: Rng.make(round)
+  })()
   if (E.isLeft(result)) throw new Error(JSON.stringify(result.left))
   f.episodes += result.right.episodes.length
   f.rolloutSeconds += result.right.metrics.seconds
@@ -124,15 +157,17 @@ const playLocal = async (f: Figures, round: number): Promise<void> => {
 }
 
 /** One iteration's episodes over the queue, in `jobs` jobs. */
-const playQueued = (runner: Runner.Runner, jobs: number) => async (f: Figures, round: number): Promise<void> => {
-  const result = await runner.run({ env: spec, rollout, policy, contextLength })({ seeds: seedsOf(round), groupSize, rng: Rng.make(round) })()
-  if (E.isLeft(result)) throw new Error(QueueError.message(result.left))
-  if (result.right.jobs.length !== jobs) throw new Error(`expected ${jobs} jobs, got ${result.right.jobs.length}`)
-  f.episodes += result.right.episodes.length
-  f.rolloutSeconds += result.right.metrics.seconds
-  f.generatedTokens += result.right.metrics.generatedTokens
-  f.contextTokens += result.right.metrics.contextTokens
-}
+const playQueued =
+  (runner: Runner.Runner, jobs: number) =>
+  async (f: Figures, round: number): Promise<void> => {
+    const result = await runner.run({ env: spec, rollout, policy, contextLength })({ seeds: seedsOf(round), groupSize, rng: Rng.make(round) })()
+    if (E.isLeft(result)) throw new Error(QueueError.message(result.left))
+    if (result.right.jobs.length !== jobs) throw new Error(`expected ${jobs} jobs, got ${result.right.jobs.length}`)
+    f.episodes += result.right.episodes.length
+    f.rolloutSeconds += result.right.metrics.seconds
+    f.generatedTokens += result.right.metrics.generatedTokens
+    f.contextTokens += result.right.metrics.contextTokens
+  }
 
 /** The sampler alone on the same slots: first prompts prefilled, then `rollout.maxNewTokens` draws per slot, no stop. */
 const rawDecode = async (): Promise<number> => {
@@ -151,9 +186,15 @@ const rawDecode = async (): Promise<number> => {
   const rng = Rng.make(0)
   for (let r = 0; r < 4; r++) {
     prompts.forEach((_, s) => session.reset(s))
-    session.append(prompts.map((_, s) => s), prompts)
+    session.append(
+      prompts.map((_, s) => s),
+      prompts
+    )
     const t0 = performance.now()
-    const out = session.generate(prompts.map((_, s) => s), { maxNewTokens: rollout.maxNewTokens, temperature: 0.7, stopTokens: [], rng })
+    const out = session.generate(
+      prompts.map((_, s) => s),
+      { maxNewTokens: rollout.maxNewTokens, temperature: 0.7, stopTokens: [], rng }
+    )
     if (r === 0) continue
     seconds += (performance.now() - t0) / 1000
     tokens += out.reduce((n, g) => n + g.tokens.length, 0)
@@ -185,10 +226,14 @@ try {
   console.log(`\nepisodes of one RL iteration (${rounds} rounds, interleaved):`)
   for (const [f] of modes) console.log(`  ${rate(f)}`)
   const perSecond = (f: Figures): number => f.episodes / f.rolloutSeconds
-  console.log(`  2 workers / 1 worker: ${(perSecond(double) / perSecond(single)).toFixed(2)}x; 1 worker / in-process: ${(perSecond(single) / perSecond(local)).toFixed(2)}x`)
+  console.log(
+    `  2 workers / 1 worker: ${(perSecond(double) / perSecond(single)).toFixed(2)}x; 1 worker / in-process: ${(perSecond(single) / perSecond(local)).toFixed(2)}x`
+  )
   const raw = await rawDecode()
   const localTokens = local.generatedTokens / local.rolloutSeconds
-  console.log(`\nsampler raw KV-cache decode on ${slots} slots: ${raw.toFixed(0)} tok/s; the in-process rollout generates ${localTokens.toFixed(0)} tok/s = ${((100 * localTokens) / raw).toFixed(0)}% of it`)
+  console.log(
+    `\nsampler raw KV-cache decode on ${slots} slots: ${raw.toFixed(0)} tok/s; the in-process rollout generates ${localTokens.toFixed(0)} tok/s = ${((100 * localTokens) / raw).toFixed(0)}% of it`
+  )
   console.log(
     `  the rollout also prefills ${(local.contextTokens / local.rolloutSeconds).toFixed(0)} prompt and observation tok/s (${(local.contextTokens / local.generatedTokens).toFixed(1)} per generated token): ` +
       `${((local.contextTokens + local.generatedTokens) / local.rolloutSeconds).toFixed(0)} tok/s through the model in all`
@@ -200,8 +245,10 @@ try {
     await train(whole2, two.right)
     console.log(`\nwhole PPO iterations (rollout in workers + update in the trainer, ${iterations} iterations after a warm-up):`)
     for (const f of [whole1, whole2])
-      console.log(`  ${f.label.padEnd(26)} ${(f.episodes / f.totalSeconds).toFixed(2)} episodes/s (rollout ${f.rolloutSeconds.toFixed(1)} s, update ${(f.totalSeconds - f.rolloutSeconds).toFixed(1)} s)`)
-    console.log(`  2 workers / 1 worker: ${((whole2.episodes / whole2.totalSeconds) / (whole1.episodes / whole1.totalSeconds)).toFixed(2)}x`)
+      console.log(
+        `  ${f.label.padEnd(26)} ${(f.episodes / f.totalSeconds).toFixed(2)} episodes/s (rollout ${f.rolloutSeconds.toFixed(1)} s, update ${(f.totalSeconds - f.rolloutSeconds).toFixed(1)} s)`
+      )
+    console.log(`  2 workers / 1 worker: ${(whole2.episodes / whole2.totalSeconds / (whole1.episodes / whole1.totalSeconds)).toFixed(2)}x`)
   }
 } finally {
   for (const r of [one.right, two.right]) await r.close()()

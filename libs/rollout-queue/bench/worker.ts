@@ -21,4 +21,10 @@ if (E.isLeft(started)) {
   process.exit(1)
 }
 console.log('ready')
-process.once('SIGTERM', () => void started.right.close()().then(() => process.exit(0)))
+process.once(
+  'SIGTERM',
+  () =>
+    void started.right
+      .close()()
+      .then(() => process.exit(0))
+)

@@ -185,7 +185,11 @@ export const start =
       await Promise.all(children.map(stopChild))
       await server?.stop()
     }
-    const made = await Runner.make({ url, ...(options.groupsPerJob === undefined ? {} : { groupsPerJob: options.groupsPerJob }), ...(options.queue === undefined ? {} : { queue: options.queue }) })()
+    const made = await Runner.make({
+      url,
+      ...(options.groupsPerJob === undefined ? {} : { groupsPerJob: options.groupsPerJob }),
+      ...(options.queue === undefined ? {} : { queue: options.queue })
+    })()
     if (E.isLeft(made)) {
       await stopLocal()
       return E.left({ _tag: 'Queue', error: made.left })

@@ -59,7 +59,8 @@ export interface Options {
 export const recordOf = (policy: Policy.Policy): ModelRecord => {
   const tokenizer = policy.tokenizer as Partial<WordTokenizer.WordTokenizer | HfTokenizer.HfTokenizer> | undefined
   const lora = policy.lora ?? null
-  if (tokenizer?._tag === 'WordTokenizer') return { config: policy.config, lora, tokenizer: { kind: 'mtrl-word', words: [...(tokenizer as WordTokenizer.WordTokenizer).words] } }
+  if (tokenizer?._tag === 'WordTokenizer')
+    return { config: policy.config, lora, tokenizer: { kind: 'mtrl-word', words: [...(tokenizer as WordTokenizer.WordTokenizer).words] } }
   if (tokenizer?._tag === 'HfTokenizer') {
     const hf = tokenizer as HfTokenizer.HfTokenizer
     return { config: policy.config, lora, tokenizer: { kind: 'huggingface', json: hf.json, config: hf.config } }
@@ -167,10 +168,11 @@ export const cache = (redis: Redis): Cache => {
   let latest = ''
 
   const sweep = (): void => {
-    for (const [key, entry] of entries) if (key !== latest && !(entry instanceof Promise) && entry.holders === 0) {
-      entry.policy.dispose()
-      entries.delete(key)
-    }
+    for (const [key, entry] of entries)
+      if (key !== latest && !(entry instanceof Promise) && entry.holders === 0) {
+        entry.policy.dispose()
+        entries.delete(key)
+      }
   }
 
   const load = async (ref: PolicyRef): Promise<E.Either<QueueError.QueueError, Entry>> => {

@@ -200,7 +200,9 @@ export const make =
         const slots = groups * input.groupSize
         const seen = new Set(episodes.filter((e) => e.index === 0).map((e) => e.slot))
         if (seen.size !== slots || episodes.some((e) => e.slot < streams.firstSlot || e.slot >= streams.firstSlot + slots))
-          return E.left(QueueError.badMessage('the results', `expected the first episode of each of slots ${streams.firstSlot}..${streams.firstSlot + slots - 1} once`))
+          return E.left(
+            QueueError.badMessage('the results', `expected the first episode of each of slots ${streams.firstSlot}..${streams.firstSlot + slots - 1} once`)
+          )
         const ordered = episodes.map((e) => ({ ...e, slot: e.slot - streams.firstSlot })).sort((a, b) => a.slot - b.slot || a.index - b.index)
         const sum = (f: (c: Wire.JobResult['counters']) => number): number => collected.right.reduce((n, r) => n + f(r.result.counters), 0)
         const metrics = RolloutMetrics.summarize(

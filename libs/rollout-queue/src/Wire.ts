@@ -35,9 +35,17 @@ const typedFromBase64 = <A extends Int32Array | Float32Array>(name: string, make
   )
 
 /** @category codecs @since 0.1.0 */
-export const Int32ArrayFromBase64 = typedFromBase64('Int32ArrayFromBase64', (b) => new Int32Array(b), (u): u is Int32Array => u instanceof Int32Array)
+export const Int32ArrayFromBase64 = typedFromBase64(
+  'Int32ArrayFromBase64',
+  (b) => new Int32Array(b),
+  (u): u is Int32Array => u instanceof Int32Array
+)
 /** @category codecs @since 0.1.0 */
-export const Float32ArrayFromBase64 = typedFromBase64('Float32ArrayFromBase64', (b) => new Float32Array(b), (u): u is Float32Array => u instanceof Float32Array)
+export const Float32ArrayFromBase64 = typedFromBase64(
+  'Float32ArrayFromBase64',
+  (b) => new Float32Array(b),
+  (u): u is Float32Array => u instanceof Float32Array
+)
 
 /**
  * A trajectory segment on the wire (core's `Segment` with base64 arrays).

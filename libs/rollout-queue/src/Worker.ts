@@ -218,7 +218,13 @@ export const start =
           worker: name
         }
         finished += 1
-        report({ _tag: 'Finished', job: id, episodes: result.episodes.length, seconds: played.right.metrics.seconds, tokensPerSecond: played.right.metrics.tokensPerSecond })
+        report({
+          _tag: 'Finished',
+          job: id,
+          episodes: result.episodes.length,
+          seconds: played.right.metrics.seconds,
+          tokensPerSecond: played.right.metrics.tokensPerSecond
+        })
         return Wire.JobResult.encode(result)
       } catch (e) {
         report({ _tag: 'Failed', job: id, reason: e instanceof Error ? e.message : String(e) })

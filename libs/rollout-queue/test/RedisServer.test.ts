@@ -6,18 +6,21 @@ import * as QueueError from '../src/QueueError.js'
 import * as _ from '../src/RedisServer.js'
 
 describe('RedisServer', () => {
-  it.runIf(Services.available('redis-server'))(`starts redis-server on a free port, answers, and is gone after stop ${Services.tag('redis-server')}`, async () => {
-    const started = await _.start()()
-    if (E.isLeft(started)) throw new Error(QueueError.message(started.left))
-    const server = started.right
-    const client = new Redis(server.url, { maxRetriesPerRequest: 0, retryStrategy: () => null })
-    client.on('error', () => undefined)
-    expect(await client.ping()).toBe('PONG')
-    await server.stop()
-    await expect(client.ping()).rejects.toThrow()
-    client.disconnect()
-    expect(() => process.kill(server.pid, 0)).toThrow()
-  })
+  it.runIf(Services.available('redis-server'))(
+    `starts redis-server on a free port, answers, and is gone after stop ${Services.tag('redis-server')}`,
+    async () => {
+      const started = await _.start()()
+      if (E.isLeft(started)) throw new Error(QueueError.message(started.left))
+      const server = started.right
+      const client = new Redis(server.url, { maxRetriesPerRequest: 0, retryStrategy: () => null })
+      client.on('error', () => undefined)
+      expect(await client.ping()).toBe('PONG')
+      await server.stop()
+      await expect(client.ping()).rejects.toThrow()
+      client.disconnect()
+      expect(() => process.kill(server.pid, 0)).toThrow()
+    }
+  )
 
   it('says how to install it when the binary is missing', async () => {
     const started = await _.start({ binary: 'redis-server-that-is-not-there' })()

@@ -82,7 +82,16 @@ describe.runIf(Services.available('redis-server'))(`Runner ${Services.tag('redis
     const made = await _.make({ url: redis.url })()
     if (E.isLeft(made)) throw new Error(QueueError.message(made.left))
     const runner = made.right
-    const config: Config.Config = { ...Config.defaultConfig, algorithm: 'grpo', kl: Kl.none, seedsPerIteration: 3, groupSize: 2, rollout: World.rollout, policyLr: 1e-2, seed: 9 }
+    const config: Config.Config = {
+      ...Config.defaultConfig,
+      algorithm: 'grpo',
+      kl: Kl.none,
+      seedsPerIteration: 3,
+      groupSize: 2,
+      rollout: World.rollout,
+      policyLr: 1e-2,
+      seed: 9
+    }
     const trainerOf = (remote: boolean) => {
       const p = World.policy(3)
       const trainer = Trainer.make({
@@ -94,7 +103,9 @@ describe.runIf(Services.available('redis-server'))(`Runner ${Services.tag('redis
         contextLength: World.contextLength,
         // a reward that differs between the episodes of a group, so every iteration moves the policy
         reward: (t) => t.turns.map((turn) => turn.action.length % 3),
-        ...(remote ? { play: _.asRollout(runner, { env: World.spec, rollout: World.rollout, policy: p, contextLength: World.contextLength, envName: 'textworld' }) } : {})
+        ...(remote
+          ? { play: _.asRollout(runner, { env: World.spec, rollout: World.rollout, policy: p, contextLength: World.contextLength, envName: 'textworld' }) }
+          : {})
       })
       return { p, trainer }
     }

@@ -60,7 +60,10 @@ describe('Wire', () => {
   })
 
   it('rejects a malformed message with the path of the bad field', () => {
-    const decoded = Decode.decode('result', _.JobResult)({ episodes: [{ trajectory: { segments: [{ kind: 'action', turn: 0, tokens: 'abc' }] } }], counters: {}, worker: 'w' })
+    const decoded = Decode.decode(
+      'result',
+      _.JobResult
+    )({ episodes: [{ trajectory: { segments: [{ kind: 'action', turn: 0, tokens: 'abc' }] } }], counters: {}, worker: 'w' })
     expect(E.isLeft(decoded) && Decode.formatError(decoded.left)).toMatch(/episodes\.0\.trajectory/)
   })
 })

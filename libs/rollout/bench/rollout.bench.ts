@@ -81,7 +81,9 @@ for (const c of cases) {
   console.log(`  generated tokens/s ${(sum((m) => m.generatedTokens) / seconds).toFixed(1)}`)
   console.log(`  context tokens/s   ${(sum((m) => m.contextTokens) / seconds).toFixed(1)} (prefill)`)
   console.log(`  turns/s            ${(sum((m) => m.turns) / seconds).toFixed(2)}`)
-  console.log(`  episodes ${sum((m) => m.episodes)}, turns/episode ${(sum((m) => m.turns) / sum((m) => m.episodes)).toFixed(1)}, invalid ${(sum((m) => m.invalidRate) / timed.length).toFixed(2)}, truncated ${(sum((m) => m.truncatedRate) / timed.length).toFixed(2)}, ${seconds.toFixed(1)} s`)
+  console.log(
+    `  episodes ${sum((m) => m.episodes)}, turns/episode ${(sum((m) => m.turns) / sum((m) => m.episodes)).toFixed(1)}, invalid ${(sum((m) => m.invalidRate) / timed.length).toFixed(2)}, truncated ${(sum((m) => m.truncatedRate) / timed.length).toFixed(2)}, ${seconds.toFixed(1)} s`
+  )
   session.dispose()
   policy.dispose()
 }

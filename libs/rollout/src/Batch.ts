@@ -86,7 +86,10 @@ export const make =
  * @since 0.3.0
  */
 export const trim = (batch: Batch): Batch => {
-  const time = Math.max(1, batch.lengths.reduce((a, b) => Math.max(a, b), 0))
+  const time = Math.max(
+    1,
+    batch.lengths.reduce((a, b) => Math.max(a, b), 0)
+  )
   return time === batch.time ? batch : { ...columns(batch.time, time)(batch), batch: batch.batch, lengths: batch.lengths }
 }
 

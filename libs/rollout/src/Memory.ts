@@ -16,10 +16,7 @@ import * as t from 'io-ts'
  * @category codecs
  * @since 0.1.0
  */
-export const Memory = t.union([
-  t.type({ _tag: t.literal('full') }),
-  t.type({ _tag: t.literal('window'), turns: t.number })
-])
+export const Memory = t.union([t.type({ _tag: t.literal('full') }), t.type({ _tag: t.literal('window'), turns: t.number })])
 /** @category models @since 0.1.0 */
 export type Memory = t.TypeOf<typeof Memory>
 

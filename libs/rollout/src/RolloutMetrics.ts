@@ -62,7 +62,9 @@ export interface Counters {
  * @category destructors
  * @since 0.1.0
  */
-export const actionHacking = (replies: ReadonlyArray<{ readonly reasoning: string; readonly action: string }>): { readonly hacked: number; readonly pairs: number } => {
+export const actionHacking = (
+  replies: ReadonlyArray<{ readonly reasoning: string; readonly action: string }>
+): { readonly hacked: number; readonly pairs: number } => {
   let hacked = 0
   for (let k = 1; k < replies.length; k++) {
     const a = replies[k - 1]!

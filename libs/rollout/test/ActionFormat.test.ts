@@ -37,8 +37,16 @@ describe('ActionFormat', () => {
     )
   })
   it('tool: one call of act with a one-line command is the action', () => {
-    expect(_.parse('tool')('<tool_call>\n{"name":"act","arguments":{"command":"go to desk 1"}}\n</tool_call>')).toEqual({ parsed: true, action: 'go to desk 1', reasoning: '' })
-    expect(_.parse('tool')('<tool_call>{"name": "act", "arguments": {"command": " open fridge 1 "}}</tool_call>')).toEqual({ parsed: true, action: 'open fridge 1', reasoning: '' })
+    expect(_.parse('tool')('<tool_call>\n{"name":"act","arguments":{"command":"go to desk 1"}}\n</tool_call>')).toEqual({
+      parsed: true,
+      action: 'go to desk 1',
+      reasoning: ''
+    })
+    expect(_.parse('tool')('<tool_call>{"name": "act", "arguments": {"command": " open fridge 1 "}}</tool_call>')).toEqual({
+      parsed: true,
+      action: 'open fridge 1',
+      reasoning: ''
+    })
   })
   it('tool: no call, bad JSON, another tool, extra arguments, a second call or text around it is a format error', () => {
     const bad = [

@@ -20,7 +20,7 @@ const episode = (seed: number, prompt: ReadonlyArray<number>, action: ReadonlyAr
 describe('Batch.trim', () => {
   const batch = Batch.make({ pad: 0, time: 12 })([episode(0, [1, 2, 3], [4, 5]), episode(1, [6, 7], [8, 9, 10, 11])])
 
-  it('keeps every row\'s tokens, mask, log-probs and turn indices and drops only padding columns', () => {
+  it("keeps every row's tokens, mask, log-probs and turn indices and drops only padding columns", () => {
     const trimmed = Batch.trim(batch)
     expect(trimmed.time).toBe(6)
     expect(trimmed.batch).toBe(2)

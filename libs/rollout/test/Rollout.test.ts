@@ -40,7 +40,12 @@ const run = async (o: _.Options, envs: ReturnType<typeof Toy.corridor>[], seeds:
 describe('Rollout', () => {
   it('records the exact token sequence the policy saw: re-scoring reproduces the sampler log-probs', async () => {
     await expectNoLeak(async () => {
-      const { episodes } = await run(options, [0, 1, 2, 3].map(() => Toy.corridor()), [7, 8], 2)
+      const { episodes } = await run(
+        options,
+        [0, 1, 2, 3].map(() => Toy.corridor()),
+        [7, 8],
+        2
+      )
       for (const { trajectory } of episodes) {
         expect(E.isRight(Trajectory.validate(trajectory))).toBe(true)
         const kinds = trajectory.segments.map((s) => s.kind)
@@ -64,7 +69,12 @@ describe('Rollout', () => {
   })
 
   it('gives the same group id to the episodes of one env and seed, and different ones across seeds', async () => {
-    const { episodes } = await run(options, [0, 1, 2, 3, 4, 5].map(() => Toy.corridor()), [11, 22], 3)
+    const { episodes } = await run(
+      options,
+      [0, 1, 2, 3, 4, 5].map(() => Toy.corridor()),
+      [11, 22],
+      3
+    )
     const ids = episodes.map((e) => e.trajectory.groupId)
     expect(ids).toEqual(['corridor:11', 'corridor:11', 'corridor:11', 'corridor:22', 'corridor:22', 'corridor:22'])
     expect(episodes.map((e) => e.trajectory.seed)).toEqual([11, 11, 11, 22, 22, 22])
@@ -72,8 +82,22 @@ describe('Rollout', () => {
   })
 
   it('is deterministic for a given rng seed', async () => {
-    const a = await run(options, [0, 1].map(() => Toy.corridor()), [1, 2], 1, 128, 5)
-    const b = await run(options, [0, 1].map(() => Toy.corridor()), [1, 2], 1, 128, 5)
+    const a = await run(
+      options,
+      [0, 1].map(() => Toy.corridor()),
+      [1, 2],
+      1,
+      128,
+      5
+    )
+    const b = await run(
+      options,
+      [0, 1].map(() => Toy.corridor()),
+      [1, 2],
+      1,
+      128,
+      5
+    )
     expect(a.episodes.map((e) => Array.from(Trajectory.tokens(e.trajectory)))).toEqual(b.episodes.map((e) => Array.from(Trajectory.tokens(e.trajectory))))
   })
 
@@ -92,7 +116,12 @@ describe('Rollout', () => {
     const actions = (episodes: ReadonlyArray<_.Episode>) => episodes.map((e) => e.trajectory.turns.map((t) => t.action).join(' '))
     expect(new Set(actions(whole)).size).toBeGreaterThan(1)
     const otherKey = await withGenerator(6, 128, async (g) => {
-      const result = await _.run(options)(g)({ envs: [1, 2, 3, 4, 5, 6].map(() => Toy.corridor()), seeds: [1, 2, 3], groupSize: 2, streams: { key: 100, firstSlot: 0 } })()
+      const result = await _.run(options)(g)({
+        envs: [1, 2, 3, 4, 5, 6].map(() => Toy.corridor()),
+        seeds: [1, 2, 3],
+        groupSize: 2,
+        streams: { key: 100, firstSlot: 0 }
+      })()
       if (E.isLeft(result)) throw new Error(result.left._tag)
       return result.right.episodes
     })
@@ -103,7 +132,13 @@ describe('Rollout', () => {
   })
 
   it('truncates (and flags) an episode whose next observation would not fit the context', async () => {
-    const { episodes, metrics } = await run(options, [0, 1].map(() => Toy.corridor('left', 10)), [1, 2], 1, 40)
+    const { episodes, metrics } = await run(
+      options,
+      [0, 1].map(() => Toy.corridor('left', 10)),
+      [1, 2],
+      1,
+      40
+    )
     for (const { trajectory } of episodes) {
       expect(trajectory.truncated).toBe(true)
       expect(trajectory.won).toBe(false)
@@ -120,7 +155,12 @@ describe('Rollout', () => {
   })
 
   it('replaces unparseable or inadmissible actions with the default action and counts them invalid', async () => {
-    const { episodes, metrics } = await run({ ...options, defaultAction: 'forward', checkAdmissible: true }, [0, 1, 2, 3].map(() => Toy.corridor()), [1, 2, 3, 4], 1)
+    const { episodes, metrics } = await run(
+      { ...options, defaultAction: 'forward', checkAdmissible: true },
+      [0, 1, 2, 3].map(() => Toy.corridor()),
+      [1, 2, 3, 4],
+      1
+    )
     const turns = episodes.flatMap((e) => e.trajectory.turns)
     for (const turn of turns) if (!turn.parsed) expect(turn.action).toBe('forward')
     for (const turn of turns) if (!['left', 'right', 'forward'].includes(turn.action)) throw new Error(`sent ${turn.action}`)
@@ -129,7 +169,12 @@ describe('Rollout', () => {
   })
 
   it('fixed-turn batching plays exactly K turns per slot across episode boundaries, truncating the last episode', async () => {
-    const { episodes } = await run({ ...options, turnsPerSlot: 5 }, [0, 1].map(() => Toy.corridor()), [3], 2)
+    const { episodes } = await run(
+      { ...options, turnsPerSlot: 5 },
+      [0, 1].map(() => Toy.corridor()),
+      [3],
+      2
+    )
     for (const slot of [0, 1]) {
       const mine = episodes.filter((e) => e.slot === slot)
       expect(mine.reduce((n, e) => n + e.trajectory.turns.length, 0)).toBe(5)
@@ -157,7 +202,12 @@ describe('Rollout', () => {
   })
 
   it('reports turns, tokens and rates as data', async () => {
-    const { episodes, metrics } = await run(options, [0, 1, 2].map(() => Toy.corridor()), [1, 2, 3], 1)
+    const { episodes, metrics } = await run(
+      options,
+      [0, 1, 2].map(() => Toy.corridor()),
+      [1, 2, 3],
+      1
+    )
     expect(metrics.episodes).toBe(3)
     expect(metrics.turns).toBe(episodes.reduce((n, e) => n + e.trajectory.turns.length, 0))
     expect(metrics.generatedTokens).toBe(episodes.reduce((n, e) => n + Trajectory.actionMask(e.trajectory).reduce((a, b) => a + b, 0), 0))
@@ -178,7 +228,10 @@ describe('Rollout failures', () => {
     expect(early).toEqual(E.left({ _tag: 'ResetFailed', env: 'corridor', seed: 2, reason: 'no such game' }))
     const good = Toy.corridor()
     let turns = 0
-    const late = { ...good, step: (a: string) => (++turns === 2 ? async () => E.left({ _tag: 'StepFailed' as const, env: 'corridor', action: a, reason: 'late' }) : good.step(a)) }
+    const late = {
+      ...good,
+      step: (a: string) => (++turns === 2 ? async () => E.left({ _tag: 'StepFailed' as const, env: 'corridor', action: a, reason: 'late' }) : good.step(a))
+    }
     const result = await withGenerator(2, 128, (g) => _.run(options)(g)({ envs: [Toy.corridor(), late], seeds: [1, 2], groupSize: 1, rng: Rng.make(0) })())
     expect(E.isLeft(result) && result.left).toMatchObject({ _tag: 'StepFailed', reason: 'late' })
   })
@@ -206,7 +259,12 @@ describe('Rollout failures', () => {
     }
 
     it('at rate 1 plays an admissible action every turn: its encoding and the stop token, no sampler log-probs, marked explored', async () => {
-      const { episodes, metrics } = await run({ ...options, exploreRate: 1 }, [0, 1, 2, 3].map(() => Toy.corridor()), [1, 2, 3, 4], 1)
+      const { episodes, metrics } = await run(
+        { ...options, exploreRate: 1 },
+        [0, 1, 2, 3].map(() => Toy.corridor()),
+        [1, 2, 3, 4],
+        1
+      )
       expect(metrics.exploredRate).toBe(1)
       expect(metrics.generatedTokens).toBe(0)
       for (const { trajectory } of episodes) {
@@ -235,7 +293,12 @@ describe('Rollout failures', () => {
 
     it('mixes moves and samples, and the context stays exact: the sampled tokens re-score to their sampler log-probs', async () => {
       await expectNoLeak(async () => {
-        const { episodes, metrics } = await run({ ...options, exploreRate: 0.5 }, [0, 1, 2, 3, 4, 5].map(() => Toy.corridor('left', 6)), [1, 2, 3, 4, 5, 6], 1)
+        const { episodes, metrics } = await run(
+          { ...options, exploreRate: 0.5 },
+          [0, 1, 2, 3, 4, 5].map(() => Toy.corridor('left', 6)),
+          [1, 2, 3, 4, 5, 6],
+          1
+        )
         expect(metrics.exploredRate).toBeGreaterThan(0.2)
         expect(metrics.exploredRate).toBeLessThan(0.8)
         let mixed = 0
@@ -255,12 +318,29 @@ describe('Rollout failures', () => {
     })
 
     it('at rate 0 plays the very episodes of a rollout without it, and never explores where no admissible actions are listed', async () => {
-      const a = await run(options, [0, 1].map(() => Toy.corridor()), [1, 2], 1, 128, 5)
-      const b = await run({ ...options, exploreRate: 0 }, [0, 1].map(() => Toy.corridor()), [1, 2], 1, 128, 5)
+      const a = await run(
+        options,
+        [0, 1].map(() => Toy.corridor()),
+        [1, 2],
+        1,
+        128,
+        5
+      )
+      const b = await run(
+        { ...options, exploreRate: 0 },
+        [0, 1].map(() => Toy.corridor()),
+        [1, 2],
+        1,
+        128,
+        5
+      )
       expect(b.episodes.map((e) => Array.from(Trajectory.tokens(e.trajectory)))).toEqual(a.episodes.map((e) => Array.from(Trajectory.tokens(e.trajectory))))
       const unlisted = (): Env.Env => {
         const env = Toy.corridor()
-        const strip = <A extends { readonly info: Env.StepInfo }>(x: A): A => ({ ...x, info: { valid: x.info.valid, score: x.info.score, maxScore: x.info.maxScore } })
+        const strip = <A extends { readonly info: Env.StepInfo }>(x: A): A => ({
+          ...x,
+          info: { valid: x.info.valid, score: x.info.score, maxScore: x.info.maxScore }
+        })
         return {
           ...env,
           reset: (seed) => async () => E.map((o: Env.Observation) => strip(o))(await env.reset(seed)()),

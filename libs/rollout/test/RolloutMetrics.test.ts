@@ -26,11 +26,35 @@ describe('RolloutMetrics', () => {
   it('summarises episodes into rates', () => {
     const turn = (valid: boolean, parsed: boolean) => ({ action: 'a', reward: 0, valid, parsed, score: 0, maxScore: 1 })
     const episode = (won: boolean, truncated: boolean, turns: ReturnType<typeof turn>[]) => ({
-      env: 'e', seed: 0, groupId: 'e:0', segments: [], turns, turnRewards: turns.map(() => (won ? 0.5 : 0)), won, truncated
+      env: 'e',
+      seed: 0,
+      groupId: 'e:0',
+      segments: [],
+      turns,
+      turnRewards: turns.map(() => (won ? 0.5 : 0)),
+      won,
+      truncated
     })
     const m = _.summarize([episode(true, false, [turn(true, true), turn(false, true)]), episode(false, true, [turn(true, false)])], {
-      generatedTokens: 30, contextTokens: 90, cutOff: 1, hackingPairs: 0, pairs: 1, seconds: 2
+      generatedTokens: 30,
+      contextTokens: 90,
+      cutOff: 1,
+      hackingPairs: 0,
+      pairs: 1,
+      seconds: 2
     })
-    expect(m).toMatchObject({ episodes: 2, turns: 3, turnsMean: 1.5, successRate: 0.5, returnMean: 0.5, invalidRate: 1 / 3, formatErrorRate: 1 / 3, cutOffRate: 1 / 3, truncatedRate: 0.5, tokensPerSecond: 15, turnsPerSecond: 1.5 })
+    expect(m).toMatchObject({
+      episodes: 2,
+      turns: 3,
+      turnsMean: 1.5,
+      successRate: 0.5,
+      returnMean: 0.5,
+      invalidRate: 1 / 3,
+      formatErrorRate: 1 / 3,
+      cutOffRate: 1 / 3,
+      truncatedRate: 0.5,
+      tokensPerSecond: 15,
+      turnsPerSecond: 1.5
+    })
   })
 })

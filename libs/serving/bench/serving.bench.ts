@@ -154,7 +154,9 @@ const main = async (): Promise<void> => {
   const config = ModelConfig.make({ vocab: tokenizer.vocabSize, dModel: 128, layers: 2, heads: 8, maxLen: 512, prevTokenEmbedding: true, canonSpan: 3 })
   const policy = Policy.make(config, 0, { tokenizer })
   const agent = Agent.make(policy, undefined, tokenizer, ChatTemplate.make(tokenizer), 512)
-  process.stdout.write(`backend ${backend.name}; model d ${config.dModel}, ${config.layers} layers, vocab ${config.vocab}; ${TURNS} turns, <= ${NEW} new tokens a turn, temperature ${TEMPERATURE}\n\n`)
+  process.stdout.write(
+    `backend ${backend.name}; model d ${config.dModel}, ${config.layers} layers, vocab ${config.vocab}; ${TURNS} turns, <= ${NEW} new tokens a turn, temperature ${TEMPERATURE}\n\n`
+  )
   process.stdout.write('agents | raw sampler tok/s | served tok/s | ratio | requests/s | prompt tokens encoded per request: cache on / off\n')
   for (const n of [1, 8, 32]) {
     await raw(policy, tokenizer, n) // warm-up

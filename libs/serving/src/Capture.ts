@@ -84,7 +84,13 @@ export const samples = (calls: ReadonlyArray<Call>): ReadonlyArray<Sample> => {
     for (const s of open) if (startsWith(call.prompt, s.tokens) && (into === undefined || s.tokens.length > into.tokens.length)) into = s
     const action: Trajectory.Segment = { kind: 'action', turn: into?.turns ?? 0, tokens: call.completion, logprobs: call.logprobs }
     if (into === undefined) {
-      open.push({ segments: [{ kind: 'prompt', turn: 0, tokens: call.prompt }, action], tokens: Tokenizer.concat([call.prompt, call.completion]), calls: 1, turns: 1, callIndices: [index] })
+      open.push({
+        segments: [{ kind: 'prompt', turn: 0, tokens: call.prompt }, action],
+        tokens: Tokenizer.concat([call.prompt, call.completion]),
+        calls: 1,
+        turns: 1,
+        callIndices: [index]
+      })
       continue
     }
     const between = call.prompt.subarray(into.tokens.length)

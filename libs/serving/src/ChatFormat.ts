@@ -111,7 +111,11 @@ const templateMessage = (m: Message): Record<string, unknown> => {
     case 'assistant':
       return m.toolCalls.length === 0
         ? { role: m.role, content: m.content }
-        : { role: m.role, content: m.content, tool_calls: m.toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })) }
+        : {
+            role: m.role,
+            content: m.content,
+            tool_calls: m.toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } }))
+          }
     case 'tool':
       return { role: m.role, content: m.content, tool_call_id: m.toolCallId }
     default:
@@ -133,7 +137,11 @@ const errorText = (e: unknown): string => (e instanceof Error ? e.message : Stri
  * @category constructors
  * @since 0.1.0
  */
-export const jinja = (source: string, tokenizer: Tokenizer.Tokenizer, specials: { readonly bos_token?: string | undefined; readonly eos_token?: string | undefined } = {}): ChatFormat => {
+export const jinja = (
+  source: string,
+  tokenizer: Tokenizer.Tokenizer,
+  specials: { readonly bos_token?: string | undefined; readonly eos_token?: string | undefined } = {}
+): ChatFormat => {
   const template = new Template(source)
   const mentionsTools = source.includes('tools')
   const text = (c: Conversation, options: TextOptions = {}): E.Either<string, string> => {
@@ -177,7 +185,8 @@ const turnsOf = (messages: ReadonlyArray<Message>): ReadonlyArray<{ readonly ass
   const turns: Array<{ assistant: boolean; text: string; reply?: Replies.Reply }> = []
   for (const m of messages) {
     const assistant = m.role === 'assistant'
-    const text = m.role === 'assistant' && m.toolCalls.length > 0 ? [m.content, ToolCalls.write('hermes')(m.toolCalls)].filter((s) => s.length > 0).join('\n') : m.content
+    const text =
+      m.role === 'assistant' && m.toolCalls.length > 0 ? [m.content, ToolCalls.write('hermes')(m.toolCalls)].filter((s) => s.length > 0).join('\n') : m.content
     const last = turns[turns.length - 1]
     if (last !== undefined && last.assistant === assistant && !assistant) last.text = `${last.text}\n${text}`
     else turns.push(m.role === 'assistant' ? { assistant, text, reply: { content: m.content, toolCalls: m.toolCalls } } : { assistant, text })

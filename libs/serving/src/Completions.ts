@@ -88,7 +88,14 @@ export const model = (agent: Agent.Agent, options: ModelOptions = {}): Model & {
     ...(options.prefillChunk === undefined ? {} : { prefillChunk: options.prefillChunk }),
     ...(options.prefixCache === undefined ? {} : { prefixCache: options.prefixCache })
   })
-  return { name: options.name ?? 'mtrl', tokenizer: agent.tokenizer, format: ChatFormat.forTokenizer(agent.tokenizer, options.chatTemplate), engine, replies: Replies.make(), close: engine.close }
+  return {
+    name: options.name ?? 'mtrl',
+    tokenizer: agent.tokenizer,
+    format: ChatFormat.forTokenizer(agent.tokenizer, options.chatTemplate),
+    engine,
+    replies: Replies.make(),
+    close: engine.close
+  }
 }
 
 const invalid = (i: Request.Invalid, status = 400): Refusal => ({ ...i, status, type: 'invalid_request_error' })
@@ -121,12 +128,21 @@ export interface Plan {
 export const plan =
   (model: Model, draw: () => number) =>
   (request: Request.ChatRequest): E.Either<Refusal, Plan> => {
-    if (request.model !== model.name) return E.left({ message: `The model \`${request.model}\` does not exist; this server serves \`${model.name}\``, param: 'model', code: 'model_not_found', status: 404, type: 'not_found_error' })
-    if ((request.top_logprobs ?? 0) > 0 && request.logprobs !== true) return E.left(invalid({ message: 'top_logprobs: needs logprobs: true', param: 'top_logprobs', code: null }))
+    if (request.model !== model.name)
+      return E.left({
+        message: `The model \`${request.model}\` does not exist; this server serves \`${model.name}\``,
+        param: 'model',
+        code: 'model_not_found',
+        status: 404,
+        type: 'not_found_error'
+      })
+    if ((request.top_logprobs ?? 0) > 0 && request.logprobs !== true)
+      return E.left(invalid({ message: 'top_logprobs: needs logprobs: true', param: 'top_logprobs', code: null }))
     const conversation = Request.conversation(request)
     if (E.isLeft(conversation)) return E.left(invalid(conversation.left))
     const tools = conversation.right.tools
-    if (tools.length > 0 && model.format.toolSyntax === undefined) return E.left(invalid({ message: "tools: this model's chat template writes no tool calls", param: 'tools', code: null }))
+    if (tools.length > 0 && model.format.toolSyntax === undefined)
+      return E.left(invalid({ message: "tools: this model's chat template writes no tool calls", param: 'tools', code: null }))
     const stops = Request.stops(request)
     if (E.isLeft(stops)) return E.left(invalid(stops.left))
     let misses = 0
@@ -140,13 +156,34 @@ export const plan =
     const context = model.engine.maxLen
     const n = prompt.right.length
     const room = context - n
-    if (room < 1) return E.left(invalid({ message: `This model's maximum context length is ${context} tokens. However, your messages resulted in ${n} tokens.`, param: 'messages', code: 'context_length_exceeded' }))
+    if (room < 1)
+      return E.left(
+        invalid({
+          message: `This model's maximum context length is ${context} tokens. However, your messages resulted in ${n} tokens.`,
+          param: 'messages',
+          code: 'context_length_exceeded'
+        })
+      )
     const asked = request.max_completion_tokens ?? request.max_tokens ?? undefined
     if (asked !== undefined && asked > room)
-      return E.left(invalid({ message: `This model's maximum context length is ${context} tokens. However, you requested ${n + asked} tokens (${n} in the messages, ${asked} in the completion).`, param: request.max_completion_tokens != null ? 'max_completion_tokens' : 'max_tokens', code: 'context_length_exceeded' }))
+      return E.left(
+        invalid({
+          message: `This model's maximum context length is ${context} tokens. However, you requested ${n + asked} tokens (${n} in the messages, ${asked} in the completion).`,
+          param: request.max_completion_tokens != null ? 'max_completion_tokens' : 'max_tokens',
+          code: 'context_length_exceeded'
+        })
+      )
     const seed = request.seed ?? undefined
     const rngs = Array.from({ length: request.n ?? 1 }, (_, i) => Rng.make(seed === undefined ? draw() : seed + i))
-    return E.right({ request, prompt: prompt.right, maxTokens: asked ?? room, stops: stops.right, toolSyntax: tools.length > 0 ? model.format.toolSyntax : undefined, rngs, reencoded })
+    return E.right({
+      request,
+      prompt: prompt.right,
+      maxTokens: asked ?? room,
+      stops: stops.right,
+      toolSyntax: tools.length > 0 ? model.format.toolSyntax : undefined,
+      rngs,
+      reencoded
+    })
   }
 
 const completionId = (): string => `chatcmpl-${randomBytes(12).toString('hex')}`
@@ -160,7 +197,11 @@ interface Choice {
 }
 
 const toolCallsOf = (calls: ReadonlyArray<ToolCalls.Call>): ReadonlyArray<Response.ToolCall> =>
-  calls.map((c) => ({ id: `call_${randomBytes(8).toString('hex')}`, type: 'function' as const, function: { name: c.name, arguments: JSON.stringify(c.arguments) } }))
+  calls.map((c) => ({
+    id: `call_${randomBytes(8).toString('hex')}`,
+    type: 'function' as const,
+    function: { name: c.name, arguments: JSON.stringify(c.arguments) }
+  }))
 
 const choiceOf = (p: Plan, completion: Engine.Completion, text: string): Choice => {
   const parsed = p.toolSyntax === undefined ? { content: text, calls: [] } : ToolCalls.parse(p.toolSyntax)(text)
@@ -205,27 +246,44 @@ const replyOf = (model: Model, p: Plan, completion: Engine.Completion): string =
 /** A finished choice: its reply remembered with its sampled ids, its call recorded. */
 const settle = (model: Model, p: Plan, choice: Choice, record: ((call: Capture.Call) => void) | undefined): void => {
   const { tokens, logprobs } = choice.completion
-  model.replies.remember(p.prompt, { content: choice.content, toolCalls: choice.calls.map((c) => ({ name: c.function.name, arguments: JSON.parse(c.function.arguments) as unknown })) }, tokens)
+  model.replies.remember(
+    p.prompt,
+    { content: choice.content, toolCalls: choice.calls.map((c) => ({ name: c.function.name, arguments: JSON.parse(c.function.arguments) as unknown })) },
+    tokens
+  )
   record?.({ prompt: p.prompt, completion: tokens, logprobs, reencoded: p.reencoded, transcript: transcriptOf(p.request, choice) })
 }
 
-const callLines = (calls: ReadonlyArray<{ readonly name: string; readonly arguments: string }>): ReadonlyArray<string> => calls.map((c) => `${c.name}(${c.arguments})`)
+const callLines = (calls: ReadonlyArray<{ readonly name: string; readonly arguments: string }>): ReadonlyArray<string> =>
+  calls.map((c) => `${c.name}(${c.arguments})`)
 
 /** A call's conversation as text: the request's messages, then the reply. */
 const transcriptOf = (request: Request.ChatRequest, choice: Choice): ReadonlyArray<Capture.TranscriptMessage> => {
   const text = (content: unknown): string =>
-    typeof content === 'string' ? content : Array.isArray(content) ? content.map((part: { text?: unknown }) => (typeof part.text === 'string' ? part.text : '')).join('') : ''
+    typeof content === 'string'
+      ? content
+      : Array.isArray(content)
+        ? content.map((part: { text?: unknown }) => (typeof part.text === 'string' ? part.text : '')).join('')
+        : ''
   const messages = request.messages.map((m): Capture.TranscriptMessage => {
     const calls = m.role === 'assistant' ? callLines((m.tool_calls ?? []).map((c) => c.function)) : []
     return { role: m.role, content: [text(m.content), ...calls].filter((s) => s.length > 0).join('\n') }
   })
-  return [...messages, { role: 'assistant', content: [choice.content, ...callLines(choice.calls.map((c) => c.function))].filter((s) => s.length > 0).join('\n') }]
+  return [
+    ...messages,
+    { role: 'assistant', content: [choice.content, ...callLines(choice.calls.map((c) => c.function))].filter((s) => s.length > 0).join('\n') }
+  ]
 }
 
 const usageOf = (p: Plan, choices: ReadonlyArray<Choice>): Response.Usage => {
   const completionTokens = choices.reduce((s, c) => s + c.completion.tokens.length, 0)
   const cached = Math.max(0, ...choices.map((c) => c.completion.cachedTokens))
-  return { prompt_tokens: p.prompt.length, completion_tokens: completionTokens, total_tokens: p.prompt.length + completionTokens, prompt_tokens_details: { cached_tokens: cached } }
+  return {
+    prompt_tokens: p.prompt.length,
+    completion_tokens: completionTokens,
+    total_tokens: p.prompt.length + completionTokens,
+    prompt_tokens_details: { cached_tokens: cached }
+  }
 }
 
 /**
@@ -236,7 +294,12 @@ const usageOf = (p: Plan, choices: ReadonlyArray<Choice>): Response.Usage => {
  * @category evaluation
  * @since 0.1.0
  */
-export const complete = async (model: Model, p: Plan, signal?: AbortSignal, record?: (call: Capture.Call) => void): Promise<Response.ChatCompletion | undefined> => {
+export const complete = async (
+  model: Model,
+  p: Plan,
+  signal?: AbortSignal,
+  record?: (call: Capture.Call) => void
+): Promise<Response.ChatCompletion | undefined> => {
   // with stop strings, each choice ends at the token that completes one (decoding as it goes)
   const stopAt = (): ((token: Engine.Token) => boolean) => {
     if (p.stops.length === 0) return () => false
@@ -255,7 +318,11 @@ export const complete = async (model: Model, p: Plan, signal?: AbortSignal, reco
     model: model.name,
     choices: choices.map((c, index) => ({
       index,
-      message: { role: 'assistant', content: c.calls.length > 0 && c.content === '' ? null : c.content, ...(c.calls.length > 0 ? { tool_calls: c.calls } : {}) },
+      message: {
+        role: 'assistant',
+        content: c.calls.length > 0 && c.content === '' ? null : c.content,
+        ...(c.calls.length > 0 ? { tool_calls: c.calls } : {})
+      },
       logprobs: p.request.logprobs === true ? { content: logprobsOf(model.tokenizer, c.completion) } : null,
       finish_reason: c.finish,
       ...(ids ? { token_ids: Array.from(c.completion.tokens) } : {})
@@ -274,12 +341,32 @@ export const complete = async (model: Model, p: Plan, signal?: AbortSignal, reco
  * @category evaluation
  * @since 0.1.0
  */
-export const stream = async (model: Model, p: Plan, send: (chunk: Response.ChatCompletionChunk) => void, signal?: AbortSignal, record?: (call: Capture.Call) => void): Promise<boolean> => {
+export const stream = async (
+  model: Model,
+  p: Plan,
+  send: (chunk: Response.ChatCompletionChunk) => void,
+  signal?: AbortSignal,
+  record?: (call: Capture.Call) => void
+): Promise<boolean> => {
   const id = completionId()
   const created = Math.floor(Date.now() / 1000)
   const ids = p.request.return_token_ids === true
-  const chunk = (choices: Response.ChatCompletionChunk['choices'], extra: Partial<Response.ChatCompletionChunk> = {}): Response.ChatCompletionChunk => ({ id, object: 'chat.completion.chunk', created, model: model.name, choices, ...extra })
-  p.rngs.forEach((_, index) => send(chunk([{ index, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }], ids && index === 0 ? { prompt_token_ids: Array.from(p.prompt) } : {})))
+  const chunk = (choices: Response.ChatCompletionChunk['choices'], extra: Partial<Response.ChatCompletionChunk> = {}): Response.ChatCompletionChunk => ({
+    id,
+    object: 'chat.completion.chunk',
+    created,
+    model: model.name,
+    choices,
+    ...extra
+  })
+  p.rngs.forEach((_, index) =>
+    send(
+      chunk(
+        [{ index, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }],
+        ids && index === 0 ? { prompt_token_ids: Array.from(p.prompt) } : {}
+      )
+    )
+  )
   const run = async (index: number): Promise<Choice | undefined> => {
     const reply = ReplyText.make(model.tokenizer, p.stops, p.toolSyntax)
     let count = 0
@@ -288,7 +375,8 @@ export const stream = async (model: Model, p: Plan, send: (chunk: Response.ChatC
       const content = reply.delta()
       const logprobs = p.request.logprobs === true ? { content: [tokenLogprob(model.tokenizer, token)] } : null
       count++
-      if (content.length > 0 || logprobs !== null || ids) send(chunk([{ index, delta: { content }, logprobs, finish_reason: null, ...(ids ? { token_ids: [token.id] } : {}) }]))
+      if (content.length > 0 || logprobs !== null || ids)
+        send(chunk([{ index, delta: { content }, logprobs, finish_reason: null, ...(ids ? { token_ids: [token.id] } : {}) }]))
       return stopped
     }
     const completion = await model.engine.submit(sequence(model, p, index, onToken, signal))
@@ -298,7 +386,8 @@ export const stream = async (model: Model, p: Plan, send: (chunk: Response.ChatC
     const rest = choice.content.slice(reply.emitted()) // what was held back: trailing space, a stop string's false start
     const tail = completion.tokens.slice(count) // the stop token, which onToken never sees
     if (rest.length > 0) send(chunk([{ index, delta: { content: rest }, logprobs: null, finish_reason: null }]))
-    if (choice.calls.length > 0) send(chunk([{ index, delta: { tool_calls: choice.calls.map((c, i) => ({ index: i, ...c })) }, logprobs: null, finish_reason: null }]))
+    if (choice.calls.length > 0)
+      send(chunk([{ index, delta: { tool_calls: choice.calls.map((c, i) => ({ index: i, ...c })) }, logprobs: null, finish_reason: null }]))
     send(chunk([{ index, delta: {}, logprobs: null, finish_reason: choice.finish, ...(ids && tail.length > 0 ? { token_ids: Array.from(tail) } : {}) }]))
     return choice
   }

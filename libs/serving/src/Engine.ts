@@ -179,7 +179,7 @@ export const make = (policy: Policy.Policy, options: Options): Engine => {
 
   /** Moves waiting sequences into slots, in order; one that would rather copy a prefix still being prefilled waits a step. */
   const admit = (): void => {
-    for (let i = 0; i < waiting.length; ) {
+    for (let i = 0; i < waiting.length;) {
       const r = waiting[i]!
       const placement = slots.plan(r.sequence.prompt, intended)
       if (placement === undefined) return

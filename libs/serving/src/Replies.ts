@@ -51,7 +51,8 @@ const hashOf = (ids: Int32Array): string => {
  * @category destructors
  * @since 0.1.0
  */
-export const keyOf = (prompt: Int32Array, reply: Reply): string => JSON.stringify([hashOf(prompt), reply.content, reply.toolCalls.map((c) => [c.name, c.arguments])])
+export const keyOf = (prompt: Int32Array, reply: Reply): string =>
+  JSON.stringify([hashOf(prompt), reply.content, reply.toolCalls.map((c) => [c.name, c.arguments])])
 
 /**
  * A map of at most `capacity` replies (default 65 536).

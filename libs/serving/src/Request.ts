@@ -22,7 +22,10 @@ export const Content = t.union([t.string, t.readonlyArray(TextPart)])
 const FunctionCall = t.type({ name: t.string, arguments: t.string })
 const ToolCallCodec = t.type({ id: t.string, type: t.literal('function'), function: FunctionCall })
 
-const SystemMessage = t.intersection([t.type({ role: t.union([t.literal('system'), t.literal('developer')]), content: Content }), t.partial({ name: t.string })])
+const SystemMessage = t.intersection([
+  t.type({ role: t.union([t.literal('system'), t.literal('developer')]), content: Content }),
+  t.partial({ name: t.string })
+])
 const UserMessage = t.intersection([t.type({ role: t.literal('user'), content: Content }), t.partial({ name: t.string })])
 const AssistantMessage = t.intersection([
   t.type({ role: t.literal('assistant') }),
@@ -38,10 +41,18 @@ export type Message = t.TypeOf<typeof Message>
 /** @category codecs @since 0.1.0 */
 export const Tool = t.type({
   type: t.literal('function'),
-  function: t.intersection([t.type({ name: t.string }), t.partial({ description: t.string, parameters: t.UnknownRecord, strict: t.union([t.boolean, t.null]) })])
+  function: t.intersection([
+    t.type({ name: t.string }),
+    t.partial({ description: t.string, parameters: t.UnknownRecord, strict: t.union([t.boolean, t.null]) })
+  ])
 })
 
-const ToolChoice = t.union([t.literal('none'), t.literal('auto'), t.literal('required'), t.type({ type: t.literal('function'), function: t.type({ name: t.string }) })])
+const ToolChoice = t.union([
+  t.literal('none'),
+  t.literal('auto'),
+  t.literal('required'),
+  t.type({ type: t.literal('function'), function: t.type({ name: t.string }) })
+])
 
 const Temperature = Numbers.refine('a number in [0, 2]', (n) => n >= 0 && n <= 2)
 const TopP = Numbers.refine('a number in (0, 1]', (n) => n > 0 && n <= 1)
@@ -129,7 +140,11 @@ export const conversation = (request: ChatRequest): E.Either<Invalid, ChatFormat
             args = undefined
           }
           if (typeof args !== 'object' || args === null || Array.isArray(args))
-            return E.left({ message: `messages.${i}.tool_calls.${j}.function.arguments: expected a JSON object in a string`, param: `messages.${i}.tool_calls.${j}.function.arguments`, code: null })
+            return E.left({
+              message: `messages.${i}.tool_calls.${j}.function.arguments: expected a JSON object in a string`,
+              param: `messages.${i}.tool_calls.${j}.function.arguments`,
+              code: null
+            })
           calls.push({ id: c.id, name: c.function.name, arguments: args as Record<string, unknown> })
         }
         messages.push({ role: 'assistant', content: textOf(m.content), toolCalls: calls })

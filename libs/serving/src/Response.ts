@@ -98,4 +98,6 @@ export interface ErrorBody {
  * @category constructors
  * @since 0.1.0
  */
-export const error = (message: string, type: string, param: string | null = null, code: string | null = null): ErrorBody => ({ error: { message, type, param, code } })
+export const error = (message: string, type: string, param: string | null = null, code: string | null = null): ErrorBody => ({
+  error: { message, type, param, code }
+})

@@ -90,7 +90,13 @@ const decodeRequest = (text: string): E.Either<Completions.Refusal, Request.Chat
   return E.left({ status: 400, type: 'invalid_request_error', message: Decode.formatError(decoded.left), param: first?.path ?? null, code: null })
 }
 
-const models = (model: Completions.Model, created: number) => ({ id: model.name, object: 'model' as const, created, owned_by: 'mtrl', max_model_len: model.engine.maxLen })
+const models = (model: Completions.Model, created: number) => ({
+  id: model.name,
+  object: 'model' as const,
+  created,
+  owned_by: 'mtrl',
+  max_model_len: model.engine.maxLen
+})
 
 /**
  * Starts serving `options.model`.
@@ -141,7 +147,8 @@ export const start =
       /** `POST /rollouts/<id>/reward`: the run's reward. */
       const reward = async (req: http.IncomingMessage, res: http.ServerResponse, id: string): Promise<void> => {
         const body = await Body.read(req, 65_536)
-        if (body._tag !== 'Read') return body._tag === 'TooLarge' ? fail(res, 413, 'the body is over the limit of 65536 bytes', 'invalid_request_error') : undefined
+        if (body._tag !== 'Read')
+          return body._tag === 'TooLarge' ? fail(res, 413, 'the body is over the limit of 65536 bytes', 'invalid_request_error') : undefined
         let json: unknown
         try {
           json = JSON.parse(body.text)
@@ -149,7 +156,14 @@ export const start =
           return fail(res, 400, `the body is not JSON: ${(error as Error).message}`, 'invalid_request_error')
         }
         const decoded = Decode.decode('reward', Rollouts.Reward)(json)
-        if (E.isLeft(decoded)) return fail(res, 400, `${Decode.formatError(decoded.left)}\n(send {"reward": number} or {"rewards": [number, ...]})`, 'invalid_request_error', 'reward')
+        if (E.isLeft(decoded))
+          return fail(
+            res,
+            400,
+            `${Decode.formatError(decoded.left)}\n(send {"reward": number} or {"rewards": [number, ...]})`,
+            'invalid_request_error',
+            'reward'
+          )
         return options.rollouts!.reward(id, decoded.right) ? Body.json(res, 200, { ok: true }) : fail(res, 404, `no open rollout ${id}`, 'not_found_error')
       }
 
@@ -157,7 +171,8 @@ export const start =
       const rollout = (req: http.IncomingMessage, res: http.ServerResponse, id: string, rest: string): Promise<void> | void => {
         const runs = options.rollouts
         if (runs?.get(id) === undefined) return fail(res, 404, `no open rollout ${id}`, 'not_found_error')
-        if (rest === '/reward') return req.method === 'POST' ? reward(req, res, id) : fail(res, 405, `${req.method} /rollouts/${id}/reward: use POST`, 'invalid_request_error')
+        if (rest === '/reward')
+          return req.method === 'POST' ? reward(req, res, id) : fail(res, 405, `${req.method} /rollouts/${id}/reward: use POST`, 'invalid_request_error')
         if (rest === '/v1/chat/completions' && req.method === 'POST') return chat(req, res, (call) => void runs.record(id, call))
         return api(req, res, rest)
       }
@@ -177,15 +192,19 @@ export const start =
         if (req.method === 'GET' && path === '/v1/models') return Body.json(res, 200, { object: 'list', data: [models(model, created)] })
         if (req.method === 'GET' && path.startsWith('/v1/models/')) {
           const id = decodeURIComponent(path.slice('/v1/models/'.length))
-          return id === model.name ? Body.json(res, 200, models(model, created)) : fail(res, 404, `The model \`${id}\` does not exist`, 'not_found_error', 'model', 'model_not_found')
+          return id === model.name
+            ? Body.json(res, 200, models(model, created))
+            : fail(res, 404, `The model \`${id}\` does not exist`, 'not_found_error', 'model', 'model_not_found')
         }
-        if (path === '/v1/chat/completions') return req.method === 'POST' ? chat(req, res) : fail(res, 405, `${req.method} ${path}: use POST`, 'invalid_request_error')
+        if (path === '/v1/chat/completions')
+          return req.method === 'POST' ? chat(req, res) : fail(res, 405, `${req.method} ${path}: use POST`, 'invalid_request_error')
         return fail(res, 404, `no route ${req.method} ${path}`, 'not_found_error')
       }
 
       const server = http.createServer((req, res) => {
         if (closing) return fail(res, 503, 'the server is shutting down', 'server_error')
-        if (inFlight >= maxRequests) return fail(res, 429, `too many requests at once (${maxRequests}); retry later`, 'rate_limit_error', null, 'rate_limit_exceeded')
+        if (inFlight >= maxRequests)
+          return fail(res, 429, `too many requests at once (${maxRequests}); retry later`, 'rate_limit_error', null, 'rate_limit_exceeded')
         inFlight++
         route(req, res)
           .catch((error: unknown) => fail(res, 500, `internal error: ${error instanceof Error ? error.message : String(error)}`, 'server_error'))
@@ -208,7 +227,11 @@ export const start =
             close: async () => {
               closing = true
               const stopped = new Promise<void>((done) => server.close(() => done()))
-              if (inFlight > 0) await Promise.race([new Promise<void>((done) => (drained = done)), new Promise((done) => setTimeout(done, options.shutdownGraceMs ?? 30_000).unref())])
+              if (inFlight > 0)
+                await Promise.race([
+                  new Promise<void>((done) => (drained = done)),
+                  new Promise((done) => setTimeout(done, options.shutdownGraceMs ?? 30_000).unref())
+                ])
               server.closeAllConnections()
               await stopped
             }

@@ -11,7 +11,16 @@ const call = (prompt: ReadonlyArray<number>, completion: ReadonlyArray<number>, 
 })
 
 /** A sample as a trajectory, to read its tokens and action mask as a trainer would. */
-const asTrajectory = (sample: _.Sample): Trajectory.Trajectory => ({ env: 'e', seed: 0, groupId: 'g', segments: sample.segments, turns: [], turnRewards: [], won: false, truncated: false })
+const asTrajectory = (sample: _.Sample): Trajectory.Trajectory => ({
+  env: 'e',
+  seed: 0,
+  groupId: 'g',
+  segments: sample.segments,
+  turns: [],
+  turnRewards: [],
+  won: false,
+  truncated: false
+})
 
 describe('Capture.samples', () => {
   it('merges calls that extend the conversation into one sequence: prompt | action | observation | action', () => {
@@ -33,7 +42,10 @@ describe('Capture.samples', () => {
 
   it('a call that rewrites the history starts a step-wise sample of its own; a later call extends the sample it continues', () => {
     const samples = _.samples([call([1, 2], [3, 9]), call([1, 7], [8, 9]), call([1, 2, 3, 9, 5], [6]), call([1, 7, 8, 9, 4], [2])])
-    expect(samples.map((s) => [s.calls, s.callIndices])).toEqual([[2, [0, 2]], [2, [1, 3]]])
+    expect(samples.map((s) => [s.calls, s.callIndices])).toEqual([
+      [2, [0, 2]],
+      [2, [1, 3]]
+    ])
     expect(samples.map((s) => Array.from(Trajectory.tokens(asTrajectory(s))))).toEqual([
       [1, 2, 3, 9, 5, 6],
       [1, 7, 8, 9, 4, 2]
@@ -41,7 +53,13 @@ describe('Capture.samples', () => {
   })
 
   it('each sample is the exact token stream of its last call, and its action mask covers exactly the completions', () => {
-    const history = fc.array(fc.record({ observation: fc.array(fc.integer({ min: 0, max: 50 }), { maxLength: 5 }), action: fc.array(fc.integer({ min: 0, max: 50 }), { minLength: 1, maxLength: 4 }) }), { minLength: 1, maxLength: 6 })
+    const history = fc.array(
+      fc.record({
+        observation: fc.array(fc.integer({ min: 0, max: 50 }), { maxLength: 5 }),
+        action: fc.array(fc.integer({ min: 0, max: 50 }), { minLength: 1, maxLength: 4 })
+      }),
+      { minLength: 1, maxLength: 6 }
+    )
     fc.assert(
       fc.property(fc.array(fc.integer({ min: 0, max: 50 }), { minLength: 1, maxLength: 5 }), history, (prompt, turns) => {
         let context = [...prompt]

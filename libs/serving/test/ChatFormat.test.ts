@@ -19,7 +19,10 @@ interface Case {
   readonly rendered: string | null
   readonly error?: string
 }
-const reference = JSON.parse(readFileSync(join(templates, 'reference.json'), 'utf8')) as { readonly transformers_version: string; readonly cases: ReadonlyArray<Case> }
+const reference = JSON.parse(readFileSync(join(templates, 'reference.json'), 'utf8')) as {
+  readonly transformers_version: string
+  readonly cases: ReadonlyArray<Case>
+}
 const tinyQwen = HfTokenizer.fromJson(JSON.parse(readFileSync(join(fixtures, 'hf/tiny-qwen2/tokenizer.json'), 'utf8')))
 
 /** A fixture conversation as an OpenAI client sends it: tool-call arguments as JSON strings. */
@@ -27,7 +30,13 @@ const asOpenAi = (messages: ReadonlyArray<Record<string, unknown>>): unknown[] =
   messages.map((m) =>
     m['tool_calls'] === undefined
       ? m
-      : { ...m, tool_calls: (m['tool_calls'] as ReadonlyArray<{ id: string; type: string; function: { name: string; arguments: unknown } }>).map((c) => ({ ...c, function: { ...c.function, arguments: JSON.stringify(c.function.arguments) } })) }
+      : {
+          ...m,
+          tool_calls: (m['tool_calls'] as ReadonlyArray<{ id: string; type: string; function: { name: string; arguments: unknown } }>).map((c) => ({
+            ...c,
+            function: { ...c.function, arguments: JSON.stringify(c.function.arguments) }
+          }))
+        }
   )
 
 const formatOf = (name: string): _.ChatFormat => {
@@ -38,15 +47,18 @@ const formatOf = (name: string): _.ChatFormat => {
 describe('ChatFormat.jinja', () => {
   // the pitfall case passes arguments to Python as strings; a server parses them into objects first
   const cases = reference.cases.filter((c) => c.name !== 'pitfall_string_arguments')
-  it.each(cases.map((c) => [`${c.template} ${c.name}`, c] as const))(`renders %s from an OpenAI request exactly as transformers ${reference.transformers_version} apply_chat_template`, (_label, c) => {
-    const request = Request.ChatRequest.decode({ model: 'm', messages: asOpenAi(c.messages), ...(c.tools === null ? {} : { tools: c.tools }) })
-    if (E.isLeft(request)) throw new Error(`the fixture does not decode as a request: ${c.name}`)
-    const conversation = Request.conversation(request.right)
-    if (E.isLeft(conversation)) throw new Error(conversation.left.message)
-    const text = formatOf(c.template).text(conversation.right, { addGenerationPrompt: c.add_generation_prompt, variables: c.kwargs })
-    if (c.rendered === null) expect(E.isLeft(text) && text.left).toMatch(/only supports single tool-calls/)
-    else expect(text).toEqual(E.right(c.rendered))
-  })
+  it.each(cases.map((c) => [`${c.template} ${c.name}`, c] as const))(
+    `renders %s from an OpenAI request exactly as transformers ${reference.transformers_version} apply_chat_template`,
+    (_label, c) => {
+      const request = Request.ChatRequest.decode({ model: 'm', messages: asOpenAi(c.messages), ...(c.tools === null ? {} : { tools: c.tools }) })
+      if (E.isLeft(request)) throw new Error(`the fixture does not decode as a request: ${c.name}`)
+      const conversation = Request.conversation(request.right)
+      if (E.isLeft(conversation)) throw new Error(conversation.left.message)
+      const text = formatOf(c.template).text(conversation.right, { addGenerationPrompt: c.add_generation_prompt, variables: c.kwargs })
+      if (c.rendered === null) expect(E.isLeft(text) && text.left).toMatch(/only supports single tool-calls/)
+      else expect(text).toEqual(E.right(c.rendered))
+    }
+  )
 
   it('reads the tool-call syntax of each template and the end-of-turn tokens of the tokenizer', () => {
     expect(formatOf('qwen2.5').toolSyntax).toBe('hermes')
@@ -78,7 +90,12 @@ describe('ChatFormat.turns', () => {
       ],
       tools: []
     })
-    const want = [...template.prompt('You are an agent.', 'You are in a kitchen.'), ...tokenizer.encode('go north'), template.stopTokens[0]!, ...template.observation('You see a key.')]
+    const want = [
+      ...template.prompt('You are an agent.', 'You are in a kitchen.'),
+      ...tokenizer.encode('go north'),
+      template.stopTokens[0]!,
+      ...template.observation('You see a key.')
+    ]
     expect(E.map((x: Int32Array) => Array.from(x))(ids)).toEqual(E.right(want))
   })
 
@@ -98,7 +115,7 @@ describe('ChatFormat.turns', () => {
     expect(E.map((x: Int32Array) => Array.from(x))(ids)).toEqual(E.right(want))
   })
 
-  it("renders an assistant message the server wrote with its sampled ids, not its re-encoding", () => {
+  it('renders an assistant message the server wrote with its sampled ids, not its re-encoding', () => {
     // 'go north' written byte by byte re-encodes to word tokens: another token sequence, same text
     const bytes = Int32Array.from([...new TextEncoder().encode('go north')].map((b) => 7 + b))
     expect(tokenizer.decode(bytes)).toBe('go north')
@@ -114,7 +131,8 @@ describe('ChatFormat.turns', () => {
     }
     const before = template.prompt('', 'You are in a kitchen.')
     // the reply is known after the prompt it was sampled after, not after another one
-    const known = (prompt: Int32Array, reply: { readonly content: string }) => (reply.content === 'go north' && Array.from(prompt).join() === Array.from(before).join() ? sampled : undefined)
+    const known = (prompt: Int32Array, reply: { readonly content: string }) =>
+      reply.content === 'go north' && Array.from(prompt).join() === Array.from(before).join() ? sampled : undefined
     const ids = format.render(conversation, known)
     const want = [...template.prompt('', 'You are in a kitchen.'), ...sampled, ...template.observation('You see a key.')]
     expect(E.map((x: Int32Array) => Array.from(x))(ids)).toEqual(E.right(want))
@@ -132,10 +150,20 @@ describe('ChatFormat.turns', () => {
 describe('ChatFormat.forTokenizer', () => {
   it("takes a Hugging Face tokenizer's own chat_template, else mtrl's turns", () => {
     const source = readFileSync(join(templates, 'qwen2.5.jinja'), 'utf8')
-    const withTemplate = HfTokenizer.fromJson(JSON.parse(readFileSync(join(fixtures, 'hf/tiny-qwen2/tokenizer.json'), 'utf8')), { chat_template: source, eos_token: '<|im_end|>' })
+    const withTemplate = HfTokenizer.fromJson(JSON.parse(readFileSync(join(fixtures, 'hf/tiny-qwen2/tokenizer.json'), 'utf8')), {
+      chat_template: source,
+      eos_token: '<|im_end|>'
+    })
     expect(_.forTokenizer(withTemplate).kind).toBe('jinja')
     expect(_.forTokenizer(tinyQwen).kind).toBe('turns')
     expect(_.forTokenizer(tinyQwen, source).kind).toBe('jinja')
-    expect(_.templateOfConfig({ chat_template: [{ name: 'tool_use', template: 'x' }, { name: 'default', template: 'y' }] })).toBe('y')
+    expect(
+      _.templateOfConfig({
+        chat_template: [
+          { name: 'tool_use', template: 'x' },
+          { name: 'default', template: 'y' }
+        ]
+      })
+    ).toBe('y')
   })
 })

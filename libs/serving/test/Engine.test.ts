@@ -18,7 +18,14 @@ const tokens = (seed: number, n: number): Int32Array => {
   return Int32Array.from({ length: n }, () => 4 + rng.int(46))
 }
 
-const greedy = (prompt: Int32Array, maxTokens = 12, extra: Partial<_.Sequence> = {}): _.Sequence => ({ prompt, maxTokens, sampling: { temperature: 0 }, stopTokens: [STOP], rng: Rng.make(0), ...extra })
+const greedy = (prompt: Int32Array, maxTokens = 12, extra: Partial<_.Sequence> = {}): _.Sequence => ({
+  prompt,
+  maxTokens,
+  sampling: { temperature: 0 },
+  stopTokens: [STOP],
+  rng: Rng.make(0),
+  ...extra
+})
 
 /** What the established one-call sampler generates for `prompt`. */
 const sampled = (policy: Policy.Policy, prompt: Int32Array, maxTokens: number, temperature = 0, seed = 0): number[] => {
@@ -32,7 +39,7 @@ const sampled = (policy: Policy.Policy, prompt: Int32Array, maxTokens: number, t
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms))
 
 describe('Engine', () => {
-  it("decodes a sequence as the Sampler does (greedy and seeded), tokens and sampler log-probs, with no tensor left behind", async () => {
+  it('decodes a sequence as the Sampler does (greedy and seeded), tokens and sampler log-probs, with no tensor left behind', async () => {
     const policy = Policy.make(plain, 1)
     const before = tf.memory().numTensors
     const engine = _.make(policy, { maxLen: 256, slots: 4 })

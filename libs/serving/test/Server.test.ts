@@ -21,16 +21,38 @@ import { teach, type Taught } from './teach.js'
 
 const system = 'You are an agent in a house.'
 const tools: ReadonlyArray<ChatFormat.Tool> = [
-  { type: 'function', function: { name: 'go', description: 'Move', parameters: { type: 'object', properties: { direction: { type: 'string' } }, required: ['direction'] } } },
-  { type: 'function', function: { name: 'take', description: 'Pick up', parameters: { type: 'object', properties: { object: { type: 'string' } }, required: ['object'] } } }
+  {
+    type: 'function',
+    function: { name: 'go', description: 'Move', parameters: { type: 'object', properties: { direction: { type: 'string' } }, required: ['direction'] } }
+  },
+  {
+    type: 'function',
+    function: { name: 'take', description: 'Pick up', parameters: { type: 'object', properties: { object: { type: 'string' } }, required: ['object'] } }
+  }
 ]
 const goNorth = ToolCalls.write('hermes')([{ name: 'go', arguments: { direction: 'north' } }])
-const start: ChatFormat.Conversation = { messages: [{ role: 'system', content: system }, { role: 'user', content: 'You are in a kitchen.' }], tools }
-const afterGo: ChatFormat.Conversation = {
-  messages: [...start.messages, { role: 'assistant', content: '', toolCalls: [{ id: 'x', name: 'go', arguments: { direction: 'north' } }] }, { role: 'tool', content: 'You see a key.', toolCallId: 'x' }],
+const start: ChatFormat.Conversation = {
+  messages: [
+    { role: 'system', content: system },
+    { role: 'user', content: 'You are in a kitchen.' }
+  ],
   tools
 }
-const hello: ChatFormat.Conversation = { messages: [{ role: 'system', content: system }, { role: 'user', content: 'Say hello.' }], tools: [] }
+const afterGo: ChatFormat.Conversation = {
+  messages: [
+    ...start.messages,
+    { role: 'assistant', content: '', toolCalls: [{ id: 'x', name: 'go', arguments: { direction: 'north' } }] },
+    { role: 'tool', content: 'You see a key.', toolCallId: 'x' }
+  ],
+  tools
+}
+const hello: ChatFormat.Conversation = {
+  messages: [
+    { role: 'system', content: system },
+    { role: 'user', content: 'Say hello.' }
+  ],
+  tools: []
+}
 
 let taught: Taught
 let model: Completions.Model & { readonly close: () => Promise<void> }
@@ -62,8 +84,15 @@ afterAll(async () => {
   taught.policy.dispose()
 })
 
-const post = async (body: string, headers: Record<string, string> = {}): Promise<{ status: number; json: { error?: { message: string; type: string; param: string | null; code: string | null } } }> => {
-  const res = await fetch(`${server.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: 'Bearer secret', 'content-type': 'application/json', ...headers }, body })
+const post = async (
+  body: string,
+  headers: Record<string, string> = {}
+): Promise<{ status: number; json: { error?: { message: string; type: string; param: string | null; code: string | null } } }> => {
+  const res = await fetch(`${server.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: 'Bearer secret', 'content-type': 'application/json', ...headers },
+    body
+  })
   return { status: res.status, json: (await res.json()) as never }
 }
 
@@ -72,7 +101,17 @@ describe('Server with the official openai client', () => {
     const models = await client.models.list()
     expect(models.data.map((m) => m.id)).toEqual(['taught'])
     const extra = { return_token_ids: true } as Record<string, unknown>
-    const done = await client.chat.completions.create({ model: 'taught', messages: [{ role: 'system', content: system }, { role: 'user', content: 'Say hello.' }], temperature: 0, logprobs: true, top_logprobs: 2, ...extra })
+    const done = await client.chat.completions.create({
+      model: 'taught',
+      messages: [
+        { role: 'system', content: system },
+        { role: 'user', content: 'Say hello.' }
+      ],
+      temperature: 0,
+      logprobs: true,
+      top_logprobs: 2,
+      ...extra
+    })
     const choice = done.choices[0]!
     expect(choice.message.content).toBe('hello there, friend')
     expect(choice.finish_reason).toBe('stop')
@@ -93,19 +132,32 @@ describe('Server with the official openai client', () => {
   })
 
   it('ends a reply at a stop string, not generating past it, streamed or not', async () => {
-    const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: 'system', content: system }, { role: 'user', content: 'Say hello.' }]
+    const messages: OpenAI.ChatCompletionMessageParam[] = [
+      { role: 'system', content: system },
+      { role: 'user', content: 'Say hello.' }
+    ]
     const full = await client.chat.completions.create({ model: 'taught', messages, temperature: 0 })
     const cut = await client.chat.completions.create({ model: 'taught', messages, temperature: 0, stop: [', fr'] })
     expect(cut.choices[0]!.message.content).toBe('hello there')
     expect(cut.choices[0]!.finish_reason).toBe('stop')
     expect(cut.usage!.completion_tokens).toBeLessThan(full.usage!.completion_tokens)
     let streamed = ''
-    for await (const chunk of await client.chat.completions.create({ model: 'taught', messages, temperature: 0, stop: [', fr'], stream: true })) streamed += chunk.choices[0]?.delta.content ?? ''
+    for await (const chunk of await client.chat.completions.create({ model: 'taught', messages, temperature: 0, stop: [', fr'], stream: true }))
+      streamed += chunk.choices[0]?.delta.content ?? ''
     expect(streamed).toBe('hello there')
   })
 
   it('streams the same reply as server-sent events, with usage in the last chunk', async () => {
-    const stream = await client.chat.completions.create({ model: 'taught', messages: [{ role: 'system', content: system }, { role: 'user', content: 'Say hello.' }], temperature: 0, stream: true, stream_options: { include_usage: true } })
+    const stream = await client.chat.completions.create({
+      model: 'taught',
+      messages: [
+        { role: 'system', content: system },
+        { role: 'user', content: 'Say hello.' }
+      ],
+      temperature: 0,
+      stream: true,
+      stream_options: { include_usage: true }
+    })
     let text = ''
     let finish: string | null = null
     let usage: OpenAI.CompletionUsage | undefined | null
@@ -121,27 +173,46 @@ describe('Server with the official openai client', () => {
 
   it('returns tool calls, and the next turn (tool result) reuses the cached conversation', async () => {
     const request = { model: 'taught', temperature: 0, tools: tools as OpenAI.ChatCompletionTool[] }
-    const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: 'system', content: system }, { role: 'user', content: 'You are in a kitchen.' }]
+    const messages: OpenAI.ChatCompletionMessageParam[] = [
+      { role: 'system', content: system },
+      { role: 'user', content: 'You are in a kitchen.' }
+    ]
     const first = await client.chat.completions.create({ ...request, messages })
     const call = first.choices[0]!.message.tool_calls?.[0]
     expect(first.choices[0]!.finish_reason).toBe('tool_calls')
     expect(first.choices[0]!.message.content).toBeNull()
     expect(call?.type === 'function' && call.function).toEqual({ name: 'go', arguments: '{"direction":"north"}' })
-    const next = await client.chat.completions.create({ ...request, messages: [...messages, first.choices[0]!.message, { role: 'tool', tool_call_id: call!.id, content: 'You see a key.' }] })
+    const next = await client.chat.completions.create({
+      ...request,
+      messages: [...messages, first.choices[0]!.message, { role: 'tool', tool_call_id: call!.id, content: 'You see a key.' }]
+    })
     expect(next.choices[0]!.message.content).toBe('take key')
     expect(next.choices[0]!.finish_reason).toBe('stop')
     expect(next.usage!.prompt_tokens_details?.cached_tokens).toBe(first.usage!.prompt_tokens + first.usage!.completion_tokens)
   })
 
   it('streams tool calls as a tool_calls delta, never as content', async () => {
-    const stream = await client.chat.completions.create({ model: 'taught', temperature: 0, tools: tools as OpenAI.ChatCompletionTool[], stream: true, messages: [{ role: 'system', content: system }, { role: 'user', content: 'You are in a kitchen.' }] })
+    const stream = await client.chat.completions.create({
+      model: 'taught',
+      temperature: 0,
+      tools: tools as OpenAI.ChatCompletionTool[],
+      stream: true,
+      messages: [
+        { role: 'system', content: system },
+        { role: 'user', content: 'You are in a kitchen.' }
+      ]
+    })
     let content = ''
     const calls: Array<{ name?: string; arguments?: string }> = []
     let finish: string | null = null
     for await (const chunk of stream) {
       const delta = chunk.choices[0]?.delta
       content += delta?.content ?? ''
-      for (const c of delta?.tool_calls ?? []) calls[c.index] = { ...(c.function?.name === undefined ? {} : { name: c.function.name }), arguments: `${calls[c.index]?.arguments ?? ''}${c.function?.arguments ?? ''}` }
+      for (const c of delta?.tool_calls ?? [])
+        calls[c.index] = {
+          ...(c.function?.name === undefined ? {} : { name: c.function.name }),
+          arguments: `${calls[c.index]?.arguments ?? ''}${c.function?.arguments ?? ''}`
+        }
       finish = chunk.choices[0]?.finish_reason ?? finish
     }
     expect(content).toBe('')
@@ -151,8 +222,29 @@ describe('Server with the official openai client', () => {
 
   it('serves concurrent requests with n choices: greedy ones agree, seeded ones repeat', async () => {
     // a conversation it was not taught: sampling spreads
-    const ask = (seed: number) => client.chat.completions.create({ model: 'taught', messages: [{ role: 'user', content: 'Tell me a story about a key.' }], temperature: 1.5, n: 3, seed, max_tokens: 6 })
-    const [a, b, c, greedy] = await Promise.all([ask(1), ask(2), ask(1), client.chat.completions.create({ model: 'taught', messages: [{ role: 'user', content: 'Say hello.' }, { role: 'user', content: 'now' }], temperature: 0, n: 2 })])
+    const ask = (seed: number) =>
+      client.chat.completions.create({
+        model: 'taught',
+        messages: [{ role: 'user', content: 'Tell me a story about a key.' }],
+        temperature: 1.5,
+        n: 3,
+        seed,
+        max_tokens: 6
+      })
+    const [a, b, c, greedy] = await Promise.all([
+      ask(1),
+      ask(2),
+      ask(1),
+      client.chat.completions.create({
+        model: 'taught',
+        messages: [
+          { role: 'user', content: 'Say hello.' },
+          { role: 'user', content: 'now' }
+        ],
+        temperature: 0,
+        n: 2
+      })
+    ])
     expect(a!.choices).toHaveLength(3)
     expect(a!.choices.map((x) => x.message.content)).toEqual(c!.choices.map((x) => x.message.content))
     expect(b!.choices.map((x) => x.message.content)).not.toEqual(a!.choices.map((x) => x.message.content))
@@ -171,7 +263,11 @@ describe('Server with the ai SDK (@ai-sdk/openai-compatible)', () => {
       prompt: 'You are in a kitchen.',
       temperature: 0,
       tools: {
-        go: tool({ description: 'Move', inputSchema: z.object({ direction: z.string() }), execute: async ({ direction }) => (executed.push(direction), 'You see a key.') }),
+        go: tool({
+          description: 'Move',
+          inputSchema: z.object({ direction: z.string() }),
+          execute: async ({ direction }) => (executed.push(direction), 'You see a key.')
+        }),
         take: tool({ description: 'Pick up', inputSchema: z.object({ object: z.string() }), execute: async () => 'taken' })
       },
       stopWhen: stepCountIs(3)
@@ -205,16 +301,35 @@ print(json.dumps({"plain": plain.choices[0].message.content, "streamed": streame
 `
 
 describe('agent runs (rollouts): each run has its own routes, its calls recorded token-exact', () => {
-  const asTrajectory = (sample: Capture.Sample): Trajectory.Trajectory => ({ env: 'e', seed: 0, groupId: 'g', segments: sample.segments, turns: [], turnRewards: [], won: false, truncated: false })
+  const asTrajectory = (sample: Capture.Sample): Trajectory.Trajectory => ({
+    env: 'e',
+    seed: 0,
+    groupId: 'g',
+    segments: sample.segments,
+    turns: [],
+    turnRewards: [],
+    won: false,
+    truncated: false
+  })
   const postReward = (id: string, body: unknown) =>
-    fetch(`${server.url}/rollouts/${id}/reward`, { method: 'POST', headers: { authorization: 'Bearer secret', 'content-type': 'application/json' }, body: JSON.stringify(body) })
+    fetch(`${server.url}/rollouts/${id}/reward`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer secret', 'content-type': 'application/json' },
+      body: JSON.stringify(body)
+    })
   const agentTurns = async (run: Rollouts.Rollout, edit: (m: OpenAI.ChatCompletionMessage) => OpenAI.ChatCompletionMessageParam) => {
     const llm = new OpenAI({ baseURL: `${server.url}${run.path}`, apiKey: 'secret', maxRetries: 0 })
     const request = { model: 'taught', temperature: 0, tools: tools as OpenAI.ChatCompletionTool[] }
-    const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: 'system', content: system }, { role: 'user', content: 'You are in a kitchen.' }]
+    const messages: OpenAI.ChatCompletionMessageParam[] = [
+      { role: 'system', content: system },
+      { role: 'user', content: 'You are in a kitchen.' }
+    ]
     const first = (await llm.chat.completions.create({ ...request, messages })).choices[0]!.message
     const call = first.tool_calls![0]!
-    const second = await llm.chat.completions.create({ ...request, messages: [...messages, edit(first), { role: 'tool', tool_call_id: call.id, content: 'You see a key.' }] })
+    const second = await llm.chat.completions.create({
+      ...request,
+      messages: [...messages, edit(first), { role: 'tool', tool_call_id: call.id, content: 'You see a key.' }]
+    })
     return second.choices[0]!.message.content
   }
 
@@ -234,7 +349,10 @@ describe('agent runs (rollouts): each run has its own routes, its calls recorded
 
   it('an assistant message the agent changed is re-encoded, counted as drift, and starts a step-wise sample', async () => {
     const run = rollouts.open()
-    await agentTurns(run, (m) => ({ ...m, tool_calls: m.tool_calls!.map((c) => (c.type === 'function' ? { ...c, function: { ...c.function, arguments: '{"direction":"south"}' } } : c)) }))
+    await agentTurns(run, (m) => ({
+      ...m,
+      tool_calls: m.tool_calls!.map((c) => (c.type === 'function' ? { ...c, function: { ...c.function, arguments: '{"direction":"south"}' } } : c))
+    }))
     expect(run.calls().map((c) => c.reencoded)).toEqual([0, 1])
     expect(Capture.samples(run.calls()).map((x) => x.calls)).toEqual([1, 1])
     rollouts.close(run.id)
@@ -258,7 +376,9 @@ describe("Server with Python's openai package", () => {
   it.runIf(python)('a Python agent gets the same replies, streamed and with tools', async () => {
     // asynchronously: the server answers from this process
     const out = await new Promise<{ stdout: string; stderr: string }>((resolve) =>
-      execFile('python3', ['-c', pythonAgent, `${server.url}/v1`, system], { encoding: 'utf8', timeout: 60_000 }, (_e, stdout, stderr) => resolve({ stdout, stderr }))
+      execFile('python3', ['-c', pythonAgent, `${server.url}/v1`, system], { encoding: 'utf8', timeout: 60_000 }, (_e, stdout, stderr) =>
+        resolve({ stdout, stderr })
+      )
     )
     expect(out.stderr).toBe('')
     expect(JSON.parse(out.stdout)).toEqual({ plain: 'hello there, friend', streamed: 'hello there, friend', call: ['go', { direction: 'north' }] })
@@ -277,7 +397,9 @@ request = urllib.request.Request(base + "/reward", data=json.dumps({"rewards": [
 print(urllib.request.urlopen(request).status)
 `
     const out = await new Promise<{ stdout: string; stderr: string }>((resolve) =>
-      execFile('python3', ['-c', script, `${server.url}/rollouts/${run.id}`, system], { encoding: 'utf8', timeout: 60_000 }, (_e, stdout, stderr) => resolve({ stdout, stderr }))
+      execFile('python3', ['-c', script, `${server.url}/rollouts/${run.id}`, system], { encoding: 'utf8', timeout: 60_000 }, (_e, stdout, stderr) =>
+        resolve({ stdout, stderr })
+      )
     )
     expect(out.stderr).toBe('')
     expect(out.stdout.trim()).toBe('200')
@@ -291,8 +413,11 @@ describe('docs/guides/serve.md: its snippets run against the server', () => {
   const guides = join(__dirname, '../../../docs/guides')
   const run = (command: string, args: ReadonlyArray<string>): Promise<{ stdout: string; stderr: string; code: number }> =>
     new Promise((resolve) =>
-      execFile(command, args, { encoding: 'utf8', timeout: 120_000, env: { ...process.env, MTRL_URL: `${server.url}/v1`, MTRL_MODEL: 'taught', MTRL_TOKEN: 'secret' } }, (e, stdout, stderr) =>
-        resolve({ stdout, stderr, code: e === null ? 0 : ((e as { code?: number }).code ?? 1) })
+      execFile(
+        command,
+        args,
+        { encoding: 'utf8', timeout: 120_000, env: { ...process.env, MTRL_URL: `${server.url}/v1`, MTRL_MODEL: 'taught', MTRL_TOKEN: 'secret' } },
+        (e, stdout, stderr) => resolve({ stdout, stderr, code: e === null ? 0 : ((e as { code?: number }).code ?? 1) })
       )
     )
   const tsx = (file: string) => run(process.execPath, [join(__dirname, '../../../node_modules/tsx/dist/cli.mjs'), join(guides, 'serve', file)])
@@ -330,13 +455,26 @@ describe('Server on bad input answers with the OpenAI error object and keeps ser
     ['max_tokens past the context', JSON.stringify({ model: 'taught', messages: [{ role: 'user', content: 'hi' }], max_tokens: 100000 }), 400, 'max_tokens'],
     ['a conversation the model cannot render', JSON.stringify({ model: 'taught', messages: [{ role: 'assistant', content: 'hi' }] }), 400, 'messages'],
     ['top_logprobs without logprobs', JSON.stringify({ model: 'taught', messages: [{ role: 'user', content: 'hi' }], top_logprobs: 2 }), 400, 'top_logprobs'],
-    ['an unsupported penalty', JSON.stringify({ model: 'taught', messages: [{ role: 'user', content: 'hi' }], frequency_penalty: 0.5 }), 400, 'frequency_penalty']
+    [
+      'an unsupported penalty',
+      JSON.stringify({ model: 'taught', messages: [{ role: 'user', content: 'hi' }], frequency_penalty: 0.5 }),
+      400,
+      'frequency_penalty'
+    ]
   ])('%s', async (_label, body, status, param) => {
     const { status: got, json } = await post(body)
     expect(got).toBe(status)
     expect(json.error?.message.length).toBeGreaterThan(0)
     expect(json.error?.param ?? null).toBe(param)
-    const again = await client.chat.completions.create({ model: 'taught', messages: [{ role: 'system', content: system }, { role: 'user', content: 'Say hello.' }], temperature: 0, max_tokens: 3 })
+    const again = await client.chat.completions.create({
+      model: 'taught',
+      messages: [
+        { role: 'system', content: system },
+        { role: 'user', content: 'Say hello.' }
+      ],
+      temperature: 0,
+      max_tokens: 3
+    })
     expect(again.choices).toHaveLength(1)
   })
 
@@ -353,7 +491,14 @@ describe('Server on bad input answers with the OpenAI error object and keeps ser
   it('refuses requests past maxRequests with 429, and close drains the ones in flight', async () => {
     const small = await _.start({ model, maxRequests: 1 })()
     if (E.isLeft(small)) throw new Error(small.left.reason)
-    const body = JSON.stringify({ model: 'taught', messages: [{ role: 'system', content: system }, { role: 'user', content: 'Say hello.' }], temperature: 0 })
+    const body = JSON.stringify({
+      model: 'taught',
+      messages: [
+        { role: 'system', content: system },
+        { role: 'user', content: 'Say hello.' }
+      ],
+      temperature: 0
+    })
     // a request in flight: its body arrives in two parts
     const answered = new Promise<{ status: number; text: string }>((resolve) => {
       const req = http.request(`${small.right.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' } }, (res) => {

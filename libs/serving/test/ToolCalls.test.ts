@@ -18,14 +18,20 @@ describe('ToolCalls', () => {
     })
 
   it('hermes: the content is the text before the first block; a block that is not a call stays content', () => {
-    expect(_.parse('hermes')('Let me look.\n<tool_call>\n{"name": "look", "arguments": {}}\n</tool_call>')).toEqual({ content: 'Let me look.', calls: [{ name: 'look', arguments: {} }] })
+    expect(_.parse('hermes')('Let me look.\n<tool_call>\n{"name": "look", "arguments": {}}\n</tool_call>')).toEqual({
+      content: 'Let me look.',
+      calls: [{ name: 'look', arguments: {} }]
+    })
     const broken = 'I will <tool_call>{"name": go}</tool_call>'
     expect(_.parse('hermes')(broken)).toEqual({ content: broken, calls: [] })
     expect(_.parse('hermes')('<tool_call>{"name": "go", "arguments": {}}')).toEqual({ content: '<tool_call>{"name": "go", "arguments": {}}', calls: [] })
   })
 
   it('llama3-json: a reply that is one call object (after <|python_tag|>) is a call; prose is content', () => {
-    expect(_.parse('llama3-json')('<|python_tag|>{"name": "go", "parameters": {"direction": "east"}}')).toEqual({ content: '', calls: [{ name: 'go', arguments: { direction: 'east' } }] })
+    expect(_.parse('llama3-json')('<|python_tag|>{"name": "go", "parameters": {"direction": "east"}}')).toEqual({
+      content: '',
+      calls: [{ name: 'go', arguments: { direction: 'east' } }]
+    })
     expect(_.parse('llama3-json')('{"weather": 3}')).toEqual({ content: '{"weather": 3}', calls: [] })
     expect(_.parse('llama3-json')('go east')).toEqual({ content: 'go east', calls: [] })
   })

@@ -32,8 +32,15 @@ export const teach = (lessons: ReadonlyArray<Lesson>, options: { readonly steps?
   })
   const T = Math.max(...rows.map((r) => r.ids.length))
   const policy = Policy.make(ModelConfig.make({ vocab: tokenizer.vocabSize, dModel: 48, layers: 2, heads: 4, ffn: 96, maxLen: 512 }), 11, { tokenizer })
-  const ids = tf.tensor2d(rows.map((r) => [...r.ids, ...new Array(T - r.ids.length).fill(0)]), [rows.length, T], 'int32')
-  const mask = tf.tensor2d(rows.map((r) => Array.from({ length: T }, (_, t) => (t >= r.from && t < r.ids.length ? 1 : 0))), [rows.length, T])
+  const ids = tf.tensor2d(
+    rows.map((r) => [...r.ids, ...new Array(T - r.ids.length).fill(0)]),
+    [rows.length, T],
+    'int32'
+  )
+  const mask = tf.tensor2d(
+    rows.map((r) => Array.from({ length: T }, (_, t) => (t >= r.from && t < r.ids.length ? 1 : 0))),
+    [rows.length, T]
+  )
   const optimizer = tf.train.adam(0.01)
   for (let step = 0; step < (options.steps ?? 150); step++)
     tf.tidy(() => {

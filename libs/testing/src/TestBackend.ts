@@ -15,7 +15,7 @@ import * as E from 'fp-ts/lib/Either.js'
  * @since 0.1.0
  */
 export const use = async (name?: Backend.Name): Promise<Backend.Selected> => {
-  const wanted = name ?? ((process.env['MTRL_TEST_BACKEND'] as Backend.Name | undefined) ?? 'cpu')
+  const wanted = name ?? (process.env['MTRL_TEST_BACKEND'] as Backend.Name | undefined) ?? 'cpu'
   const result = await Backend.select(wanted)()
   if (E.isLeft(result)) throw new Error(Backend.message(result.left))
   return result.right

@@ -91,7 +91,13 @@ export const tokenizer = (vocabulary: ReadonlyArray<string> = words): Contracts.
   const unk = index.get('unk') ?? 7
   return {
     vocabSize: all.length,
-    encode: (text) => Int32Array.from(text.split(/\s+/).filter((w) => w.length > 0).map((w) => index.get(w) ?? unk)),
+    encode: (text) =>
+      Int32Array.from(
+        text
+          .split(/\s+/)
+          .filter((w) => w.length > 0)
+          .map((w) => index.get(w) ?? unk)
+      ),
     decode: (ids) => Array.from(ids, (id) => all[id] ?? 'unk').join(' '),
     special: { pad: 0, bos: 1, eos: 2, system: 3, user: 4, assistant: 5, endOfTurn: 6 }
   }

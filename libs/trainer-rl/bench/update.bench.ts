@@ -49,7 +49,16 @@ const episode = (rng: Rng.Rng, seed: number, length: number): Trajectory.Traject
     if (t < turns - 1) segments.push({ kind: 'observation', turn: t, tokens: tokens(rng, observation) })
   }
   const turn: Trajectory.Turn = { action: 'a', reward: 0, valid: true, parsed: true, score: 0, maxScore: 1 }
-  return { env: 'bench', seed, groupId: `bench:${seed}`, segments, turns: Array.from({ length: turns }, () => turn), turnRewards: [0, 0, 0, 0, 1], won: true, truncated: false }
+  return {
+    env: 'bench',
+    seed,
+    groupId: `bench:${seed}`,
+    segments,
+    turns: Array.from({ length: turns }, () => turn),
+    turnRewards: [0, 0, 0, 0, 1],
+    won: true,
+    truncated: false
+  }
 }
 
 const secondsOf = (f: () => void): number => {
@@ -78,7 +87,19 @@ const main = async (): Promise<void> => {
     const iteration = (): void => {
       const oldValues = critic === undefined ? undefined : forward.valuesBefore(forward.valuesAfter(critic, batch), batch)
       update(
-        { config: resolve({ ...rlConfig, ...overrides }), lossKind: mode === 'none' ? 'policyGradient' : 'ppo', policy, critic, policyOptimizer, criticOptimizer, policyLr: 1e-5, updatePolicy: true, klCoef: 0, shuffle: Rng.make(2), ...(replicas === undefined ? {} : { replicas }) },
+        {
+          config: resolve({ ...rlConfig, ...overrides }),
+          lossKind: mode === 'none' ? 'policyGradient' : 'ppo',
+          policy,
+          critic,
+          policyOptimizer,
+          criticOptimizer,
+          policyLr: 1e-5,
+          updatePolicy: true,
+          klCoef: 0,
+          shuffle: Rng.make(2),
+          ...(replicas === undefined ? {} : { replicas })
+        },
         { batch, oldLogprobs, advantages, returns, ...(oldValues === undefined ? {} : { oldValues }) }
       )
     }
@@ -93,9 +114,13 @@ const main = async (): Promise<void> => {
     return best
   }
 
-  console.log(`backend ${backend.name}, ${cpus().length} cores, load ${loadavg()[0]!.toFixed(2)}; ${EPISODES} episodes, ${real} real tokens in a ${batch.batch} x ${batch.time} batch; 2 passes x 4 minibatches; best of ${RUNS}`)
+  console.log(
+    `backend ${backend.name}, ${cpus().length} cores, load ${loadavg()[0]!.toFixed(2)}; ${EPISODES} episodes, ${real} real tokens in a ${batch.batch} x ${batch.time} batch; 2 passes x 4 minibatches; best of ${RUNS}`
+  )
   const line = (label: string, seconds: number, against?: number): void =>
-    console.log(`${label.padEnd(40)} ${seconds.toFixed(2)} s  (${Math.round((2 * real) / seconds)} tokens/s per pass)${against === undefined ? '' : `  ${(against / seconds).toFixed(2)}x as fast`}`)
+    console.log(
+      `${label.padEnd(40)} ${seconds.toFixed(2)} s  (${Math.round((2 * real) / seconds)} tokens/s per pass)${against === undefined ? '' : `  ${(against / seconds).toFixed(2)}x as fast`}`
+    )
   const separate = await time('separate')
   line('PPO, separate critic:', separate)
   line('PPO, critic sharing the trunk:', await time('shared'), separate)
@@ -110,7 +135,9 @@ const main = async (): Promise<void> => {
   if (micro !== undefined) {
     await time('none', 0, { microBatchTokens: 1e9 })
     const whole = heap()!
-    console.log(`wasm heap: ${(micro / 2 ** 30).toFixed(2)} GiB after the updates above (micro-batches of ${rlConfig.microBatchTokens} tokens), ${(whole / 2 ** 30).toFixed(2)} GiB after one critic-free update with whole minibatches (${EPISODES / 4} episodes)`)
+    console.log(
+      `wasm heap: ${(micro / 2 ** 30).toFixed(2)} GiB after the updates above (micro-batches of ${rlConfig.microBatchTokens} tokens), ${(whole / 2 ** 30).toFixed(2)} GiB after one critic-free update with whole minibatches (${EPISODES / 4} episodes)`
+    )
   }
 }
 

@@ -51,14 +51,20 @@ export const weights =
     if (mask.length !== batch * time) throw new Error(`Aggregation.weights: a mask of ${mask.length} for ${batch} x ${time}`)
     const counts = Array.from({ length: batch }, (_, b) => mask.subarray(b * time, (b + 1) * time).reduce((a, x) => a + x, 0))
     const rows = Math.max(1, counts.filter((c) => c > 0).length)
-    const total = Math.max(1, counts.reduce((a, c) => a + c, 0))
+    const total = Math.max(
+      1,
+      counts.reduce((a, c) => a + c, 0)
+    )
     const out = new Float32Array(batch * time)
     for (let b = 0; b < batch; b++) {
       const per =
-        mode === 'token-mean' ? 1 / total
-        : mode === 'seq-mean-token-sum' ? 1 / rows
-        : mode === 'seq-mean-token-mean' ? 1 / (Math.max(1, counts[b]!) * rows)
-        : 1 / (scale ?? time)
+        mode === 'token-mean'
+          ? 1 / total
+          : mode === 'seq-mean-token-sum'
+            ? 1 / rows
+            : mode === 'seq-mean-token-mean'
+              ? 1 / (Math.max(1, counts[b]!) * rows)
+              : 1 / (scale ?? time)
       for (let t = 0; t < time; t++) out[b * time + t] = mask[b * time + t]! * per
     }
     return out

@@ -68,9 +68,36 @@ const grpoKl: Kl.Settings = { estimator: 'k3', placement: 'loss', controller: { 
  */
 export const registry: { readonly [K in Name]: Algorithm } = {
   ppo: { name: 'ppo', estimator: 'gae', estimatorOptions: {}, loss: 'ppo', aggregation: 'token-mean', kl: Kl.none, critic: true, grouped: false },
-  grpo: { name: 'grpo', estimator: 'grpo', estimatorOptions: {}, loss: 'policyGradient', aggregation: 'seq-mean-token-mean', kl: grpoKl, critic: false, grouped: true },
-  'grpo-token-mean': { name: 'grpo-token-mean', estimator: 'grpo', estimatorOptions: {}, loss: 'policyGradient', aggregation: 'token-mean', kl: grpoKl, critic: false, grouped: true },
-  'dr-grpo': { name: 'dr-grpo', estimator: 'grpo', estimatorOptions: { normalizeByStd: false }, loss: 'policyGradient', aggregation: 'seq-mean-token-sum-norm', kl: Kl.none, critic: false, grouped: true },
+  grpo: {
+    name: 'grpo',
+    estimator: 'grpo',
+    estimatorOptions: {},
+    loss: 'policyGradient',
+    aggregation: 'seq-mean-token-mean',
+    kl: grpoKl,
+    critic: false,
+    grouped: true
+  },
+  'grpo-token-mean': {
+    name: 'grpo-token-mean',
+    estimator: 'grpo',
+    estimatorOptions: {},
+    loss: 'policyGradient',
+    aggregation: 'token-mean',
+    kl: grpoKl,
+    critic: false,
+    grouped: true
+  },
+  'dr-grpo': {
+    name: 'dr-grpo',
+    estimator: 'grpo',
+    estimatorOptions: { normalizeByStd: false },
+    loss: 'policyGradient',
+    aggregation: 'seq-mean-token-sum-norm',
+    kl: Kl.none,
+    critic: false,
+    grouped: true
+  },
   rloo: { name: 'rloo', estimator: 'rloo', estimatorOptions: {}, loss: 'policyGradient', aggregation: 'token-mean', kl: Kl.none, critic: false, grouped: true },
   'reinforce++': {
     name: 'reinforce++',

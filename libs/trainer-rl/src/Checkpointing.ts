@@ -208,4 +208,3 @@ export const resume =
     const restored = await restore(found.value)(trainer)()
     return E.isLeft(restored) ? restored : E.right(trainer.state.iteration)
   }
-

@@ -236,15 +236,52 @@ export const check = (config: Config): E.Either<Decode.DecodeError, Config> => {
   const resolved = resolve(config)
   const estimator = Estimator.configure(resolved.estimator)(resolved.estimatorOptions)
   if (E.isLeft(estimator))
-    return E.left({ ...estimator.left, subject: 'trainer configuration', issues: estimator.left.issues.map((i) => ({ ...i, path: i.path === '' ? 'estimatorOptions' : `estimatorOptions.${i.path}` })) })
+    return E.left({
+      ...estimator.left,
+      subject: 'trainer configuration',
+      issues: estimator.left.issues.map((i) => ({ ...i, path: i.path === '' ? 'estimatorOptions' : `estimatorOptions.${i.path}` }))
+    })
   if (config.minLrRatio < 1 && config.decayIterations <= config.warmupIterations)
-    return E.left({ _tag: 'DecodeError', subject: 'trainer configuration', issues: [{ path: 'decayIterations', expected: `more than warmupIterations (${config.warmupIterations}) when minLrRatio < 1 (the iteration where the decay reaches its floor)`, actual: String(config.decayIterations) }] })
+    return E.left({
+      _tag: 'DecodeError',
+      subject: 'trainer configuration',
+      issues: [
+        {
+          path: 'decayIterations',
+          expected: `more than warmupIterations (${config.warmupIterations}) when minLrRatio < 1 (the iteration where the decay reaches its floor)`,
+          actual: String(config.decayIterations)
+        }
+      ]
+    })
   if (config.oversample > 1 && !config.filterZeroVariance)
-    return E.left({ _tag: 'DecodeError', subject: 'trainer configuration', issues: [{ path: 'oversample', expected: '1 unless filterZeroVariance is on (extra groups are played to replace the filtered ones)', actual: String(config.oversample) }] })
+    return E.left({
+      _tag: 'DecodeError',
+      subject: 'trainer configuration',
+      issues: [
+        {
+          path: 'oversample',
+          expected: '1 unless filterZeroVariance is on (extra groups are played to replace the filtered ones)',
+          actual: String(config.oversample)
+        }
+      ]
+    })
   if (config.keepPerGroup !== null && (config.keepPerGroup > config.groupSize || (algorithm.grouped && config.keepPerGroup < 2)))
-    return E.left({ _tag: 'DecodeError', subject: 'trainer configuration', issues: [{ path: 'keepPerGroup', expected: `at most groupSize (${config.groupSize})${algorithm.grouped ? ` and at least 2 for ${config.algorithm} (it compares the kept episodes of a group)` : ''}, or null`, actual: String(config.keepPerGroup) }] })
+    return E.left({
+      _tag: 'DecodeError',
+      subject: 'trainer configuration',
+      issues: [
+        {
+          path: 'keepPerGroup',
+          expected: `at most groupSize (${config.groupSize})${algorithm.grouped ? ` and at least 2 for ${config.algorithm} (it compares the kept episodes of a group)` : ''}, or null`,
+          actual: String(config.keepPerGroup)
+        }
+      ]
+    })
   if (algorithm.grouped && config.groupSize < 2)
-    return E.left({ _tag: 'DecodeError', subject: 'trainer configuration', issues: [{ path: 'groupSize', expected: `at least 2 for ${config.algorithm} (it compares the episodes of a group)`, actual: String(config.groupSize) }] })
+    return E.left({
+      _tag: 'DecodeError',
+      subject: 'trainer configuration',
+      issues: [{ path: 'groupSize', expected: `at least 2 for ${config.algorithm} (it compares the episodes of a group)`, actual: String(config.groupSize) }]
+    })
   return E.right(config)
 }
-

@@ -90,7 +90,9 @@ export const checkContext =
       const start = await env.reset(0)()
       if (E.isLeft(start)) return E.left({ _tag: 'Env', error: start.left })
       const { tokens, fits } = Rollout.firstPrompt(rollout, template, contextLength)(start.right)
-      return fits ? E.right(undefined) : E.left({ _tag: 'ContextTooShort', env: source.name, promptTokens: tokens.length, maxNewTokens: rollout.maxNewTokens, contextLength })
+      return fits
+        ? E.right(undefined)
+        : E.left({ _tag: 'ContextTooShort', env: source.name, promptTokens: tokens.length, maxNewTokens: rollout.maxNewTokens, contextLength })
     } finally {
       await env.close()()
     }

@@ -34,8 +34,7 @@ export const check =
         return E.left(`trajectory ${i}: env ${trajectory.env} seed ${trajectory.seed} appears under group ids ${id} and ${trajectory.groupId}`)
       idOfTask.set(key, trajectory.groupId)
     }
-    for (const [id, count] of members)
-      if (count !== groupSize) return E.left(`group ${id} has ${count} members, expected ${groupSize}`)
+    for (const [id, count] of members) if (count !== groupSize) return E.left(`group ${id} has ${count} members, expected ${groupSize}`)
     return E.right(undefined)
   }
 
@@ -136,6 +135,11 @@ export const downsample = (m: number, keep: ReadonlyArray<boolean>, groupIds: Re
     else rows.push(i)
   })
   const out = groupIds.map(() => false)
-  for (const rows of rowsOf.values()) for (const j of maxVarianceSubset(m, rows.map((i) => outcomes[i]!))) out[rows[j]!] = true
+  for (const rows of rowsOf.values())
+    for (const j of maxVarianceSubset(
+      m,
+      rows.map((i) => outcomes[i]!)
+    ))
+      out[rows[j]!] = true
   return out
 }

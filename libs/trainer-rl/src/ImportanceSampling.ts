@@ -162,5 +162,8 @@ export const correct =
       if (settings.mode !== 'off' && w !== weighted) corrected++
     }
     const mean = (x: number): number => (n === 0 ? Number.NaN : x / n)
-    return { weights: settings.mode === 'off' ? weights.fill(1) : weights, mismatch: { meanAbsLogRatio: mean(abs), kl: mean(kl), maxRatio: max, correctedFraction: mean(corrected) } }
+    return {
+      weights: settings.mode === 'off' ? weights.fill(1) : weights,
+      mismatch: { meanAbsLogRatio: mean(abs), kl: mean(kl), maxRatio: max, correctedFraction: mean(corrected) }
+    }
   }

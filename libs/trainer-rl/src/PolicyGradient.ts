@@ -39,7 +39,8 @@ export type Output = Ppo.Output
  * @category losses
  * @since 0.5.0
  */
-export const perToken = (options: Pick<Options, 'clipLow' | 'clipHigh'>): ((input: Ppo.TokenInput) => Ppo.Tokens) => Ppo.perToken({ ...options, dualClip: null })
+export const perToken = (options: Pick<Options, 'clipLow' | 'clipHigh'>): ((input: Ppo.TokenInput) => Ppo.Tokens) =>
+  Ppo.perToken({ ...options, dualClip: null })
 
 /**
  * The clipped policy-gradient loss of a whole batch ({@link perToken}, aggregated). The caller

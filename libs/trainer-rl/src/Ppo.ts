@@ -86,7 +86,8 @@ export const perToken =
       const l1 = tf.mul(negA, ratio)
       const l2 = tf.mul(negA, tf.clipByValue(ratio, 1 - options.clipLow, 1 + options.clipHigh))
       const clippedLoss = tf.maximum(l1, l2)
-      const dual = options.dualClip === null ? clippedLoss : tf.where(tf.less(advantages, 0), tf.minimum(tf.mul(negA, options.dualClip), clippedLoss), clippedLoss)
+      const dual =
+        options.dualClip === null ? clippedLoss : tf.where(tf.less(advantages, 0), tf.minimum(tf.mul(negA, options.dualClip), clippedLoss), clippedLoss)
       return [dual, tf.cast(tf.greater(l2, l1), 'float32'), tf.neg(logRatio)]
     })
     return { loss: loss!, clipped: clipped!, negLogRatio: negLogRatio! }

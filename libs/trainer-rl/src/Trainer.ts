@@ -121,17 +121,24 @@ export const make = (setup: Setup): Trainer => {
   const config = Config.resolve(setup.config)
   const algorithm = Algorithm.registry[config.algorithm]
   const slots = config.seedsPerIteration * config.groupSize * config.oversample
-  if (setup.envs.length !== slots) throw new Error(`Trainer.make: ${setup.envs.length} envs for ${config.seedsPerIteration} seeds x groupSize ${config.groupSize} x oversample ${config.oversample}`)
+  if (setup.envs.length !== slots)
+    throw new Error(
+      `Trainer.make: ${setup.envs.length} envs for ${config.seedsPerIteration} seeds x groupSize ${config.groupSize} x oversample ${config.oversample}`
+    )
   if (algorithm.critic && setup.critic === undefined) throw new Error(`Trainer.make: ${algorithm.name} needs a critic`)
   if (algorithm.grouped && config.groupSize < 2) throw new Error(`Trainer.make: ${algorithm.name} needs groupSize >= 2`)
   if (config.kl.placement !== 'none' && setup.reference === undefined)
-    throw new Error(`Trainer.make: ${algorithm.name}'s KL term (${config.kl.placement}) needs a reference policy; give one, or turn the term off with "kl": Kl.none`)
+    throw new Error(
+      `Trainer.make: ${algorithm.name}'s KL term (${config.kl.placement}) needs a reference policy; give one, or turn the term off with "kl": Kl.none`
+    )
   if (!(config.rollout.temperature > 0)) throw new Error('Trainer.make: the rollout temperature must be > 0 (log-prob ratios are taken at it)')
   const policyOptimizer = Optimizer.make(Policy.trainableVariables(setup.policy))
   if (setup.replicas !== undefined) {
     const same = (a: ReadonlyArray<unknown>, b: ReadonlyArray<unknown>): boolean => a.length === b.length && a.every((x, i) => x === b[i])
-    if (!same(setup.replicas.policyVariables, policyOptimizer.variables)) throw new Error("Trainer.make: the replicas were started from another policy than the trainer's")
-    if (algorithm.critic && !same(setup.replicas.criticVariables, Critic.trainableVariables(setup.critic!))) throw new Error("Trainer.make: the replicas were started from another critic than the trainer's")
+    if (!same(setup.replicas.policyVariables, policyOptimizer.variables))
+      throw new Error("Trainer.make: the replicas were started from another policy than the trainer's")
+    if (algorithm.critic && !same(setup.replicas.criticVariables, Critic.trainableVariables(setup.critic!)))
+      throw new Error("Trainer.make: the replicas were started from another critic than the trainer's")
   }
   const criticOptimizer = algorithm.critic && setup.critic !== undefined ? Optimizer.make(Critic.trainableVariables(setup.critic)) : undefined
   const session = Sampler.make(setup.policy, { slots, maxLen: setup.contextLength })

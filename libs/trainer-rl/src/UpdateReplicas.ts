@@ -60,7 +60,10 @@ const taskUrl = (): string => {
  * @since 0.2.0
  */
 export const start = async (policy: Policy.Policy, critic: Critic.Critic | undefined, workers: number, init?: Workers.Init): Promise<Pool> => {
-  if (critic?.shareTrunk === true) throw new Error('UpdateReplicas.start: a critic that shares the policy trunk updates in one pass, in one thread; use a separate critic (critic.shareTrunk false) with replicas')
+  if (critic?.shareTrunk === true)
+    throw new Error(
+      'UpdateReplicas.start: a critic that shares the policy trunk updates in one pass, in one thread; use a separate critic (critic.shareTrunk false) with replicas'
+    )
   const policyVariables = Policy.trainableVariables(policy)
   const nameOf = new Map(Object.entries(policy.variables).map(([name, v]) => [v, name]))
   const host = workers > 0

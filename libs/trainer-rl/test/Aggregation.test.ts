@@ -56,12 +56,21 @@ describe('Aggregation', () => {
 
   /** The table's formulas, directly (rows as arrays): the reference the weights are held to. */
   const formula = (mode: _.Mode, l: ReadonlyArray<number>, m: ReadonlyArray<number>, batch: number, time: number, scale?: number): number => {
-    const rows = Array.from({ length: batch }, (_x, b) => ({ sum: l.slice(b * time, (b + 1) * time).reduce((a, x, t) => a + x * m[b * time + t]!, 0), count: m.slice(b * time, (b + 1) * time).reduce((a, x) => a + x, 0) }))
+    const rows = Array.from({ length: batch }, (_x, b) => ({
+      sum: l.slice(b * time, (b + 1) * time).reduce((a, x, t) => a + x * m[b * time + t]!, 0),
+      count: m.slice(b * time, (b + 1) * time).reduce((a, x) => a + x, 0)
+    }))
     const withTokens = rows.filter((r) => r.count > 0)
     const total = rows.reduce((a, r) => a + r.sum, 0)
     switch (mode) {
       case 'token-mean':
-        return total / Math.max(1, rows.reduce((a, r) => a + r.count, 0))
+        return (
+          total /
+          Math.max(
+            1,
+            rows.reduce((a, r) => a + r.count, 0)
+          )
+        )
       case 'seq-mean-token-sum':
         return total / Math.max(1, withTokens.length)
       case 'seq-mean-token-mean':

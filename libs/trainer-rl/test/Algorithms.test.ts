@@ -5,7 +5,7 @@
  * advantages and constant normaliser, and REINFORCE++'s KL penalty in the reward. Expected values
  * are derived by hand from the rewards and the lengths.
  */
-import { Rng, type Trajectory } from '@mtrl/core'
+import type { Trajectory } from '@mtrl/core'
 import { ChatTemplate, ModelConfig, Policy } from '@mtrl/policy'
 import { Batch, RolloutMetrics, type Rollout } from '@mtrl/rollout'
 import { TestBackend, Toy } from '@mtrl/testing'
@@ -65,7 +65,16 @@ const trainerOn = (config: Config, episodes: ReadonlyArray<Trajectory.Trajectory
       episodes: own.map((trajectory, slot): Rollout.Episode => ({ trajectory, samples: [trajectory], slot, index: 0, ending: 'done' })),
       metrics: RolloutMetrics.summarize(own, { generatedTokens: 0, contextTokens: 0, cutOff: 0, hackingPairs: 0, pairs: 0, seconds: 1 })
     })
-  const trainer = Trainer.make({ config, policy, ...(reference ? { reference } : {}), envs: episodes.map(() => Toy.bandit()), template, tokenizer, contextLength: 64, play })
+  const trainer = Trainer.make({
+    config,
+    policy,
+    ...(reference ? { reference } : {}),
+    envs: episodes.map(() => Toy.bandit()),
+    template,
+    tokenizer,
+    contextLength: 64,
+    play
+  })
   return { trainer, policy, dispose: () => (trainer.dispose(), policy.dispose()) }
 }
 
@@ -88,17 +97,30 @@ describe('the algorithms as their papers define them (hand-derived, through Trai
   const signs = [1, -1, -1, 1]
 
   it('resolves each name to its estimator, aggregation and KL term', () => {
-    expect(resolve(configOf('grpo'))).toMatchObject({ estimator: 'grpo', aggregation: 'seq-mean-token-mean', kl: { estimator: 'k3', placement: 'loss', controller: { _tag: 'fixed', coef: 0.04 } } })
+    expect(resolve(configOf('grpo'))).toMatchObject({
+      estimator: 'grpo',
+      aggregation: 'seq-mean-token-mean',
+      kl: { estimator: 'k3', placement: 'loss', controller: { _tag: 'fixed', coef: 0.04 } }
+    })
     expect(resolve(configOf('grpo-token-mean'))).toMatchObject({ estimator: 'grpo', aggregation: 'token-mean', kl: { placement: 'loss' } })
-    expect(resolve(configOf('dr-grpo'))).toMatchObject({ estimator: 'grpo', estimatorOptions: { normalizeByStd: false }, aggregation: 'seq-mean-token-sum-norm', kl: Kl.none })
-    expect(resolve(configOf('reinforce++'))).toMatchObject({ estimator: 'reinforcePlusPlus', aggregation: 'token-mean', kl: { estimator: 'k1', placement: 'reward', controller: { coef: 0.01 } } })
+    expect(resolve(configOf('dr-grpo'))).toMatchObject({
+      estimator: 'grpo',
+      estimatorOptions: { normalizeByStd: false },
+      aggregation: 'seq-mean-token-sum-norm',
+      kl: Kl.none
+    })
+    expect(resolve(configOf('reinforce++'))).toMatchObject({
+      estimator: 'reinforcePlusPlus',
+      aggregation: 'token-mean',
+      kl: { estimator: 'k1', placement: 'reward', controller: { coef: 0.01 } }
+    })
     // a configuration's own choices win
     expect(resolve(configOf('grpo', { aggregation: 'token-mean', kl: Kl.none }))).toMatchObject({ aggregation: 'token-mean', kl: Kl.none })
     expect(resolve(configOf('dr-grpo', { estimatorOptions: { normalizeByStd: true } })).estimatorOptions).toEqual({ normalizeByStd: true })
     expect(Algorithm.names.every((n) => resolve(configOf(n)).estimator === Algorithm.registry[n].estimator)).toBe(true)
   })
 
-  it("GRPO: the per-sequence mean of -A over a group whose advantages sum to 0 is exactly 0, whatever the lengths; its KL term is measured", async () => {
+  it('GRPO: the per-sequence mean of -A over a group whose advantages sum to 0 is exactly 0, whatever the lengths; its KL term is measured', async () => {
     const reference = Policy.make(model, 3)
     const run = trainerOn(configOf('grpo'), group, reference)
     const m = await step(run.trainer)

@@ -43,7 +43,11 @@ describe('Checkpointing', () => {
     const refOut = join(root, 'reference.jsonl')
     const ref = await exited(child(join(root, 'reference'), refOut))
     expect(ref.code, ref.stderr).toBe(0)
-    const reference = new Map(lines(refOut).filter((l) => l['iteration'] !== undefined).map((l) => [l['iteration']!, l]))
+    const reference = new Map(
+      lines(refOut)
+        .filter((l) => l['iteration'] !== undefined)
+        .map((l) => [l['iteration']!, l])
+    )
     expect(reference.size).toBe(ITERATIONS)
 
     // 2. the same run, killed once it has logged 3 iterations, then restarted on the same directory

@@ -20,7 +20,7 @@ const comparable = (m: object) => Object.fromEntries(Object.entries(m).filter(([
 const source: Env.EnvSource = { name: 'bandit', maxTurns: 1, make: () => Toy.bandit(), dispose: () => undefined }
 
 describe('Driver', () => {
-  it('iterates to the budget, hands each iteration\'s metrics over, and checkpoints every checkpointEvery iterations', async () => {
+  it("iterates to the budget, hands each iteration's metrics over, and checkpoints every checkpointEvery iterations", async () => {
     const run = makeToyRun(config, 'bandit')
     const dir = join(root, 'finished')
     const seen: number[] = []
@@ -40,14 +40,18 @@ describe('Driver', () => {
     const dir = join(root, 'stopped')
     const first = makeToyRun(config, 'bandit')
     const logged: object[] = []
-    const stopped = await _.run({ iterations: 3, dir, resume: false, stop: () => logged.length === 1, onIteration: (m) => logged.push(comparable(m)) })(first.trainer)()
+    const stopped = await _.run({ iterations: 3, dir, resume: false, stop: () => logged.length === 1, onIteration: (m) => logged.push(comparable(m)) })(
+      first.trainer
+    )()
     first.dispose()
     expect(stopped).toEqual(E.right({ _tag: 'Stopped', iteration: 1 }))
     expect(readdirSync(dir)).toEqual([Checkpointing.dirName(1)])
 
     const second = makeToyRun(config, 'bandit')
     const resumedAt: number[] = []
-    const finished = await _.run({ iterations: 3, dir, resume: true, onResume: (at) => resumedAt.push(at), onIteration: (m) => logged.push(comparable(m)) })(second.trainer)()
+    const finished = await _.run({ iterations: 3, dir, resume: true, onResume: (at) => resumedAt.push(at), onIteration: (m) => logged.push(comparable(m)) })(
+      second.trainer
+    )()
     second.dispose()
     expect(finished).toEqual(E.right({ _tag: 'Finished' }))
     expect(resumedAt).toEqual([1])

@@ -22,7 +22,10 @@ describe('Groups', () => {
     fc.assert(
       fc.property(fc.array(fc.tuple(fc.nat(3), fc.constantFrom(0, 1)), { minLength: 1, maxLength: 20 }), (rows) => {
         const ids = rows.map(([g]) => `g${g}`)
-        const keep = _.nonDegenerate(ids, rows.map(([, r]) => r))
+        const keep = _.nonDegenerate(
+          ids,
+          rows.map(([, r]) => r)
+        )
         rows.forEach(([g], i) => {
           const group = rows.filter(([h]) => h === g).map(([, r]) => r)
           const varied = group.length === 1 || new Set(group).size > 1
@@ -91,15 +94,24 @@ describe('Groups', () => {
     // a: the win and the first loss; b: the loss and the first win; c: dropped before
     expect(_.downsample(2, keep, ids, outcomes)).toEqual([true, true, false, false, true, false, false, true, false, false])
     fc.assert(
-      fc.property(fc.array(fc.tuple(fc.integer({ min: 0, max: 4 }), fc.integer({ min: 0, max: 3 }), fc.boolean()), { maxLength: 30 }), fc.integer({ min: 1, max: 5 }), (rows, m) => {
-        const ids = rows.map(([g]) => `g${g}`)
-        const out = _.downsample(m, rows.map(([, , k]) => k), ids, rows.map(([, r]) => r))
-        out.forEach((k, i) => k && expect(rows[i]![2]).toBe(true))
-        for (const id of new Set(ids)) {
-          const selected = ids.filter((g, i) => g === id && rows[i]![2]).length
-          expect(ids.filter((g, i) => g === id && out[i]).length).toBe(Math.min(m, selected))
+      fc.property(
+        fc.array(fc.tuple(fc.integer({ min: 0, max: 4 }), fc.integer({ min: 0, max: 3 }), fc.boolean()), { maxLength: 30 }),
+        fc.integer({ min: 1, max: 5 }),
+        (rows, m) => {
+          const ids = rows.map(([g]) => `g${g}`)
+          const out = _.downsample(
+            m,
+            rows.map(([, , k]) => k),
+            ids,
+            rows.map(([, r]) => r)
+          )
+          out.forEach((k, i) => k && expect(rows[i]![2]).toBe(true))
+          for (const id of new Set(ids)) {
+            const selected = ids.filter((g, i) => g === id && rows[i]![2]).length
+            expect(ids.filter((g, i) => g === id && out[i]).length).toBe(Math.min(m, selected))
+          }
         }
-      })
+      )
     )
   })
 })

@@ -64,7 +64,16 @@ const episode = (i: number): Trajectory.Trajectory => {
     if (k < turns - 1) segments.push({ kind: 'observation', turn: k, tokens: Int32Array.of(12, 13) })
   }
   const turn = { action: 'a', reward: 0, valid: true, parsed: true, score: 0, maxScore: 1 }
-  return { env: 'fixed', seed: i, groupId: `fixed:${i}`, segments, turns: Array.from({ length: turns }, () => turn), turnRewards: [], won: false, truncated: false }
+  return {
+    env: 'fixed',
+    seed: i,
+    groupId: `fixed:${i}`,
+    segments,
+    turns: Array.from({ length: turns }, () => turn),
+    turnRewards: [],
+    won: false,
+    truncated: false
+  }
 }
 
 describe('importance weights in the update', () => {
@@ -82,8 +91,21 @@ describe('importance weights in the update', () => {
         const optimizer = Optimizer.make(Policy.trainableVariables(policy))
         const oldLogprobs = forward.logprobs(policy, batch, 1)
         update(
-          { config: resolve({ ...config, rollout: { ...config.rollout, temperature: 1 } }), lossKind, policy, critic: undefined, policyOptimizer: optimizer, criticOptimizer: undefined, policyLr: 0.01, updatePolicy: true, klCoef: 0, shuffle: Rng.make(3) },
-          weighted ? { batch, oldLogprobs, advantages, returns: new Float32Array(n), importanceWeights: weights } : { batch, oldLogprobs, advantages: advantages.map((a, i) => a * weights[i]!), returns: new Float32Array(n) }
+          {
+            config: resolve({ ...config, rollout: { ...config.rollout, temperature: 1 } }),
+            lossKind,
+            policy,
+            critic: undefined,
+            policyOptimizer: optimizer,
+            criticOptimizer: undefined,
+            policyLr: 0.01,
+            updatePolicy: true,
+            klCoef: 0,
+            shuffle: Rng.make(3)
+          },
+          weighted
+            ? { batch, oldLogprobs, advantages, returns: new Float32Array(n), importanceWeights: weights }
+            : { batch, oldLogprobs, advantages: advantages.map((a, i) => a * weights[i]!), returns: new Float32Array(n) }
         )
         const out = [...Policy.toHost(policy.variables).values()].map((w) => w.data)
         optimizer.dispose()
@@ -111,8 +133,14 @@ describe('importance sampling through Trainer.iterate', () => {
     const template = ChatTemplate.make(tokenizer)
     const session = Sampler.make(policy, { slots: 16, maxLen: 64 })
     const inner = Rollout.run(config.rollout)({ session, template, tokenizer, contextLength: 64 })
-    const shift = (t: Trajectory.Trajectory): Trajectory.Trajectory => ({ ...t, segments: t.segments.map((s) => (s.logprobs === undefined ? s : { ...s, logprobs: s.logprobs.map((l) => l - Math.log(3)) })) })
-    const play = (input: Rollout.Input) => TE.map((r: Rollout.Result) => ({ ...r, episodes: r.episodes.map((e) => ({ ...e, trajectory: shift(e.trajectory), samples: e.samples.map(shift) })) }))(inner(input))
+    const shift = (t: Trajectory.Trajectory): Trajectory.Trajectory => ({
+      ...t,
+      segments: t.segments.map((s) => (s.logprobs === undefined ? s : { ...s, logprobs: s.logprobs.map((l) => l - Math.log(3)) }))
+    })
+    const play = (input: Rollout.Input) =>
+      TE.map((r: Rollout.Result) => ({ ...r, episodes: r.episodes.map((e) => ({ ...e, trajectory: shift(e.trajectory), samples: e.samples.map(shift) })) }))(
+        inner(input)
+      )
     // a reward that differs within groups (the action's length), so that advantages are not all 0
     const reward = (t: Trajectory.Trajectory): ReadonlyArray<number> => [t.turns[0]?.action.length ?? 0]
     const trainer = Trainer.make({ config, policy, envs: Array.from({ length: 16 }, () => Toy.bandit()), template, tokenizer, contextLength: 64, play, reward })

@@ -14,7 +14,17 @@ const snapshot = (variables: ReadonlyArray<tf.Variable>): number[][] => variable
 describe('the policy learning-rate schedule', () => {
   it('warms up linearly, then decays by a cosine to its floor at decayIterations and stays there (hand-derived values)', () => {
     const lr = Trainer.policyLrAt({ policyLr: 1e-3, warmupIterations: 2, minLrRatio: 0.1, decayIterations: 6 })
-    const expected = [5e-4, 1e-3, 1e-3, 1e-3 * (0.1 + 0.9 * (1 + Math.cos(Math.PI / 4)) / 2), 5.5e-4, 1e-3 * (0.1 + 0.9 * (1 + Math.cos((3 * Math.PI) / 4)) / 2), 1e-4, 1e-4, 1e-4]
+    const expected = [
+      5e-4,
+      1e-3,
+      1e-3,
+      1e-3 * (0.1 + (0.9 * (1 + Math.cos(Math.PI / 4))) / 2),
+      5.5e-4,
+      1e-3 * (0.1 + (0.9 * (1 + Math.cos((3 * Math.PI) / 4))) / 2),
+      1e-4,
+      1e-4,
+      1e-4
+    ]
     expected.forEach((e, i) => expect(lr(i), `iteration ${i}`).toBeCloseTo(e, 12))
   })
 

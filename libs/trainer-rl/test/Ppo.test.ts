@@ -31,7 +31,15 @@ describe('Ppo', () => {
     await expectNoLeak(() =>
       fc.assert(
         fc.property(
-          fc.array(fc.tuple(fc.double({ min: -3, max: 0, noNaN: true }), fc.double({ min: -3, max: 0, noNaN: true }), fc.double({ min: -2, max: 2, noNaN: true }), fc.constantFrom(0, 1)), { minLength: 1, maxLength: 12 }),
+          fc.array(
+            fc.tuple(
+              fc.double({ min: -3, max: 0, noNaN: true }),
+              fc.double({ min: -3, max: 0, noNaN: true }),
+              fc.double({ min: -2, max: 2, noNaN: true }),
+              fc.constantFrom(0, 1)
+            ),
+            { minLength: 1, maxLength: 12 }
+          ),
           fc.boolean(),
           (rows, dual) => {
             const options: _.Options = { ..._.defaultOptions, clipHigh: 0.28, dualClip: dual ? 3 : null }
@@ -85,7 +93,15 @@ describe('PolicyGradient', () => {
     await expectNoLeak(() =>
       fc.assert(
         fc.property(
-          fc.array(fc.tuple(fc.double({ min: -3, max: 0, noNaN: true }), fc.double({ min: -3, max: 0, noNaN: true }), fc.double({ min: -2, max: 2, noNaN: true }), fc.constantFrom(0, 1)), { minLength: 1, maxLength: 12 }),
+          fc.array(
+            fc.tuple(
+              fc.double({ min: -3, max: 0, noNaN: true }),
+              fc.double({ min: -3, max: 0, noNaN: true }),
+              fc.double({ min: -2, max: 2, noNaN: true }),
+              fc.constantFrom(0, 1)
+            ),
+            { minLength: 1, maxLength: 12 }
+          ),
           fc.constantFrom(...(Object.keys(Aggregation.Mode.keys) as Aggregation.Mode[])),
           (rows, aggregation) => {
             const [lp, old, adv, mask] = [0, 1, 2, 3].map((k) => rows.map((r) => r[k]!)) as [number[], number[], number[], number[]]
@@ -95,7 +111,8 @@ describe('PolicyGradient', () => {
             const ppo = _.loss({ clipLow: 0.2, clipHigh: 0.28, dualClip: null, aggregation })(inputs)
             expect(pg.loss.dataSync()[0]).toBeCloseTo(ppo.loss.dataSync()[0]!, 6)
             expect(pg.clipFraction.dataSync()[0]).toBeCloseTo(ppo.clipFraction.dataSync()[0]!, 6)
-            if (aggregation === 'token-mean') expect(pg.loss.dataSync()[0]).toBeCloseTo(reference(lp, old, adv, mask, { ..._.defaultOptions, clipHigh: 0.28, dualClip: null }), 4)
+            if (aggregation === 'token-mean')
+              expect(pg.loss.dataSync()[0]).toBeCloseTo(reference(lp, old, adv, mask, { ..._.defaultOptions, clipHigh: 0.28, dualClip: null }), 4)
             tf.dispose([pg.loss, pg.clipFraction, pg.approxKl, ppo.loss, ppo.clipFraction, ppo.approxKl, ...Object.values(inputs)])
           }
         )

@@ -57,7 +57,12 @@ describe('Replay', () => {
     for (let i = 0; i < 20; i++) {
       const drawn = Replay.draw(options, 4, fresh)(queue)
       for (const s of drawn.seeds) plays.set(s, (plays.get(s) ?? 0) + 1)
-      queue = Replay.record(options, 4, drawn, drawn.seeds.map(() => true))(drawn.queue) // every game lost
+      queue = Replay.record(
+        options,
+        4,
+        drawn,
+        drawn.seeds.map(() => true)
+      )(drawn.queue) // every game lost
     }
     expect(Math.max(...plays.values())).toBe(1 + options.attempts)
   })

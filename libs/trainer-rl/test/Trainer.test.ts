@@ -19,7 +19,26 @@ describe('Trainer', () => {
   it('returns every documented metric, namespaced, as data', async () => {
     const run = makeToyRun(toyConfig('ppo', 'corridor'), 'corridor')
     const m = await step(run.trainer)
-    for (const name of ['loss/policy', 'loss/value', 'kl/mean', 'clip/fraction', 'entropy/mean', 'value/explained_variance', 'episode/success_rate', 'episode/return', 'episode/turns', 'episode/invalid_rate', 'logprob/sampler_trainer_gap', 'perf/tokens_per_s', 'time/rollout_s', 'time/update_s', 'kl/prior', 'kl/coef', 'advantage/std', 'perf/update_tokens_per_s'])
+    for (const name of [
+      'loss/policy',
+      'loss/value',
+      'kl/mean',
+      'clip/fraction',
+      'entropy/mean',
+      'value/explained_variance',
+      'episode/success_rate',
+      'episode/return',
+      'episode/turns',
+      'episode/invalid_rate',
+      'logprob/sampler_trainer_gap',
+      'perf/tokens_per_s',
+      'time/rollout_s',
+      'time/update_s',
+      'kl/prior',
+      'kl/coef',
+      'advantage/std',
+      'perf/update_tokens_per_s'
+    ])
       expect(typeof (m as unknown as Record<string, unknown>)[name], name).toBe('number')
     expect(m['episode/turns']).toBe(3)
     expect(m['logprob/sampler_trainer_gap']).toBeLessThan(1e-4)
@@ -42,7 +61,10 @@ describe('Trainer', () => {
     // Every turn explored, one minibatch, one pass: the loss is taken before any step, so with the
     // policy's own log-probs as behaviour log-probs the ratio is exactly 1. Behaviour log-probs of
     // 0 (what the batch holds for tokens without sampler log-probs) would give ratios p < 1.
-    const run = makeToyRun(toyConfig('ppo', 'corridor', { minibatches: 1, exploredCredit: 'signed', rollout: { ...toyConfig('ppo', 'corridor').rollout, exploreRate: 1 } }), 'corridor')
+    const run = makeToyRun(
+      toyConfig('ppo', 'corridor', { minibatches: 1, exploredCredit: 'signed', rollout: { ...toyConfig('ppo', 'corridor').rollout, exploreRate: 1 } }),
+      'corridor'
+    )
     const m = await step(run.trainer)
     expect(m['episode/explored_rate']).toBe(1)
     expect(Number.isNaN(m['logprob/sampler_trainer_gap'])).toBe(true)
@@ -104,7 +126,11 @@ describe('Trainer', () => {
       expect(m['batch/filtered_episodes']).toBe(20)
     }
     run.dispose()
-    for (const [algorithm, keepPerGroup] of [['rloo', 1], ['rloo', 9], ['ppo', 9]] as const) {
+    for (const [algorithm, keepPerGroup] of [
+      ['rloo', 1],
+      ['rloo', 9],
+      ['ppo', 9]
+    ] as const) {
       const refused = Config.check(toyConfig(algorithm, 'bandit', { groupSize: 8, keepPerGroup }))
       expect(E.isLeft(refused) && refused.left.issues[0]!.path).toBe('keepPerGroup')
     }
@@ -132,7 +158,15 @@ describe('Trainer', () => {
     const run = async (overrides: Parameters<typeof toyConfig>[2]): Promise<boolean[]> => {
       const policy = Policy.make(model, 0)
       const reference = Policy.make(model, 0)
-      const trainer = Trainer.make({ config: toyConfig('grpo', 'bandit', overrides), policy, reference, envs: Array.from({ length: 16 }, () => Toy.bandit()), template, tokenizer, contextLength: 64 })
+      const trainer = Trainer.make({
+        config: toyConfig('grpo', 'bandit', overrides),
+        policy,
+        reference,
+        envs: Array.from({ length: 16 }, () => Toy.bandit()),
+        template,
+        tokenizer,
+        contextLength: 64
+      })
       const measured: boolean[] = []
       for (let i = 0; i < 4; i++) measured.push(Number.isFinite((await step(trainer))['kl/prior']))
       trainer.dispose()
@@ -145,11 +179,18 @@ describe('Trainer', () => {
     expect(await run({ priorKlEvery: 3, kl: Kl.none })).toEqual([true, false, false, true])
     expect(await run({ priorKlEvery: 0, kl: Kl.none })).toEqual([false, false, false, false])
     expect(await run({ priorKlEvery: 0 })).toEqual([true, true, true, true])
-    expect(await run({ priorKlEvery: 0, kl: { estimator: 'k3', placement: 'loss', controller: { _tag: 'fixed', coef: 0.01 } } })).toEqual([true, true, true, true])
+    expect(await run({ priorKlEvery: 0, kl: { estimator: 'k3', placement: 'loss', controller: { _tag: 'fixed', coef: 0.01 } } })).toEqual([
+      true,
+      true,
+      true,
+      true
+    ])
   })
 
   it('adapts the KL coefficient with an adaptive controller', async () => {
-    const config = toyConfig('rloo', 'bandit', { kl: { estimator: 'k3', placement: 'reward', controller: { _tag: 'adaptive', coef: 0.1, target: 1e-6, horizon: 100 } } })
+    const config = toyConfig('rloo', 'bandit', {
+      kl: { estimator: 'k3', placement: 'reward', controller: { _tag: 'adaptive', coef: 0.1, target: 1e-6, horizon: 100 } }
+    })
     const model = ModelConfig.make({ vocab: tokenizer.vocabSize, dModel: 16, layers: 1, heads: 2, maxLen: 64 })
     const policy = Policy.make(model, 0)
     const reference = Policy.make(model, 0)
@@ -271,11 +312,21 @@ describe('Trainer', () => {
     const policy = Policy.make(ModelConfig.make({ vocab: tokenizer.vocabSize, dModel: 16, layers: 1, heads: 2, maxLen: 64 }), 0)
     const base = { policy, template, tokenizer, contextLength: 64 }
     expect(() => Trainer.make({ ...base, config: toyConfig('ppo', 'bandit'), envs: Array.from({ length: 16 }, () => Toy.bandit()) })).toThrow(/critic/)
-    expect(() => Trainer.make({ ...base, config: toyConfig('grpo', 'bandit', { groupSize: 1 }), envs: Array.from({ length: 4 }, () => Toy.bandit()) })).toThrow(/groupSize/)
+    expect(() => Trainer.make({ ...base, config: toyConfig('grpo', 'bandit', { groupSize: 1 }), envs: Array.from({ length: 4 }, () => Toy.bandit()) })).toThrow(
+      /groupSize/
+    )
     expect(() => Trainer.make({ ...base, config: toyConfig('grpo', 'bandit'), envs: [Toy.bandit()] })).toThrow(/envs/)
     // GRPO's KL term needs the reference it is measured against; the error says how to turn it off
-    expect(() => Trainer.make({ ...base, config: toyConfig('grpo', 'bandit'), envs: Array.from({ length: 16 }, () => Toy.bandit()) })).toThrow("grpo's KL term (loss) needs a reference policy")
-    expect(() => Trainer.make({ ...base, config: toyConfig('reinforce++', 'bandit', { groupSize: 1, seedsPerIteration: 16 }), envs: Array.from({ length: 16 }, () => Toy.bandit()) })).toThrow("reinforce++'s KL term (reward)")
+    expect(() => Trainer.make({ ...base, config: toyConfig('grpo', 'bandit'), envs: Array.from({ length: 16 }, () => Toy.bandit()) })).toThrow(
+      "grpo's KL term (loss) needs a reference policy"
+    )
+    expect(() =>
+      Trainer.make({
+        ...base,
+        config: toyConfig('reinforce++', 'bandit', { groupSize: 1, seedsPerIteration: 16 }),
+        envs: Array.from({ length: 16 }, () => Toy.bandit())
+      })
+    ).toThrow("reinforce++'s KL term (reward)")
     policy.dispose()
   })
 })

@@ -24,7 +24,16 @@ const episode = (i: number): Trajectory.Trajectory => {
     segments.push({ kind: 'action', turn: k, tokens: Int32Array.of(4 + ((i + k) % 7), 5 + (k % 3)) })
     if (k < turns - 1) segments.push({ kind: 'observation', turn: k, tokens: Int32Array.of(12, 13 + ((i * k) % 3)) })
   }
-  return { env: 'fixed', seed: i, groupId: `fixed:${i}`, segments, turns: segments.filter((s) => s.kind === 'action').map(() => turn), turnRewards: [], won: i % 2 === 0, truncated: false }
+  return {
+    env: 'fixed',
+    seed: i,
+    groupId: `fixed:${i}`,
+    segments,
+    turns: segments.filter((s) => s.kind === 'action').map(() => turn),
+    turnRewards: [],
+    won: i % 2 === 0,
+    truncated: false
+  }
 }
 
 /** Deterministic pseudo-random values in [-1, 1) per position. */
@@ -52,10 +61,24 @@ const run = async (config: Config, lossKind: 'ppo' | 'policyGradient', workers: 
   const replicas = workers === undefined ? undefined : await _.start(policy, critic, workers)
   try {
     // the update owns every tensor it makes: none survives it, with replicas or without
-    const metrics = await expectNoLeak(() => update(
-      { config: resolve(config), lossKind, policy, critic, policyOptimizer, criticOptimizer, policyLr: 0.01, updatePolicy: true, klCoef: 0.2, shuffle: Rng.make(3), ...(replicas ? { replicas } : {}) },
-      { batch, oldLogprobs, advantages: noise(n, 1), returns: noise(n, 2), ...(critic ? { oldValues: noise(n, 4) } : {}), refLogprobs }
-    ))
+    const metrics = await expectNoLeak(() =>
+      update(
+        {
+          config: resolve(config),
+          lossKind,
+          policy,
+          critic,
+          policyOptimizer,
+          criticOptimizer,
+          policyLr: 0.01,
+          updatePolicy: true,
+          klCoef: 0.2,
+          shuffle: Rng.make(3),
+          ...(replicas ? { replicas } : {})
+        },
+        { batch, oldLogprobs, advantages: noise(n, 1), returns: noise(n, 2), ...(critic ? { oldValues: noise(n, 4) } : {}), refLogprobs }
+      )
+    )
     const weights = [...Policy.toHost(policy.variables).values(), ...(critic ? Policy.toHost(critic.variables).values() : [])].map((w) => w.data)
     const after = forward.logprobs(policy, batch, temperature)
     return { metrics, weights, moved: after.reduce((m, x, i) => Math.max(m, Math.abs(x - oldLogprobs[i]!)), 0) }
@@ -70,7 +93,20 @@ const run = async (config: Config, lossKind: 'ppo' | 'policyGradient', workers: 
 }
 
 const expectSameUpdate = (a: Awaited<ReturnType<typeof run>>, b: Awaited<ReturnType<typeof run>>): void => {
-  const keys: Array<keyof UpdateMetrics> = ['policyLoss', 'valueLoss', 'clipFraction', 'valueClipFraction', 'approxKl', 'klLoss', 'entropy', 'policyGradNorm', 'criticGradNorm', 'samplerGap', 'contextLoss', 'steps']
+  const keys: Array<keyof UpdateMetrics> = [
+    'policyLoss',
+    'valueLoss',
+    'clipFraction',
+    'valueClipFraction',
+    'approxKl',
+    'klLoss',
+    'entropy',
+    'policyGradNorm',
+    'criticGradNorm',
+    'samplerGap',
+    'contextLoss',
+    'steps'
+  ]
   for (const k of keys) {
     if (Number.isNaN(a.metrics[k])) expect(b.metrics[k], k).toBeNaN()
     else expect(b.metrics[k], k).toBeCloseTo(a.metrics[k], 4)
@@ -105,7 +141,13 @@ describe('UpdateReplicas', () => {
   }, 120_000)
 
   it("the clipped policy gradient with Dr. GRPO's aggregation and two workers takes the same steps as alone", async () => {
-    const config: Config = { ...defaultConfig, rollout: { ...defaultConfig.rollout, temperature }, ppoEpochs: 1, minibatches: 1, aggregation: 'seq-mean-token-sum-norm' }
+    const config: Config = {
+      ...defaultConfig,
+      rollout: { ...defaultConfig.rollout, temperature },
+      ppoEpochs: 1,
+      minibatches: 1,
+      aggregation: 'seq-mean-token-sum-norm'
+    }
     const alone = await run(config, 'policyGradient', undefined)
     const parallel = await run(config, 'policyGradient', 2)
     expectSameUpdate(alone, parallel)
@@ -113,7 +155,14 @@ describe('UpdateReplicas', () => {
 
   it('micro-batches (gradient accumulation) take the same steps as whole shards: alone, with a worker, and with a critic sharing the trunk', async () => {
     // 7 episodes of 6-14 tokens in 2 minibatches: shards of ~40 tokens, cut into micro-batches of 16
-    const config: Config = { ...defaultConfig, rollout: { ...defaultConfig.rollout, temperature }, ppoEpochs: 1, minibatches: 2, entropyCoef: 0.01, contextCoef: 0.3 }
+    const config: Config = {
+      ...defaultConfig,
+      rollout: { ...defaultConfig.rollout, temperature },
+      ppoEpochs: 1,
+      minibatches: 2,
+      entropyCoef: 0.01,
+      contextCoef: 0.3
+    }
     const micro = { ...config, microBatchTokens: 16 }
     const whole = await run(config, 'ppo', undefined)
     expect(config.microBatchTokens).toBeGreaterThan(7 * 14)

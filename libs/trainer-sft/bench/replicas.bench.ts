@@ -30,7 +30,15 @@ const main = async (): Promise<void> => {
   const length = Number(process.env['BENCH_SEQ'] ?? 232)
   const steps = Number(process.env['BENCH_STEPS'] ?? 40)
   const data = demos(rows * steps, length, config.vocab, Rng.make(0))
-  const options: Sft.Options = { ...Sft.defaultOptions, epochs: 1, batchSize: rows, learningRate: 1e-3, heldOutFraction: 0, contextWeight: 0.3, emaDecay: 0.995 }
+  const options: Sft.Options = {
+    ...Sft.defaultOptions,
+    epochs: 1,
+    batchSize: rows,
+    learningRate: 1e-3,
+    heldOutFraction: 0,
+    contextWeight: 0.3,
+    emaDecay: 0.995
+  }
   const time = async (workers: number): Promise<number> => {
     const policy = Policy.make(config, 0)
     const pool = await Replicas.start(policy, workers, ThreadInit.init(selected.right.name))
@@ -47,7 +55,9 @@ const main = async (): Promise<void> => {
   const alone = await time(0)
   const two = await time(1)
   const tokens = rows * steps * length
-  console.log(`backend ${selected.right.name}; default recipe model (${ModelConfig.parameterCount(config).toLocaleString()} params), ${steps} steps of ${rows} x ${length} tokens, context loss, weight average`)
+  console.log(
+    `backend ${selected.right.name}; default recipe model (${ModelConfig.parameterCount(config).toLocaleString()} params), ${steps} steps of ${rows} x ${length} tokens, context loss, weight average`
+  )
   console.log(`  1 replica   ${(tokens / alone).toFixed(0).padStart(6)} tok/s  (${((alone / steps) * 1000).toFixed(0)} ms/step)`)
   console.log(`  2 replicas  ${(tokens / two).toFixed(0).padStart(6)} tok/s  (${((two / steps) * 1000).toFixed(0)} ms/step)  x${(alone / two).toFixed(2)}`)
 }

@@ -30,7 +30,14 @@ import * as ExpertData from './ExpertData.js'
  */
 export type DemoError =
   | { readonly _tag: 'NoExpert'; readonly env: string }
-  | { readonly _tag: 'DoNotFit'; readonly env: string; readonly contextLength: number; readonly kept: number; readonly wanted: number; readonly shortest: number }
+  | {
+      readonly _tag: 'DoNotFit'
+      readonly env: string
+      readonly contextLength: number
+      readonly kept: number
+      readonly wanted: number
+      readonly shortest: number
+    }
   | { readonly _tag: 'NoPlan'; readonly env: string; readonly kept: number; readonly wanted: number }
   | { readonly _tag: 'TooLong'; readonly index: number; readonly length: number; readonly contextLength: number }
   | { readonly _tag: 'Env'; readonly error: EnvError.EnvError }
@@ -154,7 +161,11 @@ export const fromExpert =
     try {
       while (out.length < options.episodes) {
         if (skipped >= maxSkipped)
-          return E.left(2 * tooLong > skipped ? { _tag: 'DoNotFit', env: source.name, contextLength: options.contextLength, kept: out.length, wanted: options.episodes, shortest } : { _tag: 'NoPlan', env: source.name, kept: out.length, wanted: options.episodes })
+          return E.left(
+            2 * tooLong > skipped
+              ? { _tag: 'DoNotFit', env: source.name, contextLength: options.contextLength, kept: out.length, wanted: options.episodes, shortest }
+              : { _tag: 'NoPlan', env: source.name, kept: out.length, wanted: options.episodes }
+          )
         const seed = trainSeed(rng)
         const start = await env.reset(seed)()
         if (E.isLeft(start)) return E.left({ _tag: 'Env', error: start.left })

@@ -30,5 +30,4 @@ describe('Batches', () => {
       { numRuns: 100 }
     )
   })
-
 })

@@ -14,8 +14,16 @@ afterAll(() => rmSync(root, { recursive: true, force: true }))
 beforeAll(() => TestBackend.use('cpu'))
 
 const tokenizer = WordTokenizer.build({ maxVocab: 64, minCount: 1 })(['go north'])
-const makePolicy = (): Policy.Policy => Policy.make(ModelConfig.make({ vocab: tokenizer.vocabSize, dModel: 8, layers: 1, heads: 2, maxLen: 16 }), 1, { tokenizer })
-const step = (i: number, context: number): Sft.StepMetrics => ({ step: i, epoch: 0, 'loss/sft': 2 - i / 10, 'loss/context': context, 'grad/norm': 0.5, 'optim/lr': 1e-3 })
+const makePolicy = (): Policy.Policy =>
+  Policy.make(ModelConfig.make({ vocab: tokenizer.vocabSize, dModel: 8, layers: 1, heads: 2, maxLen: 16 }), 1, { tokenizer })
+const step = (i: number, context: number): Sft.StepMetrics => ({
+  step: i,
+  epoch: 0,
+  'loss/sft': 2 - i / 10,
+  'loss/context': context,
+  'grad/norm': 0.5,
+  'optim/lr': 1e-3
+})
 const snapshotOf = (policy: Policy.Policy, average: boolean): Sft.Snapshot => {
   const sizes = Policy.trainableVariables(policy).map((v) => v.size)
   const filled = (x: number) => sizes.map((n, i) => Float32Array.from({ length: n }, (_x, j) => x + i + j / 1000))

@@ -40,7 +40,10 @@ describe('Demonstrations.fromExpert', () => {
     const kept = await _.fromExpert(options({ episodes: 5, contextLength: limit }), renderer)(source, Rng.make(1))()
     if (E.isLeft(kept)) throw new Error(_.message(kept.left))
     expect(kept.right.every((d) => Trajectory.length(d) <= limit)).toBe(true)
-    const order = all.right.filter((d) => Trajectory.length(d) <= limit).slice(0, 5).map((d) => d.seed)
+    const order = all.right
+      .filter((d) => Trajectory.length(d) <= limit)
+      .slice(0, 5)
+      .map((d) => d.seed)
     expect(kept.right.map((d) => d.seed)).toEqual(order)
   })
 

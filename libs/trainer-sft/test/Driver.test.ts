@@ -52,7 +52,9 @@ describe('Driver', () => {
     const samples = await corridorDemos(10) // 8 to train on: 3 steps per epoch, 6 in all
     const stoppedPolicy = Policy.make(config, 1)
     let taken = 0
-    const stopped = await _.run(options, { dir: join(root, 'at-4'), every: 0, stop: () => taken >= 4, hooks: { onStep: () => (taken += 1) } })(stoppedPolicy)(samples)()
+    const stopped = await _.run(options, { dir: join(root, 'at-4'), every: 0, stop: () => taken >= 4, hooks: { onStep: () => (taken += 1) } })(stoppedPolicy)(
+      samples
+    )()
     expect(stopped).toEqual(E.right({ _tag: 'Stopped', steps: 4 }))
     const ended = Policy.make(config, 1)
     const asked: number[] = []

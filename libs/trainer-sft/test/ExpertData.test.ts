@@ -35,7 +35,9 @@ describe('ExpertData', () => {
   })
 
   it('names the line and the field of a malformed conversation', () => {
-    const bad = _.fromChatJsonl(renderer)('{"messages":[{"role":"user","content":"a"},{"role":"assistant","content":"left"}]}\n{"messages":[{"role":"robot","content":"x"}]}')
+    const bad = _.fromChatJsonl(renderer)(
+      '{"messages":[{"role":"user","content":"a"},{"role":"assistant","content":"left"}]}\n{"messages":[{"role":"robot","content":"x"}]}'
+    )
     expect(bad).toEqual(E.left(expect.stringContaining('line 2')))
     expect(E.isLeft(bad) && bad.left).toContain('messages.0.role')
     expect(_.fromChatJsonl(renderer)('not json')).toEqual(E.left(expect.stringContaining('line 1: invalid JSON')))
@@ -45,7 +47,14 @@ describe('ExpertData', () => {
     expect(E.isLeft(_.fromConversation(renderer)({ messages: [{ role: 'assistant', content: 'left' }] }))).toBe(true)
     expect(E.isLeft(_.fromConversation(renderer)({ messages: [{ role: 'user', content: 'start' }] }))).toBe(true)
     expect(
-      E.isLeft(_.fromConversation(renderer)({ messages: [{ role: 'user', content: 'a' }, { role: 'user', content: 'b' }] }))
+      E.isLeft(
+        _.fromConversation(renderer)({
+          messages: [
+            { role: 'user', content: 'a' },
+            { role: 'user', content: 'b' }
+          ]
+        })
+      )
     ).toBe(true)
   })
 
@@ -76,7 +85,12 @@ describe('ExpertData', () => {
       const start = await env.reset(seed)()
       if (E.isLeft(start)) throw new Error(start.left._tag)
       const plan = O.getOrElse((): ReadonlyArray<string> => [])(TextWorld.expertPlan(env))
-      const words = WordTokenizer.build({ maxVocab: 2000, minCount: 1 })([start.right.goal, start.right.text, ...plan, ...(start.right.info.admissibleActions ?? [])])
+      const words = WordTokenizer.build({ maxVocab: 2000, minCount: 1 })([
+        start.right.goal,
+        start.right.text,
+        ...plan,
+        ...(start.right.info.admissibleActions ?? [])
+      ])
       return { env, plan, renderer: { template: ChatTemplate.make(words), tokenizer: words } }
     }
     const options = { systemPrompt: '', actionFormat: 'plain' as const, maxTurns: 12 }

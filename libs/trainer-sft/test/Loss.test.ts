@@ -51,5 +51,4 @@ describe('Loss', () => {
       { numRuns: 100 }
     )
   })
-
 })

@@ -20,7 +20,11 @@ const template = ChatTemplate.make(tokenizer)
 const demosOfMixedLength = async (n: number): Promise<Trajectory.Trajectory[]> => {
   const out: Trajectory.Trajectory[] = []
   for (let seed = 0; seed < n; seed++) {
-    const played = await ExpertData.replay({ systemPrompt: '', actionFormat: 'plain' }, { template, tokenizer })(Toy.corridor(), seed, ['left', 'forward', 'forward'])()
+    const played = await ExpertData.replay({ systemPrompt: '', actionFormat: 'plain' }, { template, tokenizer })(Toy.corridor(), seed, [
+      'left',
+      'forward',
+      'forward'
+    ])()
     if (E.isLeft(played)) throw new Error(played.left._tag)
     const keep = 1 + 2 * (1 + (seed % 3))
     out.push({ ...played.right, segments: played.right.segments.slice(0, keep) })

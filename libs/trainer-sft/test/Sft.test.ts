@@ -85,7 +85,17 @@ describe('Sft', () => {
   it('a run stopped mid-epoch and resumed from its snapshot (weights saved apart) ends exactly as one that never stopped', async () => {
     const demos = await corridorDemos(14)
     const config = ModelConfig.make({ vocab: tokenizer.vocabSize, dModel: 16, layers: 1, heads: 2, maxLen: 64 })
-    const options = { ..._.defaultOptions, epochs: 3, batchSize: 3, learningRate: 1e-2, heldOutFraction: 0.2, emaDecay: 0.9, contextWeight: 0.5, groupByLength: true, seed: 4 }
+    const options = {
+      ..._.defaultOptions,
+      epochs: 3,
+      batchSize: 3,
+      learningRate: 1e-2,
+      heldOutFraction: 0.2,
+      emaDecay: 0.9,
+      contextWeight: 0.5,
+      groupByLength: true,
+      seed: 4
+    }
     const whole = Policy.make(config, 5)
     const expected = await _.trainAsync(options)(whole)(demos)
     for (const stopAt of [5, 8]) {
@@ -93,7 +103,10 @@ describe('Sft', () => {
       const first = Policy.make(config, 5)
       const saved: _.Snapshot[] = []
       let steps = 0
-      const stopped = await _.trainAsync(options)(first)(demos, { onStep: () => (steps += 1) }, undefined, () => steps >= stopAt, { every: 3, save: async (s) => void saved.push(s) })
+      const stopped = await _.trainAsync(options)(first)(demos, { onStep: () => (steps += 1) }, undefined, () => steps >= stopAt, {
+        every: 3,
+        save: async (s) => void saved.push(s)
+      })
       expect(stopped).toBeUndefined()
       expect(saved.map((s) => s.steps.length)).toEqual(stopAt === 5 ? [3, 5] : [3, 6, 8])
       const last = saved[saved.length - 1]!

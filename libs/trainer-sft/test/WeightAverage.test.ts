@@ -11,7 +11,13 @@ describe('WeightAverage', () => {
     expect(_.emaDecayAt(0.999, 0)).toBeCloseTo(0.1)
     expect(_.emaDecayAt(0.999, 90)).toBeCloseTo(0.91)
     expect(_.emaDecayAt(0.99, 1e6)).toBe(0.99)
-    fc.assert(fc.property(fc.double({ min: 0, max: 0.9999, noNaN: true }), fc.nat({ max: 10_000 }), (d, n) => _.emaDecayAt(d, n) <= d && _.emaDecayAt(d, n) <= _.emaDecayAt(d, n + 1)))
+    fc.assert(
+      fc.property(
+        fc.double({ min: 0, max: 0.9999, noNaN: true }),
+        fc.nat({ max: 10_000 }),
+        (d, n) => _.emaDecayAt(d, n) <= d && _.emaDecayAt(d, n) <= _.emaDecayAt(d, n + 1)
+      )
+    )
   })
 
   it('averages the way the formula says, restores from host arrays, and applies the average', async () => {

@@ -31,30 +31,43 @@ Examples:
   mtrl ablate recipes/paper/rl-lift.json --out runs/rl-lift-ablation --resume`,
   flags: { ...backendFlag, grid: list, seeds: text, out: text, resume: bool },
   positionals: true,
-  run: ({ values, positionals }) => async () => {
-    const path = positionals[0]
-    if (path === undefined) return E.left(usage('which recipe?'))
-    const json = await readJson(path)()
-    if (E.isLeft(json)) return json
-    const base = Recipe.decode(json.right)
-    if (E.isLeft(base)) return E.left(usage(`${path}: ${base.left}`))
-    const grid = E.mapLeft(usage)(Grid.withFlags(base.right.ablation?.grid ?? {}, values.grid ?? []))
-    if (E.isLeft(grid)) return grid
-    const seeds = values.seeds !== undefined ? values.seeds.split(',').map(Number) : (base.right.ablation?.seeds ?? [base.right.seed])
-    if (seeds.some((s) => !Number.isInteger(s) || s < 0)) return E.left(usage(`--seeds: expected non-negative integers, got "${values.seeds}"`))
-    if (values.resume === true && values.out === undefined) return E.left(usage('--resume: which ablation? give its folder with --out DIR'))
-    // Decode every cell before running any, so a bad grid fails at once.
-    const planned = Recipe.ablationPlan(json.right, grid.right, seeds)
-    if (E.isLeft(planned)) return E.left(usage(planned.left))
-    const backend = await startBackend(values.backend)()
-    if (E.isLeft(backend)) return backend
-    const out = values.out ?? Ablate.defaultOut(base.right.name)
-    const reporter = { line: (text: string) => void process.stdout.write(`${text}\n`), note: (text: string) => void process.stderr.write(`${text}\n`) }
-    const stop = stopOnInterrupt()
-    const options = { out, title: `${base.right.name}: ablation`, recipe: path, grid: grid.right, seeds, backend: backend.right, reporter, stop, resume: values.resume === true, replicaInit: ThreadInit.init(backend.right.name) }
-    const rows = await Ablate.run(options)(planned.right)().finally(() => stop.release())
-    if (E.isLeft(rows)) return E.left(fromRun(rows.left))
-    process.stdout.write(`\n${Ablation.table(rows.right)}\n\n${join(out, 'ablation.json')}\n${join(out, 'report.html')}\n`)
-    return E.right(0)
-  }
+  run:
+    ({ values, positionals }) =>
+    async () => {
+      const path = positionals[0]
+      if (path === undefined) return E.left(usage('which recipe?'))
+      const json = await readJson(path)()
+      if (E.isLeft(json)) return json
+      const base = Recipe.decode(json.right)
+      if (E.isLeft(base)) return E.left(usage(`${path}: ${base.left}`))
+      const grid = E.mapLeft(usage)(Grid.withFlags(base.right.ablation?.grid ?? {}, values.grid ?? []))
+      if (E.isLeft(grid)) return grid
+      const seeds = values.seeds !== undefined ? values.seeds.split(',').map(Number) : (base.right.ablation?.seeds ?? [base.right.seed])
+      if (seeds.some((s) => !Number.isInteger(s) || s < 0)) return E.left(usage(`--seeds: expected non-negative integers, got "${values.seeds}"`))
+      if (values.resume === true && values.out === undefined) return E.left(usage('--resume: which ablation? give its folder with --out DIR'))
+      // Decode every cell before running any, so a bad grid fails at once.
+      const planned = Recipe.ablationPlan(json.right, grid.right, seeds)
+      if (E.isLeft(planned)) return E.left(usage(planned.left))
+      const backend = await startBackend(values.backend)()
+      if (E.isLeft(backend)) return backend
+      const out = values.out ?? Ablate.defaultOut(base.right.name)
+      const reporter = { line: (text: string) => void process.stdout.write(`${text}\n`), note: (text: string) => void process.stderr.write(`${text}\n`) }
+      const stop = stopOnInterrupt()
+      const options = {
+        out,
+        title: `${base.right.name}: ablation`,
+        recipe: path,
+        grid: grid.right,
+        seeds,
+        backend: backend.right,
+        reporter,
+        stop,
+        resume: values.resume === true,
+        replicaInit: ThreadInit.init(backend.right.name)
+      }
+      const rows = await Ablate.run(options)(planned.right)().finally(() => stop.release())
+      if (E.isLeft(rows)) return E.left(fromRun(rows.left))
+      process.stdout.write(`\n${Ablation.table(rows.right)}\n\n${join(out, 'ablation.json')}\n${join(out, 'report.html')}\n`)
+      return E.right(0)
+    }
 })

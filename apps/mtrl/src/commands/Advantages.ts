@@ -25,13 +25,15 @@ Examples:
   mtrl advantages --estimator gae --input batch.json
   echo '{"tokenRewards":[[0,1]],"actionMask":[[1,1]],"options":{"whiten":false}}' | mtrl advantages --estimator gae`,
   flags: { estimator: text, input: text },
-  run: ({ values: { estimator, input } }) => async () => {
-    if (estimator === undefined) return E.left(usage(`--estimator is required (one of ${Estimator.names.join(', ')})`))
-    const json = await readJson(input ?? '-')()
-    if (E.isLeft(json)) return json
-    const result = JsonEstimate.run(estimator)(json.right)
-    if (E.isLeft(result)) return E.left(usage(result.left))
-    process.stdout.write(`${JSON.stringify(result.right)}\n`)
-    return E.right(0)
-  }
+  run:
+    ({ values: { estimator, input } }) =>
+    async () => {
+      if (estimator === undefined) return E.left(usage(`--estimator is required (one of ${Estimator.names.join(', ')})`))
+      const json = await readJson(input ?? '-')()
+      if (E.isLeft(json)) return json
+      const result = JsonEstimate.run(estimator)(json.right)
+      if (E.isLeft(result)) return E.left(usage(result.left))
+      process.stdout.write(`${JSON.stringify(result.right)}\n`)
+      return E.right(0)
+    }
 })

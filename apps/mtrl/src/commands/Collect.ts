@@ -9,7 +9,18 @@ import * as E from 'fp-ts/lib/Either.js'
 import { failed, float, int, make, required, text, usage, type CliError, type Values } from '../Command.js'
 import { envFlags, envFlagsHelp, envFromFlags, envSource } from '../EnvFlags.js'
 
-const flags = { ...envFlags, out: text, episodes: int(100), 'seed-base': int(0), policy: text, 'base-url': text, model: text, temperature: float(0), 'max-tokens': int(256), concurrency: int(4) }
+const flags = {
+  ...envFlags,
+  out: text,
+  episodes: int(100),
+  'seed-base': int(0),
+  policy: text,
+  'base-url': text,
+  model: text,
+  temperature: float(0),
+  'max-tokens': int(256),
+  concurrency: int(4)
+}
 
 /** The agent that plays: a model behind an OpenAI-compatible endpoint (--base-url), or the environment's expert. */
 const agentOf = (values: Values<typeof flags>, h: Env.EnvSource): E.Either<CliError, Episode.Agent<Env.Env>> => {
@@ -42,25 +53,27 @@ Examples:
   mtrl collect alfworld --split train --base-url http://127.0.0.1:8000 --model qwen --out qwen.jsonl`,
   flags,
   positionals: true,
-  run: ({ values, positionals }) => async () => {
-    const env = envFromFlags(positionals[0], values)
-    if (E.isLeft(env)) return env
-    const out = required(values.out, '--out FILE.jsonl is required')
-    if (E.isLeft(out)) return out
-    const h = envSource(env.right)
-    const agent = agentOf(values, h)
-    if (E.isLeft(agent)) return agent
-    const result = await ChatLog.collect({
-      factory: h.make,
-      seeds: Array.from({ length: values.episodes }, (_, i) => values['seed-base'] + i),
-      agent: agent.right,
-      path: out.right,
-      concurrency: values.concurrency,
-      meta: { collectedBy: values['base-url'] === undefined ? 'expert' : values.model }
-    })()
-    h.dispose()
-    if (E.isLeft(result)) return E.left(failed(JSON.stringify(result.left)))
-    process.stdout.write(`${JSON.stringify(result.right)}\n`)
-    return E.right(0)
-  }
+  run:
+    ({ values, positionals }) =>
+    async () => {
+      const env = envFromFlags(positionals[0], values)
+      if (E.isLeft(env)) return env
+      const out = required(values.out, '--out FILE.jsonl is required')
+      if (E.isLeft(out)) return out
+      const h = envSource(env.right)
+      const agent = agentOf(values, h)
+      if (E.isLeft(agent)) return agent
+      const result = await ChatLog.collect({
+        factory: h.make,
+        seeds: Array.from({ length: values.episodes }, (_, i) => values['seed-base'] + i),
+        agent: agent.right,
+        path: out.right,
+        concurrency: values.concurrency,
+        meta: { collectedBy: values['base-url'] === undefined ? 'expert' : values.model }
+      })()
+      h.dispose()
+      if (E.isLeft(result)) return E.left(failed(JSON.stringify(result.left)))
+      process.stdout.write(`${JSON.stringify(result.right)}\n`)
+      return E.right(0)
+    }
 })

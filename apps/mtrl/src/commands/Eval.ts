@@ -18,7 +18,18 @@ import { startBackend } from '../Runtime.js'
 const flags = {
   ...backendFlag,
   ...envFlags,
-  ...{ run: text, checkpoint: text, hf: bool, episodes: int(), temperature: float(), 'seed-base': int(), seed: int(), split: text, json: bool, transcripts: text },
+  ...{
+    run: text,
+    checkpoint: text,
+    hf: bool,
+    episodes: int(),
+    temperature: float(),
+    'seed-base': int(),
+    seed: int(),
+    split: text,
+    json: bool,
+    transcripts: text
+  },
   ...{ 'base-url': text, model: text, concurrency: int(4) }
 }
 type Flags = Values<typeof flags>
@@ -36,7 +47,10 @@ const evalRemote = async (baseUrl: string, values: Flags, positionals: ReadonlyA
   const { episodes = Evaluate.defaultSettings.episodes, 'seed-base': seedBase = Evaluate.defaultSettings.seedBase, temperature = 0, concurrency } = values
   const h = envSource(env)
   const policy = ChatPolicy.make({ baseUrl, model, temperature, concurrency })
-  const { played, failed } = await Episode.playSeeds({ maxTurns: h.maxTurns })(policy.agent)(h, Array.from({ length: episodes }, (_, i) => seedBase + i))()
+  const { played, failed } = await Episode.playSeeds({ maxTurns: h.maxTurns })(policy.agent)(
+    h,
+    Array.from({ length: episodes }, (_, i) => seedBase + i)
+  )()
   h.dispose()
   const summary = { model, played: played.length, failed: failed.length, results: [Summary.summarise(h.name, played.map(Episode.outcome))] }
   process.stdout.write(`${JSON.stringify(summary, null, values.json === true ? 2 : 0)}\n`)
@@ -62,7 +76,9 @@ const target = async (values: Flags, positionals: ReadonlyArray<string>): Promis
       )
     return E.right(Evaluation.ofFolder(checkpoint, values.hf === true ? 'hf' : 'checkpoint', env.right))
   }
-  process.stderr.write(`${checkpoint}: a checkpoint of ${run.path}, played with its rollout settings (system prompt, tokens per action) and evaluation settings\n`)
+  process.stderr.write(
+    `${checkpoint}: a checkpoint of ${run.path}, played with its rollout settings (system prompt, tokens per action) and evaluation settings\n`
+  )
   const json = await readJson(run.file('recipe.json'))()
   return E.chain((recipe: unknown) => E.mapLeft(usage)(Evaluation.ofRunCheckpoint(run, checkpoint, env.right)(recipe)))(json)
 }
@@ -122,5 +138,8 @@ Examples:
   mtrl eval --run runs/default-20261130-101500Z --transcripts failures.jsonl`,
   flags,
   positionals: true,
-  run: ({ values, positionals }) => async () => (values['base-url'] !== undefined ? evalRemote(values['base-url'], values, positionals) : evalLocal(values, positionals))
+  run:
+    ({ values, positionals }) =>
+    async () =>
+      values['base-url'] !== undefined ? evalRemote(values['base-url'], values, positionals) : evalLocal(values, positionals)
 })

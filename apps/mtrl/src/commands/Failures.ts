@@ -14,7 +14,7 @@ const what: Readonly<Record<Diagnosis.Mistake, string>> = {
   'unknown-name': 'names something the game does not have',
   unparsed: 'not a command',
   elsewhere: 'names something out of reach (another room, a closed container)',
-  'not-ready': "within reach, but its condition fails (not held, closed, open)",
+  'not-ready': 'within reach, but its condition fails (not held, closed, open)',
   'no-exit': 'walks where there is no exit',
   detour: 'a valid command that is no step towards the win'
 }
@@ -85,31 +85,35 @@ Examples:
   mtrl failures before.jsonl after.jsonl --json`,
   flags: { json: bool },
   positionals: true,
-  run: ({ values, positionals }) => async () => {
-    if (positionals.length === 0) return E.left(usage('which transcript files? (from mtrl eval --transcripts FILE)'))
-    const read = await readAll(positionals)
-    if (E.isLeft(read)) return read
-    const groups = [...new Map(read.right.map((r) => [`${r.file}\u0000${r.env}`, { file: r.file, env: r.env }])).values()]
-    const tallies = groups.map(({ file, env }) => {
-      const rows = read.right.filter((r) => r.file === file && r.env === env)
-      return { file, env, ...Diagnosis.tally(rows.map((r) => r.diagnosis)), disagreements: rows.filter((r) => !r.agrees).length }
-    })
-    if (values.json === true) {
-      process.stdout.write(`${JSON.stringify(tallies, null, 2)}\n`)
+  run:
+    ({ values, positionals }) =>
+    async () => {
+      if (positionals.length === 0) return E.left(usage('which transcript files? (from mtrl eval --transcripts FILE)'))
+      const read = await readAll(positionals)
+      if (E.isLeft(read)) return read
+      const groups = [...new Map(read.right.map((r) => [`${r.file}\u0000${r.env}`, { file: r.file, env: r.env }])).values()]
+      const tallies = groups.map(({ file, env }) => {
+        const rows = read.right.filter((r) => r.file === file && r.env === env)
+        return { file, env, ...Diagnosis.tally(rows.map((r) => r.diagnosis)), disagreements: rows.filter((r) => !r.agrees).length }
+      })
+      if (values.json === true) {
+        process.stdout.write(`${JSON.stringify(tallies, null, 2)}\n`)
+        return E.right(0)
+      }
+      for (const t of tallies) {
+        const lines = [
+          `${t.file}, ${t.env}: ${t.episodes} episodes, ${t.won} won (${percent(t.won, t.episodes)}), ${t.lost} lost`,
+          '  first mistake of the lost games:',
+          ...Diagnosis.mistakes.map(
+            (m) => `    ${m.padEnd(13)} ${String(t.firstMistakes[m]).padStart(5)}  ${percent(t.firstMistakes[m], t.lost).padStart(6)}  ${what[m]}`
+          ),
+          `  mean turn of that mistake (from 0): ${Number.isNaN(t.meanMistakeTurn) ? '-' : t.meanMistakeTurn.toFixed(2)}`,
+          `  won after a mistake: ${t.recovered} of ${t.won}`,
+          `  success per quest ending: ${t.byQuestEnd.map((e) => `${e.questEnd} ${e.won}/${e.episodes} (${percent(e.won, e.episodes)})`).join(', ')}`
+        ]
+        if (t.disagreements > 0) lines.push(`  warning: ${t.disagreements} episodes end otherwise when replayed (transcripts of another game version?)`)
+        process.stdout.write(`${lines.join('\n')}\n`)
+      }
       return E.right(0)
     }
-    for (const t of tallies) {
-      const lines = [
-        `${t.file}, ${t.env}: ${t.episodes} episodes, ${t.won} won (${percent(t.won, t.episodes)}), ${t.lost} lost`,
-        '  first mistake of the lost games:',
-        ...Diagnosis.mistakes.map((m) => `    ${m.padEnd(13)} ${String(t.firstMistakes[m]).padStart(5)}  ${percent(t.firstMistakes[m], t.lost).padStart(6)}  ${what[m]}`),
-        `  mean turn of that mistake (from 0): ${Number.isNaN(t.meanMistakeTurn) ? '-' : t.meanMistakeTurn.toFixed(2)}`,
-        `  won after a mistake: ${t.recovered} of ${t.won}`,
-        `  success per quest ending: ${t.byQuestEnd.map((e) => `${e.questEnd} ${e.won}/${e.episodes} (${percent(e.won, e.episodes)})`).join(', ')}`
-      ]
-      if (t.disagreements > 0) lines.push(`  warning: ${t.disagreements} episodes end otherwise when replayed (transcripts of another game version?)`)
-      process.stdout.write(`${lines.join('\n')}\n`)
-    }
-    return E.right(0)
-  }
 })

@@ -31,33 +31,34 @@ Examples:
   mtrl info --backend cpu
   MTRL_BACKEND=wasm mtrl info --json`,
   flags: { ...backendFlag, json: bool },
-  run: ({ values }) => async () => {
-    const availability = Backend.availability()
-    const started = await startBackend(values.backend, true)()
-    if (E.isLeft(started)) return started
-    const selected = started.right
-    const report = {
-      mtrl: versionOf('mtrl'),
-      node: process.version,
-      platform: `${process.platform}-${process.arch}`,
-      tfjs: tf.version.tfjs,
-      backend: selected,
-      accelerators: availability
-    }
-    if (values.json === true) {
-      process.stdout.write(`${JSON.stringify(report, null, 2)}\n`)
+  run:
+    ({ values }) =>
+    async () => {
+      const availability = Backend.availability()
+      const started = await startBackend(values.backend, true)()
+      if (E.isLeft(started)) return started
+      const selected = started.right
+      const report = {
+        mtrl: versionOf('mtrl'),
+        node: process.version,
+        platform: `${process.platform}-${process.arch}`,
+        tfjs: tf.version.tfjs,
+        backend: selected,
+        accelerators: availability
+      }
+      if (values.json === true) {
+        process.stdout.write(`${JSON.stringify(report, null, 2)}\n`)
+        return E.right(0)
+      }
+      const line = (k: string, v: string) => process.stdout.write(`${k.padEnd(28)} ${v}\n`)
+      line('mtrl', report.mtrl)
+      line('node', `${report.node} (${report.platform})`)
+      line('@tensorflow/tfjs', report.tfjs)
+      line('backend', `${selected.name} via ${selected.via}`)
+      line('threads', String(selected.threads))
+      for (const [pkg, probe] of Object.entries(availability)) line(pkg, probe.installed ? `available (${probe.version})` : `not available: ${probe.reason}`)
+      const hint = Backend.fasterHint(selected, availability)
+      if (hint !== undefined) process.stdout.write(`${hint}\n`)
       return E.right(0)
     }
-    const line = (k: string, v: string) => process.stdout.write(`${k.padEnd(28)} ${v}\n`)
-    line('mtrl', report.mtrl)
-    line('node', `${report.node} (${report.platform})`)
-    line('@tensorflow/tfjs', report.tfjs)
-    line('backend', `${selected.name} via ${selected.via}`)
-    line('threads', String(selected.threads))
-    for (const [pkg, probe] of Object.entries(availability))
-      line(pkg, probe.installed ? `available (${probe.version})` : `not available: ${probe.reason}`)
-    const hint = Backend.fasterHint(selected, availability)
-    if (hint !== undefined) process.stdout.write(`${hint}\n`)
-    return E.right(0)
-  }
 })

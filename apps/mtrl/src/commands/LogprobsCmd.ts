@@ -20,14 +20,16 @@ model.safetensors, tokenizer.json; LlamaForCausalLM or Qwen2ForCausalLM) or an m
 Example:
   mtrl logprobs --model fixtures/hf/tiny-qwen2 --text "Hello world"`,
   flags: { ...backendFlag, model: text, text, greedy: int(12) },
-  run: ({ values }) => async () => {
-    const { model, text, greedy, backend } = values
-    if (model === undefined || text === undefined) return E.left(usage('--model DIR and --text "..." are required'))
-    const started = await startBackend(backend ?? 'cpu', true)()
-    if (E.isLeft(started)) return started
-    const result = await Logprobs.run({ model, text, greedyTokens: greedy })()
-    if (E.isLeft(result)) return E.left(failed(PolicyError.message(result.left)))
-    process.stdout.write(`${JSON.stringify(result.right)}\n`)
-    return E.right(0)
-  }
+  run:
+    ({ values }) =>
+    async () => {
+      const { model, text, greedy, backend } = values
+      if (model === undefined || text === undefined) return E.left(usage('--model DIR and --text "..." are required'))
+      const started = await startBackend(backend ?? 'cpu', true)()
+      if (E.isLeft(started)) return started
+      const result = await Logprobs.run({ model, text, greedyTokens: greedy })()
+      if (E.isLeft(result)) return E.left(failed(PolicyError.message(result.left)))
+      process.stdout.write(`${JSON.stringify(result.right)}\n`)
+      return E.right(0)
+    }
 })

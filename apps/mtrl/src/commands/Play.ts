@@ -26,7 +26,9 @@ const play = async (h: Env.EnvSource, seed: number, admissible: boolean, expert:
       if (E.isLeft(step)) return E.left(failed(EnvError.message(step.left)))
       turn += 1
       done = step.right.done
-      out(`> ${command}${by}\n\n${step.right.observation}\n\n${statusLine(step.right.info, turn, admissible)}${done ? (step.right.won ? '\n*** You won! ***' : '\n*** You lost. ***') : ''}\n`)
+      out(
+        `> ${command}${by}\n\n${step.right.observation}\n\n${statusLine(step.right.info, turn, admissible)}${done ? (step.right.won ? '\n*** You won! ***' : '\n*** You lost. ***') : ''}\n`
+      )
       return E.right(undefined)
     }
     if (expert) {
@@ -75,9 +77,11 @@ Examples:
   mtrl play swe --tier easy --seed 4 --expert`,
   flags: { seed: int(0), admissible: bool, expert: bool, ...envFlags },
   positionals: true,
-  run: ({ values, positionals }) => async () => {
-    const env = envFromFlags(positionals[0], values)
-    if (E.isLeft(env)) return env
-    return play(envSource(env.right), values.seed, values.admissible === true, values.expert === true, (s) => process.stdout.write(`${s}\n`))
-  }
+  run:
+    ({ values, positionals }) =>
+    async () => {
+      const env = envFromFlags(positionals[0], values)
+      if (E.isLeft(env)) return env
+      return play(envSource(env.right), values.seed, values.admissible === true, values.expert === true, (s) => process.stdout.write(`${s}\n`))
+    }
 })

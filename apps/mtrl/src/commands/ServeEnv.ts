@@ -25,25 +25,33 @@ Examples:
   mtrl serve-env alfworld --split valid-unseen --port 8001 --token secret`,
   flags: { ...envFlags, port: int(8000), host: text, token: text, 'max-envs': int(256), 'idle-seconds': int(600) },
   positionals: true,
-  run: ({ values, positionals }) => async () => {
-    const env = envFromFlags(positionals[0], values)
-    if (E.isLeft(env)) return env
-    const h = envSource(env.right)
-    const token = values.token ?? process.env['MTRL_SERVE_TOKEN']
-    const options = { factory: h.make, host: values.host ?? '127.0.0.1', port: values.port, maxEnvs: values['max-envs'], idleMs: 1000 * values['idle-seconds'] }
-    const started = await EnvServer.start({ ...options, ...(token === undefined ? {} : { token }) })()
-    if (E.isLeft(started)) return E.left(failed(JSON.stringify(started.left)))
-    const server = started.right
-    process.stdout.write(`serving ${h.name} at ${server.url}\n`)
-    await new Promise<void>((resolve) => {
-      const stop = () => resolve()
-      process.once('SIGINT', stop)
-      process.once('SIGTERM', stop)
-    })
-    process.stdout.write('shutting down\n')
-    await server.close()()
-    h.dispose()
-    process.stdout.write('stopped\n')
-    return E.right(0)
-  }
+  run:
+    ({ values, positionals }) =>
+    async () => {
+      const env = envFromFlags(positionals[0], values)
+      if (E.isLeft(env)) return env
+      const h = envSource(env.right)
+      const token = values.token ?? process.env['MTRL_SERVE_TOKEN']
+      const options = {
+        factory: h.make,
+        host: values.host ?? '127.0.0.1',
+        port: values.port,
+        maxEnvs: values['max-envs'],
+        idleMs: 1000 * values['idle-seconds']
+      }
+      const started = await EnvServer.start({ ...options, ...(token === undefined ? {} : { token }) })()
+      if (E.isLeft(started)) return E.left(failed(JSON.stringify(started.left)))
+      const server = started.right
+      process.stdout.write(`serving ${h.name} at ${server.url}\n`)
+      await new Promise<void>((resolve) => {
+        const stop = () => resolve()
+        process.once('SIGINT', stop)
+        process.once('SIGTERM', stop)
+      })
+      process.stdout.write('shutting down\n')
+      await server.close()()
+      h.dispose()
+      process.stdout.write('stopped\n')
+      return E.right(0)
+    }
 })

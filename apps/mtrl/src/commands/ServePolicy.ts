@@ -38,44 +38,68 @@ Examples:
   curl -s localhost:8000/v1/chat/completions -H 'content-type: application/json' \\
     -d '{"model": "mtrl", "messages": [{"role": "user", "content": "You are in a kitchen."}]}'
   mtrl serve-policy models/Qwen2.5-0.5B-Instruct --name qwen --max-len 4096`,
-  flags: { ...backendFlag, port: int(8000), host: text, token: text, name: text, slots: int(32), 'max-len': int(), 'chat-template': text, 'max-requests': int(256), seed: int(0) },
+  flags: {
+    ...backendFlag,
+    port: int(8000),
+    host: text,
+    token: text,
+    name: text,
+    slots: int(32),
+    'max-len': int(),
+    'chat-template': text,
+    'max-requests': int(256),
+    seed: int(0)
+  },
   positionals: true,
-  run: ({ values, positionals }) => async () => {
-    if (positionals.length !== 1) return E.left(usage('give one RUN_DIR or MODEL_DIR'))
-    const dir = E.mapLeft(usage)(Progress.modelFolder(resolve(positionals[0]!)))
-    if (E.isLeft(dir)) return dir
-    const template = values['chat-template']
-    if (template !== undefined && !existsSync(template)) return E.left(usage(`--chat-template ${template}: no such file`))
-    const backend = await startBackend(values.backend)()
-    if (E.isLeft(backend)) return backend
-    const maxLen = values['max-len']
-    const agent = await Agent.pretrained(dir.right, maxLen === undefined ? {} : { maxLen })()
-    if (E.isLeft(agent)) return E.left(failed(`${dir.right}: ${JSON.stringify(agent.left)}`))
-    const model = Completions.model(agent.right, {
-      name: values.name ?? 'mtrl',
-      slots: values.slots,
-      ...(maxLen === undefined ? {} : { maxLen }),
-      ...(template === undefined ? {} : { chatTemplate: readFileSync(template, 'utf8') })
-    })
-    const token = values.token ?? process.env['MTRL_SERVE_TOKEN']
-    const started = await Server.start({ model, host: values.host ?? '127.0.0.1', port: values.port, maxRequests: values['max-requests'], seed: values.seed, ...(token === undefined ? {} : { token }) })()
-    if (E.isLeft(started)) {
+  run:
+    ({ values, positionals }) =>
+    async () => {
+      if (positionals.length !== 1) return E.left(usage('give one RUN_DIR or MODEL_DIR'))
+      const dir = E.mapLeft(usage)(Progress.modelFolder(resolve(positionals[0]!)))
+      if (E.isLeft(dir)) return dir
+      const template = values['chat-template']
+      if (template !== undefined && !existsSync(template)) return E.left(usage(`--chat-template ${template}: no such file`))
+      const backend = await startBackend(values.backend)()
+      if (E.isLeft(backend)) return backend
+      const maxLen = values['max-len']
+      const agent = await Agent.pretrained(dir.right, maxLen === undefined ? {} : { maxLen })()
+      if (E.isLeft(agent)) return E.left(failed(`${dir.right}: ${JSON.stringify(agent.left)}`))
+      const model = Completions.model(agent.right, {
+        name: values.name ?? 'mtrl',
+        slots: values.slots,
+        ...(maxLen === undefined ? {} : { maxLen }),
+        ...(template === undefined ? {} : { chatTemplate: readFileSync(template, 'utf8') })
+      })
+      const token = values.token ?? process.env['MTRL_SERVE_TOKEN']
+      const started = await Server.start({
+        model,
+        host: values.host ?? '127.0.0.1',
+        port: values.port,
+        maxRequests: values['max-requests'],
+        seed: values.seed,
+        ...(token === undefined ? {} : { token })
+      })()
+      if (E.isLeft(started)) {
+        await model.close()
+        agent.right.dispose()
+        return E.left(failed(`cannot listen on ${started.left.host}:${started.left.port}: ${started.left.reason}`))
+      }
+      const server = started.right
+      process.stdout.write(
+        `serving ${basename(dir.right)} as "${model.name}" (${model.format.kind} chat format, context ${model.engine.maxLen}, ${model.engine.slots} slots) at ${server.url}/v1\n`
+      )
+      await new Promise<void>((done) => {
+        process.once('SIGINT', done)
+        process.once('SIGTERM', done)
+      })
+      process.stdout.write('shutting down: finishing the requests in flight\n')
+      await server.close()
       await model.close()
+      const stats = model.engine.stats()
       agent.right.dispose()
-      return E.left(failed(`cannot listen on ${started.left.host}:${started.left.port}: ${started.left.reason}`))
+      process.stdout.write(
+        `stopped after ${stats.completed} completions: ${stats.generatedTokens} tokens generated, ${stats.cachedTokens} of ${stats.promptTokens} prompt tokens from the prefix cache\n`
+      )
+      return E.right(0)
     }
-    const server = started.right
-    process.stdout.write(`serving ${basename(dir.right)} as "${model.name}" (${model.format.kind} chat format, context ${model.engine.maxLen}, ${model.engine.slots} slots) at ${server.url}/v1\n`)
-    await new Promise<void>((done) => {
-      process.once('SIGINT', done)
-      process.once('SIGTERM', done)
-    })
-    process.stdout.write('shutting down: finishing the requests in flight\n')
-    await server.close()
-    await model.close()
-    const stats = model.engine.stats()
-    agent.right.dispose()
-    process.stdout.write(`stopped after ${stats.completed} completions: ${stats.generatedTokens} tokens generated, ${stats.cachedTokens} of ${stats.promptTokens} prompt tokens from the prefix cache\n`)
-    return E.right(0)
-  }
 })

@@ -19,11 +19,13 @@ Examples:
   mtrl smoke
   mtrl smoke --backend cpu --steps 20`,
   flags: { ...backendFlag, steps: int(1) },
-  run: ({ values }) => async () => {
-    const ready = await startBackend(values.backend ?? 'wasm')()
-    if (E.isLeft(ready)) return ready
-    const { backend, steps: taken, ms, before, after } = SelfTest.run(values.steps)
-    process.stdout.write(`smoke: ${taken} training step(s) on ${backend} in ${ms.toFixed(1)} ms, loss ${before.toFixed(4)} -> ${after.toFixed(4)}\n`)
-    return E.right(after < before ? 0 : 1)
-  }
+  run:
+    ({ values }) =>
+    async () => {
+      const ready = await startBackend(values.backend ?? 'wasm')()
+      if (E.isLeft(ready)) return ready
+      const { backend, steps: taken, ms, before, after } = SelfTest.run(values.steps)
+      process.stdout.write(`smoke: ${taken} training step(s) on ${backend} in ${ms.toFixed(1)} ms, loss ${before.toFixed(4)} -> ${after.toFixed(4)}\n`)
+      return E.right(after < before ? 0 : 1)
+    }
 })

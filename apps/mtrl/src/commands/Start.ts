@@ -15,7 +15,10 @@ import { loadRecipe, runTrain } from './Train.js'
 
 /** recipes/default.json of the workspace (or the current folder). */
 const defaultRecipe = (): E.Either<CliError, string> => {
-  const candidates = [join(process.cwd(), 'recipes', 'default.json'), resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '..', 'recipes', 'default.json')]
+  const candidates = [
+    join(process.cwd(), 'recipes', 'default.json'),
+    resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '..', 'recipes', 'default.json')
+  ]
   const found = candidates.find(existsSync)
   return found === undefined ? E.left(usage(`recipes/default.json not found (looked in ${candidates.join(', ')})`)) : E.right(found)
 }

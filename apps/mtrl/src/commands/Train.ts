@@ -18,7 +18,12 @@ import * as ScaleOut from '../ScaleOut.js'
 export const loadRecipe = (path: string | undefined): TE.TaskEither<CliError, Recipe.Resolved> =>
   pipe(
     TE.fromEither(required(path, 'which recipe? (a JSON file, e.g. recipes/default.json)')),
-    TE.chain((p) => pipe(readJson(p), TE.chainEitherK((json) => E.mapLeft((e: string) => usage(`${p}: ${e}`))(Recipe.decode(json)))))
+    TE.chain((p) =>
+      pipe(
+        readJson(p),
+        TE.chainEitherK((json) => E.mapLeft((e: string) => usage(`${p}: ${e}`))(Recipe.decode(json)))
+      )
+    )
   )
 
 const printSummary = (summary: Pipeline.Summary): void => {
@@ -51,9 +56,22 @@ export const runIn =
     const scaleOut = recipe.stages.some((s) => s.kind === 'rl') ? await ScaleOut.start(recipe.scaleOut ?? {}, backend.right.name, line)() : E.right(undefined)
     if (E.isLeft(scaleOut)) return scaleOut
     const stop = stopOnInterrupt()
-    const reporter = { line, bar: ProgressBar.make(), interactive: process.stdout.isTTY === true, note: (text: string) => void process.stderr.write(`${text}\n`) }
+    const reporter = {
+      line,
+      bar: ProgressBar.make(),
+      interactive: process.stdout.isTTY === true,
+      note: (text: string) => void process.stderr.write(`${text}\n`)
+    }
     const queue = scaleOut.right?.runner
-    const options = { run, backend: backend.right, reporter, resume, stop, replicaInit: ThreadInit.init(backend.right.name), ...(queue === undefined ? {} : { queue }) }
+    const options = {
+      run,
+      backend: backend.right,
+      reporter,
+      resume,
+      stop,
+      replicaInit: ThreadInit.init(backend.right.name),
+      ...(queue === undefined ? {} : { queue })
+    }
     const summary = await pipe(Pipeline.run(options)(recipe), TE.mapLeft(fromRun))().finally(async () => {
       stop.release()
       await scaleOut.right?.stop()
@@ -61,7 +79,10 @@ export const runIn =
     return E.map((s: Pipeline.Summary) => (printSummary(s), 0))(summary)
   }
 
-export const runTrain = (recipe: Recipe.Resolved, argv: { readonly backend?: string | undefined; readonly runDir?: string | undefined }): TE.TaskEither<CliError, number> => {
+export const runTrain = (
+  recipe: Recipe.Resolved,
+  argv: { readonly backend?: string | undefined; readonly runDir?: string | undefined }
+): TE.TaskEither<CliError, number> => {
   const run = RunDir.create(recipe.name, argv.runDir)
   run.writeJson('recipe.json', recipe)
   return runIn(recipe, run, argv.backend, false)
@@ -142,6 +163,11 @@ Example:
   run: ({ values, positionals }) =>
     pipe(
       TE.fromEither(E.map(RunDir.open)(required(positionals[0], 'which run folder?'))),
-      TE.chain((run) => pipe(loadRecipe(run.file('recipe.json')), TE.chain((recipe) => runIn(recipe, run, values.backend, true))))
+      TE.chain((run) =>
+        pipe(
+          loadRecipe(run.file('recipe.json')),
+          TE.chain((recipe) => runIn(recipe, run, values.backend, true))
+        )
+      )
     )
 })

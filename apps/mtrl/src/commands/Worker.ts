@@ -13,7 +13,7 @@ import { envSource } from '../EnvFlags.js'
 import { startBackend } from '../Runtime.js'
 
 /** A job's environments from its spec (a recipe's env entry), one source per distinct spec. */
-const resolver = () => Worker.cachedSources((spec) => E.bimap(Decode.formatError, envSource)(Decode.decode('the job\'s environment', EnvConfig.EnvConfig)(spec)))
+const resolver = () => Worker.cachedSources((spec) => E.bimap(Decode.formatError, envSource)(Decode.decode("the job's environment", EnvConfig.EnvConfig)(spec)))
 
 /** Resolves on SIGINT or SIGTERM, or, for a worker started by `mtrl train --workers N`, once that trainer is gone (even if it was killed). */
 const stopRequested = (): Promise<void> => {
@@ -40,43 +40,45 @@ Examples:
   mtrl worker --redis redis://10.0.0.1:6379
   mtrl worker --redis redis://10.0.0.1:6379 --concurrency 4    # slow remote (http) environments`,
   flags: { ...backendFlag, redis: text, concurrency: int(1), queue: text, name: text },
-  run: ({ values }) => async () => {
-    const url = values.redis ?? (process.env['MTRL_REDIS'] || undefined)
-    if (url === undefined) return E.left(usage('--redis URL is required (e.g. redis://127.0.0.1:6379), or set MTRL_REDIS'))
-    const { concurrency } = values
-    if (concurrency < 1) return E.left(usage('--concurrency: at least 1'))
-    const started = await startBackend(values.backend)()
-    if (E.isLeft(started)) return started
-    const backend = started.right
-    const name = values.name ?? `${hostname()}:${process.pid}`
-    const envs = resolver()
-    const working = await Worker.start({
-      url,
-      envs: envs.envs,
-      concurrency,
-      name,
-      ...(values.queue === undefined ? {} : { queue: values.queue }),
-      onEvent: (event) => {
-        switch (event._tag) {
-          case 'Started':
-            return process.stdout.write(`job ${event.job}: ${event.episodes} episodes (attempt ${event.attempt})\n`)
-          case 'Finished':
-            return process.stdout.write(`job ${event.job}: done in ${event.seconds.toFixed(1)} s (${event.tokensPerSecond.toFixed(0)} generated tok/s)\n`)
-          case 'Failed':
-            return process.stdout.write(`job ${event.job}: failed: ${event.reason}\n`)
+  run:
+    ({ values }) =>
+    async () => {
+      const url = values.redis ?? (process.env['MTRL_REDIS'] || undefined)
+      if (url === undefined) return E.left(usage('--redis URL is required (e.g. redis://127.0.0.1:6379), or set MTRL_REDIS'))
+      const { concurrency } = values
+      if (concurrency < 1) return E.left(usage('--concurrency: at least 1'))
+      const started = await startBackend(values.backend)()
+      if (E.isLeft(started)) return started
+      const backend = started.right
+      const name = values.name ?? `${hostname()}:${process.pid}`
+      const envs = resolver()
+      const working = await Worker.start({
+        url,
+        envs: envs.envs,
+        concurrency,
+        name,
+        ...(values.queue === undefined ? {} : { queue: values.queue }),
+        onEvent: (event) => {
+          switch (event._tag) {
+            case 'Started':
+              return process.stdout.write(`job ${event.job}: ${event.episodes} episodes (attempt ${event.attempt})\n`)
+            case 'Finished':
+              return process.stdout.write(`job ${event.job}: done in ${event.seconds.toFixed(1)} s (${event.tokensPerSecond.toFixed(0)} generated tok/s)\n`)
+            case 'Failed':
+              return process.stdout.write(`job ${event.job}: failed: ${event.reason}\n`)
+          }
         }
+      })()
+      if (E.isLeft(working)) {
+        envs.dispose()
+        return E.left(failed(QueueError.message(working.left)))
       }
-    })()
-    if (E.isLeft(working)) {
+      process.stdout.write(`worker ${name} on ${backend.name}: listening at ${url} (concurrency ${concurrency})\n`)
+      await stopRequested()
+      process.stdout.write('stopping after the jobs in hand\n')
+      await working.right.close()()
       envs.dispose()
-      return E.left(failed(QueueError.message(working.left)))
+      process.stdout.write(`stopped (${working.right.finished()} jobs played)\n`)
+      return E.right(0)
     }
-    process.stdout.write(`worker ${name} on ${backend.name}: listening at ${url} (concurrency ${concurrency})\n`)
-    await stopRequested()
-    process.stdout.write('stopping after the jobs in hand\n')
-    await working.right.close()()
-    envs.dispose()
-    process.stdout.write(`stopped (${working.right.finished()} jobs played)\n`)
-    return E.right(0)
-  }
 })

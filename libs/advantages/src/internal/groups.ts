@@ -23,7 +23,8 @@ export const groupsOf = (estimator: string, input: TokenBatch, outcomes: Float64
   const ordinals = new Map<string, number>()
   const groupOf = new Int32Array(batch)
   groupIds.forEach((id, b) => {
-    if (typeof id !== 'string' || id === '') throw new Error(`${estimator}: invalid input: groupIds[${b}]: expected a non-empty string, got ${JSON.stringify(id)}`)
+    if (typeof id !== 'string' || id === '')
+      throw new Error(`${estimator}: invalid input: groupIds[${b}]: expected a non-empty string, got ${JSON.stringify(id)}`)
     let g = ordinals.get(id)
     if (g === undefined) {
       g = ordinals.size

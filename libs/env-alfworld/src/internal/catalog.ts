@@ -108,8 +108,17 @@ const words = (s: string): ReadonlyArray<string> => s.split(' ')
 export const roomSpecs: Readonly<Record<RoomKind, RoomKindSpec>> = {
   kitchen: {
     receptacles: [
-      ['cabinet', 2, 9], ['coffeemachine', 1, 1], ['countertop', 1, 3], ['diningtable', 0, 1], ['drawer', 1, 6],
-      ['fridge', 1, 1], ['garbagecan', 1, 1], ['microwave', 1, 1], ['shelf', 0, 3], ['sinkbasin', 1, 1], ['stoveburner', 2, 4]
+      ['cabinet', 2, 9],
+      ['coffeemachine', 1, 1],
+      ['countertop', 1, 3],
+      ['diningtable', 0, 1],
+      ['drawer', 1, 6],
+      ['fridge', 1, 1],
+      ['garbagecan', 1, 1],
+      ['microwave', 1, 1],
+      ['shelf', 0, 3],
+      ['sinkbasin', 1, 1],
+      ['stoveburner', 2, 4]
     ],
     objects: words(
       'apple bread egg lettuce potato tomato mug cup plate bowl pan pot kettle knife butterknife fork spoon spatula ladle dishsponge saltshaker peppershaker winebottle soapbottle'
@@ -118,24 +127,50 @@ export const roomSpecs: Readonly<Record<RoomKind, RoomKindSpec>> = {
   },
   livingroom: {
     receptacles: [
-      ['armchair', 0, 2], ['cabinet', 0, 4], ['coffeetable', 1, 1], ['diningtable', 0, 1], ['drawer', 0, 4], ['dresser', 0, 1],
-      ['garbagecan', 1, 1], ['ottoman', 0, 1], ['shelf', 0, 4], ['sidetable', 1, 2], ['sofa', 1, 1], ['tvstand', 0, 1]
+      ['armchair', 0, 2],
+      ['cabinet', 0, 4],
+      ['coffeetable', 1, 1],
+      ['diningtable', 0, 1],
+      ['drawer', 0, 4],
+      ['dresser', 0, 1],
+      ['garbagecan', 1, 1],
+      ['ottoman', 0, 1],
+      ['shelf', 0, 4],
+      ['sidetable', 1, 2],
+      ['sofa', 1, 1],
+      ['tvstand', 0, 1]
     ],
     objects: words('remotecontrol keychain creditcard cellphone laptop newspaper pillow statue vase watch box book bowl'),
     lamp: true
   },
   bedroom: {
     receptacles: [
-      ['armchair', 0, 1], ['bed', 1, 1], ['desk', 0, 1], ['drawer', 1, 6], ['dresser', 0, 1], ['garbagecan', 1, 1],
-      ['safe', 0, 1], ['shelf', 0, 4], ['sidetable', 1, 2]
+      ['armchair', 0, 1],
+      ['bed', 1, 1],
+      ['desk', 0, 1],
+      ['drawer', 1, 6],
+      ['dresser', 0, 1],
+      ['garbagecan', 1, 1],
+      ['safe', 0, 1],
+      ['shelf', 0, 4],
+      ['sidetable', 1, 2]
     ],
     objects: words('alarmclock book cd cellphone creditcard keychain laptop pen pencil pillow watch mug baseballbat tennisracket'),
     lamp: true
   },
   bathroom: {
     receptacles: [
-      ['bathtubbasin', 0, 1], ['cabinet', 1, 4], ['countertop', 1, 1], ['drawer', 0, 4], ['garbagecan', 1, 1],
-      ['handtowelholder', 0, 1], ['shelf', 0, 2], ['sinkbasin', 1, 2], ['toilet', 1, 1], ['toiletpaperhanger', 1, 1], ['towelholder', 0, 1]
+      ['bathtubbasin', 0, 1],
+      ['cabinet', 1, 4],
+      ['countertop', 1, 1],
+      ['drawer', 0, 4],
+      ['garbagecan', 1, 1],
+      ['handtowelholder', 0, 1],
+      ['shelf', 0, 2],
+      ['sinkbasin', 1, 2],
+      ['toilet', 1, 1],
+      ['toiletpaperhanger', 1, 1],
+      ['towelholder', 0, 1]
     ],
     objects: words('cloth soapbar soapbottle spraybottle toiletpaper candle towel handtowel tissuebox'),
     lamp: false

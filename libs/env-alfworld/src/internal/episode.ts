@@ -21,8 +21,7 @@ export interface Episode {
   readonly won: boolean
 }
 
-const scoreOf = (episode: Pick<Episode, 'rules' | 'state' | 'won'>): number =>
-  episode.rules.denseReward ? Game.score(episode.state) : episode.won ? 1 : 0
+const scoreOf = (episode: Pick<Episode, 'rules' | 'state' | 'won'>): number => (episode.rules.denseReward ? Game.score(episode.state) : episode.won ? 1 : 0)
 
 const info = (episode: Episode, valid: boolean): Env.StepInfo => {
   const { game } = episode.state

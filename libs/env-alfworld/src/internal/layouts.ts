@@ -25,7 +25,10 @@ const build = (room: RoomKind): ReadonlyArray<Layout> => {
   const seen = new Set<string>()
   while (out.length < layoutsPerRoom) {
     const counts = roomSpecs[room].receptacles.map(([type, min, max]) => [type, min + rng.int(max - min + 1)] as const)
-    const signature = `${room}:${counts.filter(([, n]) => n > 0).map(([type, n]) => `${type}*${n}`).join(',')}`
+    const signature = `${room}:${counts
+      .filter(([, n]) => n > 0)
+      .map(([type, n]) => `${type}*${n}`)
+      .join(',')}`
     if (seen.has(signature)) continue
     seen.add(signature)
     out.push({ room, id: out.length, receptacles: counts.flatMap(([type, n]) => Array.from({ length: n }, () => type)), signature })

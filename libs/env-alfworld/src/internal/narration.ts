@@ -8,7 +8,10 @@ import type { Scene } from '../Scene.js'
 export const list = (names: ReadonlyArray<string>): string => {
   if (names.length === 0) return 'nothing'
   if (names.length === 1) return `a ${names[0]}`
-  return `${names.slice(0, -1).map((n) => `a ${n}`).join(', ')}, and a ${names[names.length - 1]}`
+  return `${names
+    .slice(0, -1)
+    .map((n) => `a ${n}`)
+    .join(', ')}, and a ${names[names.length - 1]}`
 }
 
 /** What the agent sees at receptacle r. */

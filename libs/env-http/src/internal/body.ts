@@ -3,10 +3,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 
-export type Body =
-  | { readonly _tag: 'Read'; readonly text: string }
-  | { readonly _tag: 'TooLarge'; readonly bytes: number }
-  | { readonly _tag: 'Aborted' }
+export type Body = { readonly _tag: 'Read'; readonly text: string } | { readonly _tag: 'TooLarge'; readonly bytes: number } | { readonly _tag: 'Aborted' }
 
 /**
  * The body as text, or `TooLarge` as soon as it passes `limit` bytes (by its Content-Length
@@ -59,5 +56,11 @@ export const json = (res: ServerResponse, status: number, body: unknown, headers
 }
 
 /** Writes `{"error": {"_tag", "message", ...fields}}`. */
-export const error = (res: ServerResponse, status: number, tag: string, message: string, fields: Readonly<Record<string, unknown>> = {}, headers: Readonly<Record<string, string>> = {}): void =>
-  json(res, status, { error: { _tag: tag, message, ...fields } }, headers)
+export const error = (
+  res: ServerResponse,
+  status: number,
+  tag: string,
+  message: string,
+  fields: Readonly<Record<string, unknown>> = {},
+  headers: Readonly<Record<string, string>> = {}
+): void => json(res, status, { error: { _tag: tag, message, ...fields } }, headers)

@@ -35,8 +35,7 @@ const textOf = (answer: Protocol.AgentGymAnswer): string => ('observation' in an
 
 const TASK = /Your task is to:\s*(.+)/
 
-const goalOf = (answer: Protocol.AgentGymAnswer, text: string): string =>
-  answer.task_description ?? TASK.exec(text)?.[1]?.trim() ?? ''
+const goalOf = (answer: Protocol.AgentGymAnswer, text: string): string => answer.task_description ?? TASK.exec(text)?.[1]?.trim() ?? ''
 
 const agentGym = (idKey: 'id' | 'env_idx', reward: 'reward' | 'score', resetBody: Dialect['resetBody'], observationAfterReset = false): Dialect => {
   const answer = decoding(Protocol.AgentGymAnswer)

@@ -93,14 +93,21 @@ const exchange = (request: Request): Promise<Raw> =>
       res.on('end', () => {
         clearTimeout(timer)
         const retryAfter = res.headers['retry-after']
-        resolve({ status: res.statusCode ?? 0, retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter, text: Buffer.concat(chunks).toString('utf8') })
+        resolve({
+          status: res.statusCode ?? 0,
+          retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter,
+          text: Buffer.concat(chunks).toString('utf8')
+        })
       })
       res.on('error', (error) => {
         clearTimeout(timer)
         reject(error)
       })
     })
-    const timer = setTimeout(() => req.destroy(Object.assign(new Error(`no answer within ${request.timeoutMs} ms`), { name: 'TimeoutError' })), request.timeoutMs)
+    const timer = setTimeout(
+      () => req.destroy(Object.assign(new Error(`no answer within ${request.timeoutMs} ms`), { name: 'TimeoutError' })),
+      request.timeoutMs
+    )
     req.on('error', (error) => {
       clearTimeout(timer)
       reject(error)

@@ -43,7 +43,8 @@ const under = (p: string, dirs: ReadonlyArray<string>): boolean => dirs.some((d)
 
 /** The new root's layout as fstab lines, mounted in order by `mount -a`. */
 export const fstab = (mount: string, writeDir: string, readDirs: ReadonlyArray<string>): string => {
-  const line = (source: string, target: string, type: string, options: string): string => `${mangle(source)} ${mangle(path.join(mount, target))} ${type} ${options} 0 0`
+  const line = (source: string, target: string, type: string, options: string): string =>
+    `${mangle(source)} ${mangle(path.join(mount, target))} ${type} ${options} 0 0`
   const ro = (dir: string, at: string = dir): string => line(dir, at, 'none', 'bind,ro,X-mount.mkdir')
   const lines = [line('mtrl-jail', '/', 'tmpfs', 'size=64k,mode=755,nosuid,nodev'), ro('/usr')]
   const bound = ['/usr']

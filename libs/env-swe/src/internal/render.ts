@@ -3,10 +3,16 @@ import * as Report from '../Report.js'
 import * as Suite from '../Suite.js'
 
 /** Cuts text to `max` characters with a clear marker saying how much was dropped. */
-export const truncate = (max: number) => (text: string): string =>
-  text.length <= max ? text : `${text.slice(0, max)}\n[output truncated: ${text.length - max} more characters not shown]`
+export const truncate =
+  (max: number) =>
+  (text: string): string =>
+    text.length <= max ? text : `${text.slice(0, max)}\n[output truncated: ${text.length - max} more characters not shown]`
 
-const firstLine = (s: string): string => s.split('\n').find((l) => l.trim() !== '')?.trim() ?? ''
+const firstLine = (s: string): string =>
+  s
+    .split('\n')
+    .find((l) => l.trim() !== '')
+    ?.trim() ?? ''
 
 /** The head and tail of a crash's stderr: the error is at the top, the call site at the bottom. */
 const excerpt = (stderr: string): string => {
@@ -33,7 +39,8 @@ export const suiteReport = (result: Suite.SuiteResult, expected: ReadonlyArray<s
   for (const { file, result: r, report } of result.runs) {
     if (r.timedOut) notes.push(`[${file}: killed after the wall-clock limit]`)
     else if (r.outputExceeded) notes.push(`[${file}: killed, output limit exceeded]`)
-    else if (E.isLeft(report)) notes.push(`[${file}: exited with ${r.exitCode ?? r.signal}; ${Report.describe(report.left)}; its tests count as failed]\n${excerpt(r.stderr)}`)
+    else if (E.isLeft(report))
+      notes.push(`[${file}: exited with ${r.exitCode ?? r.signal}; ${Report.describe(report.left)}; its tests count as failed]\n${excerpt(r.stderr)}`)
   }
   const { passed } = Suite.score(chosen, result.outcomes)
   const summary = filter === undefined ? `${passed}/${chosen.length} tests passed` : `${passed}/${chosen.length} selected tests passed`

@@ -72,8 +72,15 @@ interface Candidate {
  */
 export const backward = (rng: Rng.Rng, layout: Layout, doorOn: Int16Array, base: Draft, length: number, objects: number): Chain | undefined => {
   const d: Draft = {
-    kind: base.kind.slice(), room: base.room.slice(), between: base.between.slice(), key: base.key.slice(),
-    isKey: base.isKey.slice(), edible: base.edible.slice(), pos: base.pos.slice(), status: base.status.slice(), player: 0
+    kind: base.kind.slice(),
+    room: base.room.slice(),
+    between: base.between.slice(),
+    key: base.key.slice(),
+    isKey: base.isKey.slice(),
+    edible: base.edible.slice(),
+    pos: base.pos.slice(),
+    status: base.status.slice(),
+    player: 0
   }
   const R = layout.xy.length
   const steps: Step[] = []
@@ -103,14 +110,37 @@ export const backward = (rng: Rng.Rng, layout: Layout, doorOn: Int16Array, base:
     if (held.length > remaining) return undefined
     const cands: Candidate[] = []
     for (const y of held) {
-      const spots: Candidate[] = [{ weight: 1, run: () => { d.pos[y] = p; steps.push({ tag: 'take', item: y, from: -1 }) } }]
+      const spots: Candidate[] = [
+        {
+          weight: 1,
+          run: () => {
+            d.pos[y] = p
+            steps.push({ tag: 'take', item: y, from: -1 })
+          }
+        }
+      ]
       for (let h = 0; h < d.kind.length; h++) {
         if (d.room[h] !== p || h === (y === x ? target : -1)) continue
         if (d.kind[h] === 'supporter' || (d.kind[h] === 'container' && d.status[h] === OPEN))
-          spots.push({ weight: 1, run: () => { d.pos[y] = R + h; used.add(h); steps.push({ tag: 'take', item: y, from: h }) } })
+          spots.push({
+            weight: 1,
+            run: () => {
+              d.pos[y] = R + h
+              used.add(h)
+              steps.push({ tag: 'take', item: y, from: h })
+            }
+          })
       }
       for (const kind of ['supporter', 'container'] as const)
-        spots.push({ weight: fresh(), run: () => { const h = add(d, kind, { room: p, status: OPEN }); d.pos[y] = R + h; used.add(h); steps.push({ tag: 'take', item: y, from: h }) } })
+        spots.push({
+          weight: fresh(),
+          run: () => {
+            const h = add(d, kind, { room: p, status: OPEN })
+            d.pos[y] = R + h
+            used.add(h)
+            steps.push({ tag: 'take', item: y, from: h })
+          }
+        })
       const spot = spots[pickIndex(rng, spots)]!
       cands.push({ weight: 1.2, run: spot.run })
     }
@@ -119,12 +149,26 @@ export const backward = (rng: Rng.Rng, layout: Layout, doorOn: Int16Array, base:
         const n = layout.exits[4 * p + dir]!
         const door = doorOn[4 * p + dir]!
         if (n < 0 || since.has(n) || (door >= 0 && d.status[door] !== OPEN)) continue
-        cands.push({ weight: 1, run: () => { d.player = n; if (door >= 0) traversed.add(door); steps.push({ tag: 'go', dir: opposite(dir) }); since.add(n) } })
+        cands.push({
+          weight: 1,
+          run: () => {
+            d.player = n
+            if (door >= 0) traversed.add(door)
+            steps.push({ tag: 'go', dir: opposite(dir) })
+            since.add(n)
+          }
+        })
       }
       for (let e = 0; e < d.kind.length; e++) {
         const here = d.kind[e] === 'door' ? d.between[e]![0] === p || d.between[e]![1] === p : d.kind[e] === 'container' && d.room[e] === p
         if (!here || d.status[e] !== OPEN || !(traversed.has(e) || used.has(e))) continue
-        cands.push({ weight: 2, run: () => { d.status[e] = CLOSED; steps.push({ tag: 'open', target: e }) } })
+        cands.push({
+          weight: 2,
+          run: () => {
+            d.status[e] = CLOSED
+            steps.push({ tag: 'open', target: e })
+          }
+        })
       }
     }
     if (held.length + 1 <= remaining - 1) {

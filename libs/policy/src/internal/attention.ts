@@ -53,7 +53,14 @@ export const causalAttention = (q: tf.Tensor3D, k: tf.Tensor3D, v: tf.Tensor3D):
   const blocks = queryBlocks(T)
   const rowsOf = (x: tf.Tensor, start: number, end: number): tf.Tensor3D =>
     (start === 0 && end === T ? x : tf.slice(x, [0, start, 0], [BH, end - start, hd])) as tf.Tensor3D
-  const padRows = (x: tf.Tensor, end: number): tf.Tensor => (end === T ? x : tf.pad(x, [[0, 0], [0, T - end], [0, 0]]))
+  const padRows = (x: tf.Tensor, end: number): tf.Tensor =>
+    end === T
+      ? x
+      : tf.pad(x, [
+          [0, 0],
+          [0, T - end],
+          [0, 0]
+        ])
   const f = tf.customGrad((...args: Array<tf.Tensor | tf.GradSaveFunc>) => {
     const [q0, k0, v0, save] = args as [tf.Tensor, tf.Tensor, tf.Tensor, tf.GradSaveFunc]
     // per block: q rows, k and v prefixes, probabilities; saved for the backward pass (a wasm

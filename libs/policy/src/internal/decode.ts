@@ -241,18 +241,59 @@ export const forward = (prep: Prepared, cache: Cache, items: ReadonlyArray<Item>
   for (const item of items) {
     const start = cache.lengths[item.slot]!
     for (let i = 0; i < item.tokens.length; i++)
-      rows.push({ slot: item.slot, pos: start + i, index: i, token: item.tokens[i]!, previous: i === 0 ? (start === 0 ? -1 : cache.last[item.slot]!) : item.tokens[i - 1]! })
+      rows.push({
+        slot: item.slot,
+        pos: start + i,
+        index: i,
+        token: item.tokens[i]!,
+        previous: i === 0 ? (start === 0 ? -1 : cache.last[item.slot]!) : item.tokens[i - 1]!
+      })
   }
   const M = rows.length
-  reserve(config, cache, rows.reduce((n, r) => Math.max(n, r.pos + 1), 0))
+  reserve(
+    config,
+    cache,
+    rows.reduce((n, r) => Math.max(n, r.pos + 1), 0)
+  )
   const cap = cache.capacity
   let x = new Float32Array(0)
   tf.tidy(() => {
-    let e = tf.gather(prep.embed, tf.tensor1d(Int32Array.from(rows, (r) => r.token), 'int32'))
-    if (prep.positions !== undefined) e = tf.add(e, tf.gather(prep.positions, tf.tensor1d(Int32Array.from(rows, (r) => r.pos), 'int32')))
+    let e = tf.gather(
+      prep.embed,
+      tf.tensor1d(
+        Int32Array.from(rows, (r) => r.token),
+        'int32'
+      )
+    )
+    if (prep.positions !== undefined)
+      e = tf.add(
+        e,
+        tf.gather(
+          prep.positions,
+          tf.tensor1d(
+            Int32Array.from(rows, (r) => r.pos),
+            'int32'
+          )
+        )
+      )
     if (prep.previous !== undefined) {
-      const gathered = tf.gather(prep.previous, tf.tensor1d(Int32Array.from(rows, (r) => Math.max(r.previous, 0)), 'int32'))
-      e = tf.add(e, tf.mul(gathered, tf.tensor2d(Float32Array.from(rows, (r) => (r.previous < 0 ? 0 : 1)), [M, 1])))
+      const gathered = tf.gather(
+        prep.previous,
+        tf.tensor1d(
+          Int32Array.from(rows, (r) => Math.max(r.previous, 0)),
+          'int32'
+        )
+      )
+      e = tf.add(
+        e,
+        tf.mul(
+          gathered,
+          tf.tensor2d(
+            Float32Array.from(rows, (r) => (r.previous < 0 ? 0 : 1)),
+            [M, 1]
+          )
+        )
+      )
     }
     x = new Float32Array(e.dataSync()) // a copy: updated in place below
   })
@@ -266,7 +307,8 @@ export const forward = (prep: Prepared, cache: Cache, items: ReadonlyArray<Item>
   const posOf = Int32Array.from(rows, (r) => r.pos)
   const rowsOf: RowsOf = { slot: slotOf, pos: posOf, index: Int32Array.from(rows, (r) => r.index) }
   const span = canonSpan(config)
-  const mixed = (l: number, site: 'attn' | 'mlp'): Float32Array => (span > 0 ? canonMixHost(x, rowsOf, D, span, cache.maxLen, prep.canon[l]![site], cache.canon[l]![site]) : x)
+  const mixed = (l: number, site: 'attn' | 'mlp'): Float32Array =>
+    span > 0 ? canonMixHost(x, rowsOf, D, span, cache.maxLen, prep.canon[l]![site], cache.canon[l]![site]) : x
   prep.layers.forEach((layer, l) => {
     const P = project(layer.qkv, prep.biases[l], normalize(config, mixed(l, 'attn'), M), M)
     const K = cache.k[l]!

@@ -28,12 +28,14 @@ export const readJson = (path: string): TE.TaskEither<PolicyError, unknown> =>
   )
 
 /** Reads and decodes a safetensors file; decoding failures name the file. */
-export const loadSafetensors = (path: string): TE.TaskEither<PolicyError, Safetensors.File> => async () => {
-  const bytes = await readBytes(path)()
-  if (bytes._tag === 'Left') return bytes
-  const decoded = Safetensors.decode(bytes.right)
-  return decoded._tag === 'Left' ? { _tag: 'Left', left: invalidSafetensors(path, decoded.left) } : decoded
-}
+export const loadSafetensors =
+  (path: string): TE.TaskEither<PolicyError, Safetensors.File> =>
+  async () => {
+    const bytes = await readBytes(path)()
+    if (bytes._tag === 'Left') return bytes
+    const decoded = Safetensors.decode(bytes.right)
+    return decoded._tag === 'Left' ? { _tag: 'Left', left: invalidSafetensors(path, decoded.left) } : decoded
+  }
 
 /**
  * Writes `files` (name -> contents) into `dir` atomically: everything goes to a temporary

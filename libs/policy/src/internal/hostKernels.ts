@@ -29,7 +29,6 @@ export const normalize = (config: ModelConfig, x: Float32Array, rows: number): F
   return out
 }
 
-
 /**
  * RoPE on q and k (`x * cos + rotate_half(x) * sin`) and the cache writes of k and v; the
  * rotated q is written back over q in `P`.
@@ -164,4 +163,3 @@ export const attend = (
     }
   }
 }
-

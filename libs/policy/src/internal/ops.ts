@@ -124,8 +124,7 @@ export const pickLogSoftmax = (x: tf.Tensor2D, targets: tf.Tensor1D): tf.Tensor1
 }
 
 /** RMSNorm over the last axis: `x / sqrt(mean(x^2) + eps) * w`. */
-export const rmsNorm = (x: tf.Tensor, w: tf.Tensor, eps: number): tf.Tensor =>
-  tf.mul(tf.mul(x, tf.rsqrt(tf.add(tf.mean(tf.square(x), -1, true), eps))), w)
+export const rmsNorm = (x: tf.Tensor, w: tf.Tensor, eps: number): tf.Tensor => tf.mul(tf.mul(x, tf.rsqrt(tf.add(tf.mean(tf.square(x), -1, true), eps))), w)
 
 /** LayerNorm over the last axis (population variance, as PyTorch). */
 export const layerNorm = (x: tf.Tensor, w: tf.Tensor, b: tf.Tensor, eps: number): tf.Tensor => {
@@ -158,8 +157,7 @@ export const swiglu = (g: tf.Tensor, u: tf.Tensor): tf.Tensor => {
 
 const GELU_C = Math.sqrt(2 / Math.PI)
 /** GELU, tanh approximation (GPT-2's `gelu_new`). */
-export const gelu = (x: tf.Tensor): tf.Tensor =>
-  tf.mul(tf.mul(x, 0.5), tf.add(tf.tanh(tf.mul(tf.add(x, tf.mul(tf.pow(x, 3), 0.044715)), GELU_C)), 1))
+export const gelu = (x: tf.Tensor): tf.Tensor => tf.mul(tf.mul(x, 0.5), tf.add(tf.tanh(tf.mul(tf.add(x, tf.mul(tf.pow(x, 3), 0.044715)), GELU_C)), 1))
 
 const rotations = new Map<number, { readonly r: Float32Array; readonly rT: Float32Array }>()
 const rotationOf = (headDim: number): { readonly r: Float32Array; readonly rT: Float32Array } => {

@@ -115,9 +115,7 @@ export const qkvWeights = (config: ModelConfig, w: WeightOf, i: number): { reado
   const p = `${layerPrefix(i)}.self_attn`
   const scale = 1 / Math.sqrt(headDim(config))
   const weight = tf.concat([tf.mul(w(`${p}.q_proj.weight`), scale), w(`${p}.k_proj.weight`), w(`${p}.v_proj.weight`)], 0) as tf.Tensor2D
-  const bias = config.qkvBias
-    ? (tf.concat([tf.mul(w(`${p}.q_proj.bias`), scale), w(`${p}.k_proj.bias`), w(`${p}.v_proj.bias`)], 0) as tf.Tensor1D)
-    : undefined
+  const bias = config.qkvBias ? (tf.concat([tf.mul(w(`${p}.q_proj.bias`), scale), w(`${p}.k_proj.bias`), w(`${p}.v_proj.bias`)], 0) as tf.Tensor1D) : undefined
   return { weight, bias }
 }
 

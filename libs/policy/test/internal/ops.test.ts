@@ -20,7 +20,10 @@ describe('ops: hand-written gradients equal autodiff of the plain formulas', () 
         const u = tf.randomNormal([4, 6], 0, 1, 'float32', 7)
         const plain = (a: tf.Tensor, b: tf.Tensor): tf.Tensor => tf.mul(tf.mul(a, tf.sigmoid(a)), b)
         close(_.swiglu(g, u), plain(g, u))
-        const loss = (f: (a: tf.Tensor, b: tf.Tensor) => tf.Tensor) => (a: tf.Tensor, b: tf.Tensor): tf.Tensor => tf.sum(tf.sin(f(a, b)))
+        const loss =
+          (f: (a: tf.Tensor, b: tf.Tensor) => tf.Tensor) =>
+          (a: tf.Tensor, b: tf.Tensor): tf.Tensor =>
+            tf.sum(tf.sin(f(a, b)))
         const [ga, gb] = tf.grads(loss(_.swiglu))([g, u])
         const [pa, pb] = tf.grads(loss(plain))([g, u])
         close(ga!, pa!)
@@ -37,7 +40,10 @@ describe('ops: hand-written gradients equal autodiff of the plain formulas', () 
         const plain = (t: tf.Tensor): tf.Tensor => _.pick(tf.logSoftmax(t) as tf.Tensor2D, targets)
         close(_.pickLogSoftmax(logits, targets), plain(logits))
         const weights = tf.tensor1d([1, -2, 0.5, 3, 0, 1])
-        const loss = (f: (t: tf.Tensor) => tf.Tensor) => (t: tf.Tensor): tf.Tensor => tf.sum(tf.mul(f(t), weights))
+        const loss =
+          (f: (t: tf.Tensor) => tf.Tensor) =>
+          (t: tf.Tensor): tf.Tensor =>
+            tf.sum(tf.mul(f(t), weights))
         close(tf.grad(loss((t) => _.pickLogSoftmax(t as tf.Tensor2D, targets)))(logits), tf.grad(loss(plain))(logits))
       })
     )

@@ -17,11 +17,20 @@ import { failed, stopped, type RunError } from '../RunError.js'
 import { noBar, pct, rolloutOptions, type Context } from './context.js'
 
 /** Makes the RL trainer of a stage (its envs, reward, and the reference policy: the KL anchor when a KL term is on, and the drift diagnostic `kl/prior` always; with a queue, who plays its episodes). */
-const makeTrainer = (ctx: Context, i: number, stage: RlStage, source: Env.EnvSource, replicas: UpdateReplicas.Pool, served: Served | undefined): Trainer.Trainer => {
+const makeTrainer = (
+  ctx: Context,
+  i: number,
+  stage: RlStage,
+  source: Env.EnvSource,
+  replicas: UpdateReplicas.Pool,
+  served: Served | undefined
+): Trainer.Trainer => {
   const agent = ctx.agent
   const rollout = rolloutOptions(source, ctx.recipe.rollout, stage.rollout)
   const config = trainerConfig(stage, rollout, ctx.recipe.seed + 100 * (i + 1), ctx.recipe.checkpointEvery)
-  const play = served?.play ?? (ctx.queue && Runner.asRollout(ctx.queue, { env: stage.env, rollout, policy: agent.policy, contextLength: agent.contextLength, envName: source.name }))
+  const play =
+    served?.play ??
+    (ctx.queue && Runner.asRollout(ctx.queue, { env: stage.env, rollout, policy: agent.policy, contextLength: agent.contextLength, envName: source.name }))
   return Trainer.make({
     config,
     policy: agent.policy,
@@ -47,7 +56,8 @@ interface Served {
 /** The judge of a stage's runs (its key read from the environment variable the recipe names). */
 const judgeOf = (settings: JudgeSettings): E.Either<RunError, Judge.Judge> => {
   const apiKey = settings.apiKeyEnv === undefined ? undefined : process.env[settings.apiKeyEnv]
-  if (settings.apiKeyEnv !== undefined && (apiKey === undefined || apiKey === '')) return E.left(failed(`the judge's key: the environment variable ${settings.apiKeyEnv} (judge.apiKeyEnv) is not set`))
+  if (settings.apiKeyEnv !== undefined && (apiKey === undefined || apiKey === ''))
+    return E.left(failed(`the judge's key: the environment variable ${settings.apiKeyEnv} (judge.apiKeyEnv) is not set`))
   const { url, apiKeyEnv: _key, ...rest } = settings
   return E.right(Judge.make({ ...rest, baseURL: url, ...(apiKey === undefined ? {} : { apiKey }) }))
 }
@@ -112,7 +122,9 @@ const iterate = async (ctx: Context, i: number, stage: RlStage, name: string, tr
   const outcome = await Driver.run(options)(trainer)()
   bar.stop()
   if (E.isLeft(outcome)) return E.left(failed(Driver.message(outcome.left)))
-  return outcome.right._tag === 'Finished' ? E.right(undefined) : E.left(stopped(`stopped after ${name} iteration ${outcome.right.iteration}; continue with: mtrl resume ${run.path}`))
+  return outcome.right._tag === 'Finished'
+    ? E.right(undefined)
+    : E.left(stopped(`stopped after ${name} iteration ${outcome.right.iteration}; continue with: mtrl resume ${run.path}`))
 }
 
 /** Runs RL stage `i` on the context's agent, in place (a critic is added first when the algorithm trains one and the agent has none). */

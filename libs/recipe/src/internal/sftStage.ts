@@ -17,7 +17,12 @@ import { failed, stopped, type RunError } from '../RunError.js'
 import { generatorFor, noBar, pct, rolloutOptions, type Bar, type Context } from './context.js'
 
 /** The demonstrations of a stage: from a JSONL file in the OpenAI chat format (each must fit the context), or from the expert. */
-const demonstrations = async (ctx: Context, i: number, stage: SftStage, agent: Agent.Agent): Promise<E.Either<RunError, ReadonlyArray<Trajectory.Trajectory>>> => {
+const demonstrations = async (
+  ctx: Context,
+  i: number,
+  stage: SftStage,
+  agent: Agent.Agent
+): Promise<E.Either<RunError, ReadonlyArray<Trajectory.Trajectory>>> => {
   const renderer = { template: agent.template, tokenizer: agent.tokenizer }
   if (stage.data !== undefined) {
     const path = stage.data
@@ -25,12 +30,22 @@ const demonstrations = async (ctx: Context, i: number, stage: SftStage, agent: A
     if (E.isLeft(text)) return text
     const parsed = ExpertData.fromChatJsonl(renderer)(text.right)
     if (E.isLeft(parsed)) return E.left(failed(`${stage.data}: ${parsed.left}`))
-    return E.mapLeft((e: Demonstrations.DemoError) => failed(`${stage.data}: ${Demonstrations.message(e)}`))(Demonstrations.fitting(agent.contextLength)(parsed.right))
+    return E.mapLeft((e: Demonstrations.DemoError) => failed(`${stage.data}: ${Demonstrations.message(e)}`))(
+      Demonstrations.fitting(agent.contextLength)(parsed.right)
+    )
   }
   const source = ctx.stageSources[i]!
   const rollout = rolloutOptions(source, ctx.recipe.rollout, undefined)
   const { episodes, detourRate, maxDetours } = { ...Demonstrations.defaultSettings, ...stage }
-  const options = { systemPrompt: rollout.systemPrompt, actionFormat: rollout.actionFormat, maxTurns: rollout.maxTurns, episodes, detourRate, maxDetours, contextLength: agent.contextLength }
+  const options = {
+    systemPrompt: rollout.systemPrompt,
+    actionFormat: rollout.actionFormat,
+    maxTurns: rollout.maxTurns,
+    episodes,
+    detourRate,
+    maxDetours,
+    contextLength: agent.contextLength
+  }
   const demos = await Demonstrations.fromExpert(options, renderer)(source, Rng.make(ctx.recipe.seed * 7919 + i + 1))()
   return E.mapLeft((e: Demonstrations.DemoError) => failed(Demonstrations.message(e)))(demos)
 }
@@ -88,7 +103,9 @@ const untilChecks = (ctx: Context, i: number, until: SftUntil, name: string, che
     }
     const passed = success.right >= until.success
     checks.push({ step: steps, success: success.right, episodes })
-    ctx.reporter.line(`${name}: step ${steps}: ${pct(success.right)} of ${episodes} held-out games won${passed ? ` (at least ${pct(until.success)}: the stage ends here)` : ''}`)
+    ctx.reporter.line(
+      `${name}: step ${steps}: ${pct(success.right)} of ${episodes} held-out games won${passed ? ` (at least ${pct(until.success)}: the stage ends here)` : ''}`
+    )
     return passed
   }
 }
@@ -112,7 +129,15 @@ const train = async (
     bar ??= (reporter.bar ?? noBar)(`${name}: sft steps`, steps)
     bar.update(m.step + 1, `loss ${m['loss/sft'].toFixed(3)}`)
   }
-  const options = { dir: Progress.sftLatest(ctx.run, i), every: checkpointEvery, ...(from === undefined ? {} : { from }), stop: ctx.stop.requested, ...(enough === undefined ? {} : { enough }), hooks: { onStep }, replicas: pool }
+  const options = {
+    dir: Progress.sftLatest(ctx.run, i),
+    every: checkpointEvery,
+    ...(from === undefined ? {} : { from }),
+    stop: ctx.stop.requested,
+    ...(enough === undefined ? {} : { enough }),
+    hooks: { onStep },
+    replicas: pool
+  }
   try {
     return await Driver.run(sftOptions(ctx, i, stage), options)(agent.policy)(demos)()
   } finally {
@@ -141,7 +166,8 @@ export const run = async (ctx: Context, i: number, stage: SftStage, name: string
   const outcome = await train(ctx, i, stage, name, demos.right, from.right, enough)
   if (E.isLeft(outcome)) return E.left(failed(`${name}: ${Checkpointing.message(outcome.left)}`))
   if (failure.error !== undefined) return E.left(failed(failure.error))
-  if (outcome.right._tag === 'Stopped') return E.left(stopped(`stopped during ${name} after step ${outcome.right.steps} (checkpoint written); continue with: mtrl resume ${dir.path}`))
+  if (outcome.right._tag === 'Stopped')
+    return E.left(stopped(`stopped during ${name} after step ${outcome.right.steps} (checkpoint written); continue with: mtrl resume ${dir.path}`))
   const { result } = outcome.right
   for (const step of result.steps) dir.appendMetrics({ kind: 'sft', stage: i, ...step })
   for (const check of checks) dir.appendMetrics({ kind: 'sft-check', stage: i, ...check })

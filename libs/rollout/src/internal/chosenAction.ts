@@ -33,7 +33,11 @@ export const replyBody = (stop: ReadonlySet<number>, generation: Sampler.Generat
  * The action sent for a read reply: its own, or `defaultAction` (when set) in place of an
  * unparseable one or, with `checkAdmissible`, of one not in `admissible`.
  */
-export const actionOfReply = (options: Options, admissible: ReadonlyArray<string> | undefined, reply: ActionFormat.Parsed): { readonly action: string; readonly replaced: boolean } => {
+export const actionOfReply = (
+  options: Options,
+  admissible: ReadonlyArray<string> | undefined,
+  reply: ActionFormat.Parsed
+): { readonly action: string; readonly replaced: boolean } => {
   const allowed = options.checkAdmissible !== true || admissible === undefined || admissible.includes(reply.action)
   const replaced = options.defaultAction !== undefined && (!reply.parsed || !allowed)
   return { action: replaced ? options.defaultAction! : reply.action, replaced }

@@ -11,7 +11,10 @@ export type Entry = readonly [slot: number, tokens: Int32Array]
 
 /** Appends `entries` to their slots in one call and counts their tokens as context tokens. */
 export const appendNow = (session: Sampler.SamplerSession, tally: Tally, entries: ReadonlyArray<Entry>): void => {
-  session.append(entries.map(([slot]) => slot), entries.map(([, tokens]) => tokens))
+  session.append(
+    entries.map(([slot]) => slot),
+    entries.map(([, tokens]) => tokens)
+  )
   for (const [, tokens] of entries) tally.contextTokens += tokens.length
 }
 

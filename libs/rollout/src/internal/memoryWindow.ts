@@ -23,9 +23,14 @@ export const memoryWindow = ({ session, template, system, maxNewTokens, contextL
   recordStep: (episode, turn, result, action) => {
     const terminal = result.done
     episode.samples.push({
-      env: episode.env.spec.name, seed: episode.seed, groupId: episode.groupId,
-      segments: episode.segments.slice(), turns: [turn], turnRewards: [result.reward],
-      won: terminal && result.won, truncated: !terminal
+      env: episode.env.spec.name,
+      seed: episode.seed,
+      groupId: episode.groupId,
+      segments: episode.segments.slice(),
+      turns: [turn],
+      turnRewards: [result.reward],
+      won: terminal && result.won,
+      truncated: !terminal
     })
     episode.past.push({ observation: episode.current, action })
     episode.current = result.observation

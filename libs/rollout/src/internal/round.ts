@@ -46,7 +46,12 @@ const chooseActions = (state: RolloutState, active: ReadonlyArray<number>): Chos
   const moves = explorationMoves(state, active)
   const moved = new Set(moves.map((move) => move.slot))
   const sampled = moves.length === 0 ? active : active.filter((slot) => !moved.has(slot))
-  if (moves.length > 0) appendNow(state.generator.session, state.tally, moves.map((move) => [move.slot, move.tokens]))
+  if (moves.length > 0)
+    appendNow(
+      state.generator.session,
+      state.tally,
+      moves.map((move) => [move.slot, move.tokens])
+    )
   const generations = sampled.length === 0 ? [] : generate(state, sampled)
   return [
     ...sampled.map((slot, i) => sampledChoice(state, slot, state.open.get(slot)!, generations[i]!)),

@@ -23,7 +23,14 @@ describe('chosenAction', () => {
   })
 
   it('makes a turn invalid when its action was replaced, and marks explored turns only', () => {
-    const chosen = (replaced: boolean, explored: boolean): ChosenAction => ({ slot: 0, episode: {} as OpenEpisode, action: 'go', parsed: true, replaced, explored })
+    const chosen = (replaced: boolean, explored: boolean): ChosenAction => ({
+      slot: 0,
+      episode: {} as OpenEpisode,
+      action: 'go',
+      parsed: true,
+      replaced,
+      explored
+    })
     const result = { observation: 'o', reward: 1, done: false, won: false, info: { valid: true, score: 1, maxScore: 3 } }
     expect(turnOf(chosen(false, false), result)).toEqual({ action: 'go', reward: 1, valid: true, parsed: true, score: 1, maxScore: 3 })
     expect(turnOf(chosen(true, false), result).valid).toBe(false)

@@ -5,7 +5,9 @@ import { emptyTally } from '../../src/internal/tally.js'
 
 const recording = () => {
   const calls: Array<[number[], number[][]]> = []
-  const session = { append: (slots: ReadonlyArray<number>, tokens: ReadonlyArray<Int32Array>) => void calls.push([[...slots], tokens.map((t) => Array.from(t))]) } as unknown as Sampler.SamplerSession
+  const session = {
+    append: (slots: ReadonlyArray<number>, tokens: ReadonlyArray<Int32Array>) => void calls.push([[...slots], tokens.map((t) => Array.from(t))])
+  } as unknown as Sampler.SamplerSession
   return { calls, session }
 }
 
@@ -20,7 +22,12 @@ describe('contextQueue', () => {
     queue.push(0, Int32Array.of(3))
     queue.flush()
     queue.flush()
-    expect(calls).toEqual([[[2, 0], [[1, 2], [3]]]])
+    expect(calls).toEqual([
+      [
+        [2, 0],
+        [[1, 2], [3]]
+      ]
+    ])
     expect(tally.contextTokens).toBe(3)
   })
 })

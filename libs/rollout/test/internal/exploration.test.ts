@@ -6,7 +6,11 @@ const untouched = (rng: Rng.Rng, seed: number): boolean => rng.next() === Rng.ma
 
 describe('exploration', () => {
   it('draws nothing from the stream at rate 0 or where no admissible actions are listed', () => {
-    for (const [rate, admissible] of [[0, ['a', 'b']], [0.5, undefined], [0.5, []]] as const) {
+    for (const [rate, admissible] of [
+      [0, ['a', 'b']],
+      [0.5, undefined],
+      [0.5, []]
+    ] as const) {
       const rng = Rng.make(4)
       expect(actionToExplore(rate, rng, admissible)).toBeUndefined()
       expect(untouched(rng, 4)).toBe(true)

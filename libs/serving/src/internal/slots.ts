@@ -62,7 +62,8 @@ export const make = (decoder: Decoder.Decoder, reuse: boolean): Slots => {
       if (cached > best.cached || (cached === best.cached && cached > 0 && s._tag === 'Parked')) best = { slot, cached }
       if (s._tag === 'Busy') {
         const soon = intended(slot)
-        if (reuse && soon !== undefined && versions[slot] === decoder.weightsVersion() && commonPrefix(soon, prompt, prompt.length - 1) > cached + 16) waitFor = slot
+        if (reuse && soon !== undefined && versions[slot] === decoder.weightsVersion() && commonPrefix(soon, prompt, prompt.length - 1) > cached + 16)
+          waitFor = slot
       }
       if (s._tag === 'Free' && oldest > -Infinity) {
         target = slot

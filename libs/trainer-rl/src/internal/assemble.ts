@@ -73,21 +73,22 @@ const episodes = (base: Base) => {
 }
 
 /** The batch, the replays, the sampler's distance to the trainer, the learning rate, speed and time. */
-const bookkeeping = (base: Base, stats: Stats | undefined, updateSeconds: number) => ({
-  'batch/samples': stats?.samples ?? 0,
-  'batch/filtered_episodes': base.filtered,
-  'replay/games': base.replayed,
-  'replay/success_rate': base.replaySuccess,
-  'logprob/sampler_trainer_gap': stats?.gap ?? Number.NaN,
-  'mismatch/kl': stats?.mismatch?.kl ?? Number.NaN,
-  'mismatch/max_ratio': stats?.mismatch?.maxRatio ?? Number.NaN,
-  'mismatch/corrected_fraction': stats?.mismatch?.correctedFraction ?? Number.NaN,
-  'lr/policy': base.policyLr,
-  'perf/tokens_per_s': base.rollout.tokensPerSecond,
-  'perf/update_tokens_per_s': stats?.updateTokensPerSecond ?? Number.NaN,
-  'time/rollout_s': base.rolloutSeconds,
-  'time/update_s': updateSeconds
-}) satisfies Partial<Metrics>
+const bookkeeping = (base: Base, stats: Stats | undefined, updateSeconds: number) =>
+  ({
+    'batch/samples': stats?.samples ?? 0,
+    'batch/filtered_episodes': base.filtered,
+    'replay/games': base.replayed,
+    'replay/success_rate': base.replaySuccess,
+    'logprob/sampler_trainer_gap': stats?.gap ?? Number.NaN,
+    'mismatch/kl': stats?.mismatch?.kl ?? Number.NaN,
+    'mismatch/max_ratio': stats?.mismatch?.maxRatio ?? Number.NaN,
+    'mismatch/corrected_fraction': stats?.mismatch?.correctedFraction ?? Number.NaN,
+    'lr/policy': base.policyLr,
+    'perf/tokens_per_s': base.rollout.tokensPerSecond,
+    'perf/update_tokens_per_s': stats?.updateTokensPerSecond ?? Number.NaN,
+    'time/rollout_s': base.rolloutSeconds,
+    'time/update_s': updateSeconds
+  }) satisfies Partial<Metrics>
 
 /** The metrics record of an iteration. `kl`: the KL controller when a KL term is on (its coefficient is logged). */
 export const assemble = (base: Base, stats: Stats | undefined, updateSeconds: number, kl: KlController.KlController | undefined): Metrics => ({

@@ -23,7 +23,12 @@ export const exploredMask = (samples: ReadonlyArray<Trajectory.Trajectory>, time
  * explored tokens whose advantage is not positive leave the action mask (only a move that did
  * better than expected teaches, self-imitation's max(R - V, 0), Oh et al. 2018).
  */
-export const trainingBatch = (credit: Config['exploredCredit'], batch: Batch.Batch, explored: Float32Array | undefined, advantages: Float32Array): Batch.Batch => {
+export const trainingBatch = (
+  credit: Config['exploredCredit'],
+  batch: Batch.Batch,
+  explored: Float32Array | undefined,
+  advantages: Float32Array
+): Batch.Batch => {
   if (explored === undefined || credit === 'signed') return batch
   const actionMask = batch.actionMask.map((m, i) => (explored[i] === 1 && !(advantages[i]! > 0) ? 0 : m))
   return { ...batch, actionMask }

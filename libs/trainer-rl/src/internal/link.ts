@@ -28,14 +28,18 @@ export interface LinkInput {
   readonly valuesAfter?: Float32Array
 }
 
-export const link = (input: LinkInput, estimator: (batch: TokenBatch.TokenBatch) => TokenBatch.Estimate): { readonly advantages: Float32Array; readonly returns: Float32Array } => {
+export const link = (
+  input: LinkInput,
+  estimator: (batch: TokenBatch.TokenBatch) => TokenBatch.Estimate
+): { readonly advantages: Float32Array; readonly returns: Float32Array } => {
   const { batch, samples } = input
   const T = batch.time
   const row = (x: Float32Array, r: number): Float32Array => x.subarray(r * T, (r + 1) * T)
   const rows = EpisodeRows.make(
     input.episodes.map((episode) => {
       const last = episode.rows[episode.rows.length - 1]
-      const bootstrapValue = episode.bootstrap && input.valuesAfter !== undefined && last !== undefined ? input.valuesAfter[last * T + batch.lengths[last]! - 1]! : 0
+      const bootstrapValue =
+        episode.bootstrap && input.valuesAfter !== undefined && last !== undefined ? input.valuesAfter[last * T + batch.lengths[last]! - 1]! : 0
       return {
         samples: episode.rows.map((r) => samples[r]!),
         turnRewards: episode.turnRewards,

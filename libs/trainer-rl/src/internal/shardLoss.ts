@@ -98,10 +98,17 @@ export const policyTerms = (settings: LossSettings, klCoef: number, shard: Polic
     const w = matrix(shard, shard.weights)
     const mean = matrix(shard, shard.meanWeights)
     // PPO's surrogate; the clipped policy gradient is the same without the dual clip (dualClip null)
-    const tokens = Ppo.perToken(settings)({ logprobs: scores.logprobs, oldLogprobs: matrix(shard, shard.oldLogprobs), advantages: matrix(shard, shard.advantages) })
+    const tokens = Ppo.perToken(settings)({
+      logprobs: scores.logprobs,
+      oldLogprobs: matrix(shard, shard.oldLogprobs),
+      advantages: matrix(shard, shard.advantages)
+    })
     const policyLoss = weighted(tokens.loss, shard.pgWeights === undefined ? w : matrix(shard, shard.pgWeights))
     const entropy = weighted(scores.entropy, mean)
-    const klLoss = settings.klInLoss === undefined || shard.refLogprobs === undefined ? tf.scalar(0) : weighted(Kl.estimate(settings.klInLoss)(scores.logprobs, matrix(shard, shard.refLogprobs)), w)
+    const klLoss =
+      settings.klInLoss === undefined || shard.refLogprobs === undefined
+        ? tf.scalar(0)
+        : weighted(Kl.estimate(settings.klInLoss)(scores.logprobs, matrix(shard, shard.refLogprobs)), w)
     const contextLoss = shard.contextWeights === undefined ? tf.scalar(0) : tf.neg(weighted(scores.logprobs, matrix(shard, shard.contextWeights)))
     const loss = tf.addN([policyLoss, tf.mul(klLoss, klCoef), tf.mul(entropy, -settings.entropyCoef), tf.mul(contextLoss, settings.contextCoef)]) as tf.Scalar
     const aux: Record<string, tf.Scalar> = {
@@ -119,7 +126,11 @@ export const policyTerms = (settings: LossSettings, klCoef: number, shard: Polic
 /** The critic's terms from its values `V(h_t)` (read one token earlier): the clipped value loss and its clip fraction. */
 export const valueTerms = (settings: LossSettings, shard: ValueShard, values: tf.Tensor2D): Terms =>
   tf.tidy(() => {
-    const tokens = ValueLoss.perToken({ clip: settings.valueClip })({ values: shiftRight(values), oldValues: matrix(shard, shard.oldValues), returns: matrix(shard, shard.returns) })
+    const tokens = ValueLoss.perToken({ clip: settings.valueClip })({
+      values: shiftRight(values),
+      oldValues: matrix(shard, shard.oldValues),
+      returns: matrix(shard, shard.returns)
+    })
     const valueLoss = weighted(tokens.loss, matrix(shard, shard.weights))
     return { loss: valueLoss, aux: { valueLoss, valueClipFraction: weighted(tokens.clipped, matrix(shard, shard.meanWeights)) } }
   })

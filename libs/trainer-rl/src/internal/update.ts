@@ -66,8 +66,7 @@ const mean = (xs: ReadonlyArray<number>): number => (xs.length === 0 ? Number.Na
 /** 1 on the prompt and observation tokens of each row (not its first token, not padding). */
 const contextMaskOf = (batch: Batch.Batch): Float32Array => {
   const out = new Float32Array(batch.batch * batch.time)
-  for (let b = 0; b < batch.batch; b++)
-    for (let t = 1; t < batch.lengths[b]!; t++) if (batch.actionMask[b * batch.time + t] === 0) out[b * batch.time + t] = 1
+  for (let b = 0; b < batch.batch; b++) for (let t = 1; t < batch.lengths[b]!; t++) if (batch.actionMask[b * batch.time + t] === 0) out[b * batch.time + t] = 1
   return out
 }
 
@@ -107,10 +106,19 @@ interface Plan {
 const planOf = (context: UpdateContext, input: UpdateInput): Plan => {
   const { config, policy, critic, replicas } = context
   const klInLoss = config.kl.placement === 'loss' && input.refLogprobs !== undefined
-  const criticStep = critic !== undefined && context.criticOptimizer !== undefined && input.oldValues !== undefined ? { critic, optimizer: context.criticOptimizer } : undefined
+  const criticStep =
+    critic !== undefined && context.criticOptimizer !== undefined && input.oldValues !== undefined ? { critic, optimizer: context.criticOptimizer } : undefined
   const fused = context.updatePolicy && criticStep !== undefined && criticStep.critic.shareTrunk && criticStep.critic.policy === policy
   if (fused && replicas !== undefined && replicas.size > 0) throw new Error('update: replicas do not take a critic that shares the policy trunk')
-  return { context, input, settings: settingsOf(config, context.lossKind, klInLoss), klInLoss, contextMask: config.contextCoef > 0 ? contextMaskOf(input.batch) : undefined, critic: criticStep, fused }
+  return {
+    context,
+    input,
+    settings: settingsOf(config, context.lossKind, klInLoss),
+    klInLoss,
+    contextMask: config.contextCoef > 0 ? contextMaskOf(input.batch) : undefined,
+    critic: criticStep,
+    fused
+  }
 }
 
 interface Shard {
@@ -134,7 +142,12 @@ const shardsOf = (plan: Plan, part: ReadonlyArray<number>, first: boolean): Read
   const weights = Aggregation.weights(context.config.aggregation, T)(mask, part.length, T)
   const meanWeights = Aggregation.weights('token-mean')(mask, part.length, T)
   const contextWeights = contextMask === undefined ? undefined : Aggregation.weights('token-mean')(cut(contextMask, T, part, T), part.length, T)
-  const groups = plan.fused ? [part.map((_, i) => i)] : Workers.split(part.map((r) => batch.lengths[r]!), 1 + (context.replicas?.size ?? 0))
+  const groups = plan.fused
+    ? [part.map((_, i) => i)]
+    : Workers.split(
+        part.map((r) => batch.lengths[r]!),
+        1 + (context.replicas?.size ?? 0)
+      )
   return groups.map((at) => {
     const picked = at.map((i) => part[i]!)
     const width = picked.reduce((w, r) => Math.max(w, batch.lengths[r]!), 1)
@@ -152,7 +165,9 @@ const shardsOf = (plan: Plan, part: ReadonlyArray<number>, first: boolean): Read
       ...(context.updatePolicy && first ? { samplerLogprobs: rows(batch.samplerLogprobs) } : {})
     }
     const valueShard: ValueShard | undefined =
-      input.oldValues === undefined ? undefined : { ...common, oldValues: rows(input.oldValues), returns: rows(input.returns), weights: policyShard.weights, meanWeights: policyShard.meanWeights }
+      input.oldValues === undefined
+        ? undefined
+        : { ...common, oldValues: rows(input.oldValues), returns: rows(input.returns), weights: policyShard.weights, meanWeights: policyShard.meanWeights }
     return { policyShard, valueShard }
   })
 }
@@ -167,7 +182,17 @@ interface Recorder {
 
 const recorder = (withContextLoss: boolean): Recorder => {
   const m: Record<keyof Omit<UpdateMetrics, 'steps'>, number[]> = {
-    policyLoss: [], valueLoss: [], clipFraction: [], valueClipFraction: [], approxKl: [], klLoss: [], entropy: [], policyGradNorm: [], criticGradNorm: [], samplerGap: [], contextLoss: []
+    policyLoss: [],
+    valueLoss: [],
+    clipFraction: [],
+    valueClipFraction: [],
+    approxKl: [],
+    klLoss: [],
+    entropy: [],
+    policyGradNorm: [],
+    criticGradNorm: [],
+    samplerGap: [],
+    contextLoss: []
   }
   return {
     policy: (aux, gradNorm, first) => {
@@ -214,7 +239,10 @@ const fusedStep = (plan: Plan, shard: Shard, record: Recorder, first: boolean): 
   const pairs = micro(shard.policyShard).map((p, i) => ({ policyShard: p, valueShard: values[i]! }))
   const toTrunk = config.valueCoef > 0
   const { grads, aux } = Optimizer.accumulatedGradients([...policyVariables, ...critic.optimizer.variables], pairs, (pair) => {
-    const scores = Scoring.tokenLogprobsWithValues(policy, critic.critic, { entropy: true, valueGradient: toTrunk ? 'trunk' : 'head' })(idsOf(pair.policyShard), settings.temperature)
+    const scores = Scoring.tokenLogprobsWithValues(policy, critic.critic, { entropy: true, valueGradient: toTrunk ? 'trunk' : 'head' })(
+      idsOf(pair.policyShard),
+      settings.temperature
+    )
     const p = policyTerms(settings, context.klCoef, pair.policyShard, scores)
     const v = valueTerms(settings, pair.valueShard, scores.values)
     return { loss: tf.add(p.loss, toTrunk ? tf.mul(v.loss, config.valueCoef) : v.loss) as tf.Scalar, aux: { ...p.aux, ...v.aux } }
@@ -229,7 +257,14 @@ const policyStep = (plan: Plan, shards: ReadonlyArray<Shard>, record: Recorder, 
   const microTokens = context.config.microBatchTokens
   const split = (p: UpdatePayload & { readonly part: 'policy' }) => splitPayload(p) as ReadonlyArray<typeof p>
   const payloads = shards.map((s) => ({ part: 'policy', settings, klCoef: context.klCoef, microTokens, shard: s.policyShard }) satisfies UpdatePayload)
-  const { grads, aux } = Workers.gradients(context.replicas?.workers, 'policy', context.policyOptimizer.variables, payloads, (p) => policyLoss(context.policy, settings, p.klCoef, p.shard), split)
+  const { grads, aux } = Workers.gradients(
+    context.replicas?.workers,
+    'policy',
+    context.policyOptimizer.variables,
+    payloads,
+    (p) => policyLoss(context.policy, settings, p.klCoef, p.shard),
+    split
+  )
   record.policy(aux, applied(context.config, context.policyOptimizer, context.policyLr, grads), first)
 }
 
@@ -240,7 +275,14 @@ const criticStep = (plan: Plan, shards: ReadonlyArray<Shard>, record: Recorder):
   const microTokens = context.config.microBatchTokens
   const split = (p: UpdatePayload & { readonly part: 'critic' }) => splitPayload(p) as ReadonlyArray<typeof p>
   const payloads = shards.map((s) => ({ part: 'critic', settings, microTokens, shard: s.valueShard! }) satisfies UpdatePayload)
-  const { grads, aux } = Workers.gradients(context.replicas?.workers, 'critic', critic.optimizer.variables, payloads, (p) => valueLoss(critic.critic, settings, p.shard), split)
+  const { grads, aux } = Workers.gradients(
+    context.replicas?.workers,
+    'critic',
+    critic.optimizer.variables,
+    payloads,
+    (p) => valueLoss(critic.critic, settings, p.shard),
+    split
+  )
   record.critic(aux, applied(context.config, critic.optimizer, context.config.criticLr, grads))
 }
 

@@ -43,7 +43,11 @@ const build = (data: UpdateTaskData): Task.Handler => {
   const critic =
     data.critic === undefined
       ? undefined
-      : Critic.fromVariables(data.critic.config, Object.fromEntries(data.critic.weights.map(([name, w]) => [name, tf.variable(tf.tensor(w.data, [...w.shape]), true, `critic-replica/${name}`)])), undefined)
+      : Critic.fromVariables(
+          data.critic.config,
+          Object.fromEntries(data.critic.weights.map(([name, w]) => [name, tf.variable(tf.tensor(w.data, [...w.shape]), true, `critic-replica/${name}`)])),
+          undefined
+        )
   return {
     variables: { policy: trainable, ...(critic === undefined ? {} : { critic: Critic.trainableVariables(critic) }) },
     loss: (_part, payload) => {

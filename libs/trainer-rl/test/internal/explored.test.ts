@@ -3,11 +3,21 @@ import { Batch } from '@mtrl/rollout'
 import { describe, expect, it } from 'vitest'
 import { exploredMask, trainingBatch } from '../../src/internal/explored.js'
 
-const turn = (explored: boolean): Trajectory.Turn => ({ action: 'a', reward: 0, valid: true, parsed: true, score: 0, maxScore: 1, ...(explored ? { explored: true } : {}) })
+const turn = (explored: boolean): Trajectory.Turn => ({
+  action: 'a',
+  reward: 0,
+  valid: true,
+  parsed: true,
+  score: 0,
+  maxScore: 1,
+  ...(explored ? { explored: true } : {})
+})
 
 // prompt (2 tokens) | action turn 0 (2) | observation (1) | action turn 1 (2)
 const sample = (flags: [boolean, boolean]): Trajectory.Trajectory => ({
-  env: 'toy', seed: 1, groupId: 'toy:1',
+  env: 'toy',
+  seed: 1,
+  groupId: 'toy:1',
   segments: [
     { kind: 'prompt', turn: 0, tokens: Int32Array.of(1, 2) },
     { kind: 'action', turn: 0, tokens: Int32Array.of(3, 6), logprobs: Float32Array.of(-0.1, -0.2) },
@@ -15,7 +25,9 @@ const sample = (flags: [boolean, boolean]): Trajectory.Trajectory => ({
     { kind: 'action', turn: 1, tokens: Int32Array.of(5, 6), logprobs: Float32Array.of(-0.3, -0.4) }
   ],
   turns: [turn(flags[0]), turn(flags[1])],
-  turnRewards: [0, 1], won: true, truncated: false
+  turnRewards: [0, 1],
+  won: true,
+  truncated: false
 })
 
 describe('explored', () => {

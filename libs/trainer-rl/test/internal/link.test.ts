@@ -19,7 +19,10 @@ describe('link', () => {
         fc.property(fc.array(Arbitraries.trajectory(), { minLength: 1, maxLength: 5 }), (trajectories) => {
           const batch = Batch.make({ pad: 0 })(trajectories)
           const values = Float32Array.from({ length: batch.batch * batch.time }, (_, i) => Math.sin(i))
-          const { advantages } = link({ batch, samples: trajectories, episodes: episodesOf(trajectories), values, valuesAfter: values }, Gae.estimate({ gamma: 1, lambda: 0.9, whiten: false }))
+          const { advantages } = link(
+            { batch, samples: trajectories, episodes: episodesOf(trajectories), values, valuesAfter: values },
+            Gae.estimate({ gamma: 1, lambda: 0.9, whiten: false })
+          )
           const shape: [number, number] = [batch.batch, batch.time]
           const init = tf.tensor2d(batch.samplerLogprobs, shape)
           const logprobs = tf.variable(init)
@@ -46,7 +49,11 @@ describe('link', () => {
 
   it('links the per-turn samples of a windowed episode into one row (GRPO sees one outcome per episode)', () => {
     const sample = (turn: number, reward: number) => ({
-      env: 'e', seed: 1, groupId: 'g', won: false, truncated: false,
+      env: 'e',
+      seed: 1,
+      groupId: 'g',
+      won: false,
+      truncated: false,
       segments: [
         { kind: 'prompt' as const, turn: 0, tokens: Int32Array.of(1, 2) },
         { kind: 'action' as const, turn: 0, tokens: Int32Array.of(3, 4), logprobs: Float32Array.of(-1, -1) }
@@ -85,7 +92,11 @@ describe('link', () => {
     ])
     // a lost episode cut by the turn budget: prompt 1 | action 2 3 | observation 4 | action 5; V after the last token 0.8
     const lost = {
-      env: 'e', seed: 1, groupId: 'g', won: false, truncated: true,
+      env: 'e',
+      seed: 1,
+      groupId: 'g',
+      won: false,
+      truncated: true,
       segments: [
         { kind: 'prompt' as const, turn: 0, tokens: Int32Array.of(1) },
         { kind: 'action' as const, turn: 0, tokens: Int32Array.of(2, 3), logprobs: Float32Array.of(-1, -1) },
@@ -99,7 +110,10 @@ describe('link', () => {
     const values = Float32Array.of(0, 0.5, 0.5, 0, 0.5)
     const valuesAfter = Float32Array.of(0.5, 0.5, 0, 0.5, 0.8)
     const estimator = Gae.estimate({ gamma: 1, lambda: 1, whiten: false })
-    const run = (bootstrap: boolean) => Array.from(link({ batch, samples: [lost], episodes: [{ rows: [0], turnRewards: [0, 0], groupId: 'g', bootstrap }], values, valuesAfter }, estimator).advantages)
+    const run = (bootstrap: boolean) =>
+      Array.from(
+        link({ batch, samples: [lost], episodes: [{ rows: [0], turnRewards: [0, 0], groupId: 'g', bootstrap }], values, valuesAfter }, estimator).advantages
+      )
     // terminal: A = 0 - V = -0.5 on every action token; bootstrapped: A = 0.8 - 0.5
     expect(run(false)).toEqual([0, -0.5, -0.5, 0, -0.5])
     expect(run(true).map((x) => Math.round(x * 1e6) / 1e6)).toEqual([0, 0.3, 0.3, 0, 0.3])

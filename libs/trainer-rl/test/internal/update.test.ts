@@ -69,7 +69,7 @@ describe('update on a fixed batch', () => {
     dispose()
   })
 
-  it('at ratio 1 both policy losses are -mean(A) over the action tokens only; entropy is those tokens\' mean entropy; clip fraction and approx-KL are 0', () => {
+  it("at ratio 1 both policy losses are -mean(A) over the action tokens only; entropy is those tokens' mean entropy; clip fraction and approx-KL are 0", () => {
     for (const [lossKind, aggregation, expected] of [
       ['ppo', 'token-mean', -(1 + 2 + 4 + 8) / 4],
       ['policyGradient', 'token-mean', -(1 + 2 + 4 + 8) / 4],
@@ -127,7 +127,14 @@ describe('update on a fixed batch', () => {
     expect(m.policyLoss).toBeCloseTo(-(1 + 2 + 4 + 8) / 4, 5)
     dispose()
     const off = setup()
-    expect(update(off.context(0), { batch: off.batch, oldLogprobs: forward.logprobs(off.policy, off.batch, temperature), advantages: advantages(), returns: new Float32Array(T) }).contextLoss).toBeNaN()
+    expect(
+      update(off.context(0), {
+        batch: off.batch,
+        oldLogprobs: forward.logprobs(off.policy, off.batch, temperature),
+        advantages: advantages(),
+        returns: new Float32Array(T)
+      }).contextLoss
+    ).toBeNaN()
     off.dispose()
   })
 
@@ -147,7 +154,14 @@ describe('update on a fixed batch', () => {
 
   it('padding costs nothing and changes nothing: minibatches and scoring cut to their longest row give the same loss, step and log-probs as the full width', () => {
     // a second, shorter episode (5 tokens): prompt and one action
-    const short: Trajectory.Trajectory = { ...trajectory, seed: 1, groupId: 'fixed:1', segments: trajectory.segments.slice(0, 2), turns: [turn], turnRewards: [1] }
+    const short: Trajectory.Trajectory = {
+      ...trajectory,
+      seed: 1,
+      groupId: 'fixed:1',
+      segments: trajectory.segments.slice(0, 2),
+      turns: [turn],
+      turnRewards: [1]
+    }
     const run = (time: number) => {
       const { policy, context, dispose } = setup({ maxGradNorm: 100 })
       // the longer row first: scoring sorts rows by length and must write each back in place
@@ -158,7 +172,9 @@ describe('update on a fixed batch', () => {
       ;[3, 4].forEach((t) => (a[time + t] = 1))
       const m = update(context(0.02), { batch, oldLogprobs, advantages: a, returns: new Float32Array(2 * time) })
       const after = forward.logprobs(policy, batch, temperature)
-      const rows = [oldLogprobs.subarray(0, T), oldLogprobs.subarray(time, time + 5), after.subarray(0, T), after.subarray(time, time + 5)].map((r) => Array.from(r))
+      const rows = [oldLogprobs.subarray(0, T), oldLogprobs.subarray(time, time + 5), after.subarray(0, T), after.subarray(time, time + 5)].map((r) =>
+        Array.from(r)
+      )
       dispose()
       return { m, rows, width: batch.time }
     }
@@ -187,7 +203,12 @@ describe('update on a fixed batch', () => {
       const oldValues = new Float32Array(T)
       const base = context(0.02)
       const m = update(
-        { ...base, critic: mode === 'policy' ? undefined : critic, criticOptimizer: mode === 'policy' ? undefined : criticOptimizer, updatePolicy: mode !== 'critic' },
+        {
+          ...base,
+          critic: mode === 'policy' ? undefined : critic,
+          criticOptimizer: mode === 'policy' ? undefined : criticOptimizer,
+          updatePolicy: mode !== 'critic'
+        },
         { batch, oldLogprobs, advantages: advantages(), returns, oldValues }
       )
       const weights = (vs: Record<string, tf.Variable>) => Object.fromEntries(Object.entries(vs).map(([k, v]) => [k, Array.from(v.dataSync())]))

@@ -19,7 +19,13 @@ export interface StepOutcome {
 }
 
 /** One optimizer step on `part` in this thread. */
-export const singleStep = (options: Options, policy: Policy.Policy, optimizer: Optimizer.Optimizer, part: ReadonlyArray<Trajectory.Trajectory>, lr: number): StepOutcome => {
+export const singleStep = (
+  options: Options,
+  policy: Policy.Policy,
+  optimizer: Optimizer.Optimizer,
+  part: ReadonlyArray<Trajectory.Trajectory>,
+  lr: number
+): StepOutcome => {
   const batch = Batch.make({ pad: 0 })(part)
   const { ids, mask } = tensors(batch)
   const context = options.contextWeight > 0 ? tf.tensor2d(contextMask(batch), [batch.batch, batch.time], 'float32') : undefined
@@ -59,8 +65,12 @@ export const parallelStep = (
   const total = (k: number): number => shards.reduce((n, s) => n + s.masks[k]!.reduce((a, b) => a + b, 0), 0)
   const counts = withContext ? [total(0), total(1)] : [total(0)]
   const coefs = counts.map((c, k) => (k === 0 ? 1 : options.contextWeight) / Math.max(c, 1))
-  const { grads, aux } = Workers.gradients(replicas.workers, 'policy', replicas.variables, shards.map((shard) => ({ shard, coefs })), (payload) =>
-    weightedNll(policy, payload.shard, payload.coefs)
+  const { grads, aux } = Workers.gradients(
+    replicas.workers,
+    'policy',
+    replicas.variables,
+    shards.map((shard) => ({ shard, coefs })),
+    (payload) => weightedNll(policy, payload.shard, payload.coefs)
   )
   try {
     const gradNorm = Optimizer.apply(optimizer, { learningRate: lr, maxNorm: options.maxGradNorm }, grads)
@@ -72,4 +82,3 @@ export const parallelStep = (
     tf.dispose(grads)
   }
 }
-

@@ -19,7 +19,11 @@ export interface Shard {
  * The loss (differentiable) and, as aux `s0`, `s1`, ..., each mask's log-likelihood sum
  * (`sum(mask_k * logp)`, not negated, not scaled). Runs in `tf.tidy`.
  */
-export const weightedNll = (policy: Policy.Policy, shard: Shard, coefs: ReadonlyArray<number>): { readonly loss: tf.Scalar; readonly aux: Record<string, tf.Scalar> } =>
+export const weightedNll = (
+  policy: Policy.Policy,
+  shard: Shard,
+  coefs: ReadonlyArray<number>
+): { readonly loss: tf.Scalar; readonly aux: Record<string, tf.Scalar> } =>
   tf.tidy(() => {
     const ids = tf.tensor2d(shard.ids, [shard.rows, shard.time], 'int32')
     const logprobs = Scoring.tokenLogprobs(policy, { entropy: false })(ids).logprobs

@@ -72,7 +72,15 @@ export const reportIdle = (trainer: Trainer, base: Base, seconds: number): Metri
   assemble(baseOf(trainer, base), undefined, seconds, trainer.config.kl.placement === 'none' ? undefined : trainer.state.kl)
 
 /** The metrics of an updated iteration; steps the KL controller when a KL term is on. `seconds`: since the rollout ended. */
-export const report = (trainer: Trainer, base: Base, batch: Batch.Batch, scored: Scored, estimated: Estimated, optimised: Optimised, seconds: number): Metrics => {
+export const report = (
+  trainer: Trainer,
+  base: Base,
+  batch: Batch.Batch,
+  scored: Scored,
+  estimated: Estimated,
+  optimised: Optimised,
+  seconds: number
+): Metrics => {
   const { config } = trainer
   const { updated } = optimised
   const stats = {

@@ -43,13 +43,22 @@ export const score = (trainer: Trainer, batch: Batch.Batch, explored: Float32Arr
   const exact = config.rollout.topK === undefined && config.rollout.topP === undefined && explored === undefined && config.importanceSampling.mode === 'off'
   const oldLogprobs = exact ? batch.samplerLogprobs : forward.logprobs(setup.policy, batch, temperature)
   const sampled = batch.actionMask.map((m, i) => (m === 1 && explored?.[i] !== 1 ? 1 : 0))
-  const correction = exact ? undefined : ImportanceSampling.correct(config.importanceSampling)({ rows: batch.batch, time: batch.time, sampled, trainerLogprobs: oldLogprobs, samplerLogprobs: batch.samplerLogprobs })
+  const correction = exact
+    ? undefined
+    : ImportanceSampling.correct(config.importanceSampling)({
+        rows: batch.batch,
+        time: batch.time,
+        sampled,
+        trainerLogprobs: oldLogprobs,
+        samplerLogprobs: batch.samplerLogprobs
+      })
   const klNeeded = config.kl.placement !== 'none'
   const driftNow = config.priorKlEvery > 0 && state.iteration % config.priorKlEvery === 0
   const refLogprobs = setup.reference === undefined || (!klNeeded && !driftNow) ? undefined : forward.logprobs(setup.reference, batch, temperature)
   const klOn = klNeeded && refLogprobs !== undefined
   const klTokens = klOn ? Kl.estimateArray(config.kl.estimator)(oldLogprobs, refLogprobs) : undefined
-  const priorTokens = refLogprobs === undefined ? undefined : config.kl.estimator === 'k3' && klTokens !== undefined ? klTokens : Kl.estimateArray('k3')(oldLogprobs, refLogprobs)
+  const priorTokens =
+    refLogprobs === undefined ? undefined : config.kl.estimator === 'k3' && klTokens !== undefined ? klTokens : Kl.estimateArray('k3')(oldLogprobs, refLogprobs)
   const tokenPenalty = klTokens !== undefined && config.kl.placement === 'reward' ? klTokens.map((k) => -state.kl.coef * k) : undefined
   const valuesAfter = algorithm.critic && setup.critic !== undefined ? forward.valuesAfter(setup.critic, batch) : undefined
   const values = valuesAfter === undefined ? undefined : forward.valuesBefore(valuesAfter, batch)
