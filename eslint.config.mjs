@@ -16,7 +16,11 @@ const workspace = fileURLToPath(new URL('.', import.meta.url))
 const platformAny = ['libs', 'tools/lint-fixtures'].flatMap((root) =>
   readdirSync(join(workspace, root))
     .map((name) => `${root}/${name}`)
-    .filter((dir) => existsSync(join(workspace, dir, 'project.json')) && JSON.parse(readFileSync(join(workspace, dir, 'project.json'), 'utf8')).tags?.includes('platform:any'))
+    .filter(
+      (dir) =>
+        existsSync(join(workspace, dir, 'project.json')) &&
+        JSON.parse(readFileSync(join(workspace, dir, 'project.json'), 'utf8')).tags?.includes('platform:any')
+    )
 )
 const nodeBuiltins = builtinModules.filter((m) => !m.startsWith('_'))
 const noBackend = [...backends, '@mtrl/testing', '@mtrl/backend'].map((name) => ({
@@ -33,21 +37,74 @@ const scopeConstraints = [
   { sourceTag: 'scope:policy', onlyDependOnLibsWithTags: ['scope:core', 'scope:testing', 'scope:backend'] },
   { sourceTag: 'scope:backend', onlyDependOnLibsWithTags: [] },
   { sourceTag: 'scope:testing', onlyDependOnLibsWithTags: ['scope:core', 'scope:backend'] },
-  { sourceTag: 'scope:rollout', onlyDependOnLibsWithTags: ['scope:core', 'scope:policy', 'scope:rewards', 'scope:advantages', 'scope:env', 'scope:testing', 'scope:backend'] },
+  {
+    sourceTag: 'scope:rollout',
+    onlyDependOnLibsWithTags: ['scope:core', 'scope:policy', 'scope:rewards', 'scope:advantages', 'scope:env', 'scope:testing', 'scope:backend']
+  },
   { sourceTag: 'scope:optim', onlyDependOnLibsWithTags: ['scope:testing'] },
   { sourceTag: 'scope:replicas', onlyDependOnLibsWithTags: ['scope:optim', 'scope:testing'] },
   { sourceTag: 'scope:eval', onlyDependOnLibsWithTags: ['scope:core', 'scope:rollout', 'scope:policy', 'scope:env', 'scope:testing', 'scope:backend'] },
   // the two trainers are siblings: both build on optim, neither on the other
-  { sourceTag: 'scope:trainer', onlyDependOnLibsWithTags: ['scope:core', 'scope:policy', 'scope:rewards', 'scope:advantages', 'scope:rollout', 'scope:optim', 'scope:replicas', 'scope:env', 'scope:testing', 'scope:backend'] },
-  { sourceTag: 'scope:rollout-queue', onlyDependOnLibsWithTags: ['scope:core', 'scope:policy', 'scope:rollout', 'scope:env', 'scope:trainer', 'scope:testing', 'scope:backend'] },
+  {
+    sourceTag: 'scope:trainer',
+    onlyDependOnLibsWithTags: [
+      'scope:core',
+      'scope:policy',
+      'scope:rewards',
+      'scope:advantages',
+      'scope:rollout',
+      'scope:optim',
+      'scope:replicas',
+      'scope:env',
+      'scope:testing',
+      'scope:backend'
+    ]
+  },
+  {
+    sourceTag: 'scope:rollout-queue',
+    onlyDependOnLibsWithTags: ['scope:core', 'scope:policy', 'scope:rollout', 'scope:env', 'scope:trainer', 'scope:testing', 'scope:backend']
+  },
   { sourceTag: 'scope:env-http', onlyDependOnLibsWithTags: ['scope:core', 'scope:env', 'scope:testing', 'scope:backend'] },
   // serving's benchmark plays TextWorld (a devDependency); its sources use core and policy only
   { sourceTag: 'scope:serving', onlyDependOnLibsWithTags: ['scope:core', 'scope:policy', 'scope:env', 'scope:testing', 'scope:backend'] },
   // agents as code: the served policy (serving) plays trainer-rl's episodes through the rollout contract
-  { sourceTag: 'scope:agent-rl', onlyDependOnLibsWithTags: ['scope:core', 'scope:policy', 'scope:rollout', 'scope:serving', 'scope:trainer', 'scope:advantages', 'scope:optim', 'scope:env', 'scope:testing', 'scope:backend'] },
+  {
+    sourceTag: 'scope:agent-rl',
+    onlyDependOnLibsWithTags: [
+      'scope:core',
+      'scope:policy',
+      'scope:rollout',
+      'scope:serving',
+      'scope:trainer',
+      'scope:advantages',
+      'scope:optim',
+      'scope:env',
+      'scope:testing',
+      'scope:backend'
+    ]
+  },
   { sourceTag: 'scope:experiment', onlyDependOnLibsWithTags: ['scope:eval', 'scope:testing'] },
   // recipes and the pipeline that runs them compose every library below the app
-  { sourceTag: 'scope:recipe', onlyDependOnLibsWithTags: ['scope:core', 'scope:env', 'scope:env-http', 'scope:serving', 'scope:agent-rl', 'scope:policy', 'scope:rewards', 'scope:rollout', 'scope:replicas', 'scope:trainer', 'scope:eval', 'scope:rollout-queue', 'scope:experiment', 'scope:testing', 'scope:backend'] },
+  {
+    sourceTag: 'scope:recipe',
+    onlyDependOnLibsWithTags: [
+      'scope:core',
+      'scope:env',
+      'scope:env-http',
+      'scope:serving',
+      'scope:agent-rl',
+      'scope:policy',
+      'scope:rewards',
+      'scope:rollout',
+      'scope:replicas',
+      'scope:trainer',
+      'scope:eval',
+      'scope:rollout-queue',
+      'scope:experiment',
+      'scope:testing',
+      'scope:backend'
+    ]
+  },
   { sourceTag: 'scope:app', onlyDependOnLibsWithTags: ['*'] },
   { sourceTag: 'scope:tools', onlyDependOnLibsWithTags: ['*'] }
 ]
@@ -90,7 +147,12 @@ export default [
         'error',
         {
           paths: noBackend,
-          patterns: [{ group: ['node:*', ...nodeBuiltins, ...nodeBuiltins.map((m) => `${m}/*`)], message: 'a platform:any library imports no Node built-in: tag it platform:node, or keep the Node part elsewhere' }]
+          patterns: [
+            {
+              group: ['node:*', ...nodeBuiltins, ...nodeBuiltins.map((m) => `${m}/*`)],
+              message: 'a platform:any library imports no Node built-in: tag it platform:node, or keep the Node part elsewhere'
+            }
+          ]
         }
       ]
     }

@@ -23,9 +23,7 @@ const pending: Readonly<Record<string, number>> = {
   'libs/env-textworld/src/internal/chain.ts': 124,
   'libs/policy/src/Decoder.ts': 111,
   'libs/policy/src/internal/decode.ts': 106,
-  'libs/rollout-queue/src/Runner.ts': 108,
-  'libs/serving/src/Engine.ts': 124,
-  'libs/serving/src/Server.ts': 117
+  'libs/rollout-queue/src/Runner.ts': 108
 }
 
 const codeLines = (text: string): number =>

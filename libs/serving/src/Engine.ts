@@ -15,8 +15,11 @@
  * @since 0.1.0
  */
 import type { Rng } from '@mtrl/core'
-import { Decoder, Sampling, type Policy } from '@mtrl/policy'
+import { Decoder, type Policy, type Sampling } from '@mtrl/policy'
+import * as Batch from './internal/batch.js'
+import * as Running from './internal/running.js'
 import * as Slots from './internal/slots.js'
+import * as Step from './internal/step.js'
 
 /**
  * - `slots`: sequences decoded at once (more wait in a queue); default 32;
@@ -123,22 +126,15 @@ export interface Engine {
   readonly close: () => Promise<void>
 }
 
-interface Running {
-  readonly id: number
-  readonly sequence: Sequence
-  readonly resolve: (completion: Completion) => void
-  readonly reject: (error: unknown) => void
-  slot: number
-  cached: number
-  /** Prompt tokens in the cache so far. */
-  fed: number
-  pending: Float32Array | undefined
-  readonly tokens: number[]
-  readonly logprobs: number[]
-  readonly top: Array<ReadonlyArray<Sampling.Candidate>>
-}
-
 const nextTick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve))
+
+/** Why `sequence` cannot be decoded within `maxLen` (an empty or too long prompt, no tokens to sample), or `undefined`. */
+const refusal = (sequence: Sequence, maxLen: number): Error | undefined => {
+  const n = sequence.prompt.length
+  if (n === 0 || n + 1 > maxLen) return new Error(`Engine.submit: a prompt of ${n} tokens; it must hold 1 to ${maxLen - 1}`)
+  if (!(sequence.maxTokens >= 1)) return new Error(`Engine.submit: maxTokens must be >= 1, got ${sequence.maxTokens}`)
+  return undefined
+}
 
 /**
  * An engine decoding with `policy` (read, not owned: it may be trained between steps; the
@@ -156,114 +152,18 @@ const nextTick = (): Promise<void> => new Promise((resolve) => setImmediate(reso
  */
 export const make = (policy: Policy.Policy, options: Options): Engine => {
   const decoder = Decoder.make(policy, { slots: options.slots ?? 32, maxLen: options.maxLen })
-  const slots = Slots.make(decoder, options.prefixCache ?? true)
-  const prefillChunk = options.prefillChunk ?? 512
-  const waiting: Running[] = []
-  const running = new Map<number, Running>()
-  const counts = { steps: 0, completed: 0, promptTokens: 0, cachedTokens: 0, generatedTokens: 0 }
+  const batch = Batch.make(decoder, Slots.make(decoder, options.prefixCache ?? true), options.prefillChunk ?? 512)
   let nextId = 0
   let loop: Promise<void> | undefined
   let closed = false
 
-  const finish = (r: Running, finish: Finish): void => {
-    running.delete(r.id)
-    slots.park(r.slot)
-    counts.completed++
-    r.resolve({ tokens: Int32Array.from(r.tokens), logprobs: Float32Array.from(r.logprobs), top: r.top, finish, cachedTokens: r.cached })
-  }
-
-  const intended = (slot: number): Int32Array | undefined => {
-    for (const r of running.values()) if (r.slot === slot && r.fed < r.sequence.prompt.length) return r.sequence.prompt
-    return undefined
-  }
-
-  /** Moves waiting sequences into slots, in order; one that would rather copy a prefix still being prefilled waits a step. */
-  const admit = (): void => {
-    for (let i = 0; i < waiting.length;) {
-      const r = waiting[i]!
-      const placement = slots.plan(r.sequence.prompt, intended)
-      if (placement === undefined) return
-      if (placement.waitFor !== undefined) {
-        i++
-        continue
-      }
-      slots.take(placement, r.id)
-      r.slot = placement.slot
-      r.cached = placement.cached
-      r.fed = placement.cached
-      counts.promptTokens += r.sequence.prompt.length
-      counts.cachedTokens += placement.cached
-      waiting.splice(i, 1)
-      running.set(r.id, r)
-    }
-  }
-
-  /** Draws each decoding sequence's next token; the feeds that put them in the cache. */
-  const decodeRows = (): Decoder.Feed[] => {
-    const feeds: Decoder.Feed[] = []
-    for (const r of [...running.values()]) {
-      if (r.pending === undefined) continue
-      const s = r.sequence
-      const { token, logprob } = Sampling.draw(s.sampling, s.rng)(r.pending)
-      const top = (s.topLogprobs ?? 0) > 0 ? Sampling.top(s.topLogprobs!, s.sampling.temperature)(r.pending) : []
-      r.tokens.push(token)
-      r.logprobs.push(logprob)
-      r.top.push(top)
-      r.pending = undefined
-      counts.generatedTokens++
-      const stopped = s.stopTokens.includes(token) || s.onToken?.({ id: token, logprob, top }) === true
-      // the token enters the cache even when it ends the sequence: a later turn extends it
-      if (decoder.length(r.slot) < decoder.maxLen) feeds.push({ slot: r.slot, tokens: [token] })
-      if (stopped) finish(r, 'stop')
-      else if (r.tokens.length >= s.maxTokens || decoder.length(r.slot) + 1 >= decoder.maxLen) finish(r, 'length')
-    }
-    return feeds
-  }
-
-  /** The next chunks of prompts still prefilling, within the step's budget. */
-  const prefillRows = (): Array<Decoder.Feed & { readonly r: Running }> => {
-    let budget = prefillChunk
-    const feeds: Array<Decoder.Feed & { readonly r: Running }> = []
-    for (const r of running.values()) {
-      const left = r.sequence.prompt.length - r.fed
-      if (left === 0 || budget === 0) continue
-      const n = Math.min(left, budget)
-      budget -= n
-      feeds.push({ slot: r.slot, tokens: r.sequence.prompt.subarray(r.fed, r.fed + n), r })
-      r.fed += n
-    }
-    return feeds
-  }
-
-  const step = (): void => {
-    for (const r of [...running.values()]) if (r.sequence.signal?.aborted === true) finish(r, 'aborted')
-    for (let i = waiting.length - 1; i >= 0; i--)
-      if (waiting[i]!.sequence.signal?.aborted === true) {
-        const [r] = waiting.splice(i, 1)
-        r!.resolve({ tokens: new Int32Array(0), logprobs: new Float32Array(0), top: [], finish: 'aborted', cachedTokens: 0 })
-      }
-    admit()
-    const decoded = decodeRows()
-    const prefill = prefillRows()
-    const feeds = [...decoded, ...prefill.map(({ slot, tokens }) => ({ slot, tokens }))]
-    if (feeds.length === 0) return
-    counts.steps++
-    const logits = decoder.feed(feeds)
-    const bySlot = new Map(feeds.map((f, i) => [f.slot, logits[i]!]))
-    for (const r of running.values()) if (r.fed === r.sequence.prompt.length && bySlot.has(r.slot)) r.pending = bySlot.get(r.slot)
-  }
-
   const run = async (): Promise<void> => {
-    while (running.size > 0 || waiting.length > 0) {
+    while (batch.running.size > 0 || batch.waiting.length > 0) {
       try {
-        step()
+        Step.step(batch)
       } catch (error) {
         // a broken invariant: fail what is in flight, keep serving the rest
-        for (const r of [...running.values()]) {
-          running.delete(r.id)
-          slots.free(r.slot)
-          r.reject(error)
-        }
+        Batch.failInFlight(batch, error)
       }
       await nextTick()
     }
@@ -273,10 +173,9 @@ export const make = (policy: Policy.Policy, options: Options): Engine => {
   const submit = (sequence: Sequence): Promise<Completion> =>
     new Promise((resolve, reject) => {
       if (closed) return reject(new Error('Engine.submit: the engine is closed'))
-      const n = sequence.prompt.length
-      if (n === 0 || n + 1 > decoder.maxLen) return reject(new Error(`Engine.submit: a prompt of ${n} tokens; it must hold 1 to ${decoder.maxLen - 1}`))
-      if (!(sequence.maxTokens >= 1)) return reject(new Error(`Engine.submit: maxTokens must be >= 1, got ${sequence.maxTokens}`))
-      waiting.push({ id: nextId++, sequence, resolve, reject, slot: -1, cached: 0, fed: 0, pending: undefined, tokens: [], logprobs: [], top: [] })
+      const invalid = refusal(sequence, decoder.maxLen)
+      if (invalid !== undefined) return reject(invalid)
+      batch.waiting.push(Running.make(nextId++, sequence, resolve, reject))
       loop ??= run()
     })
 
@@ -284,7 +183,7 @@ export const make = (policy: Policy.Policy, options: Options): Engine => {
     slots: decoder.slots,
     maxLen: decoder.maxLen,
     submit,
-    stats: () => ({ ...counts, running: running.size, waiting: waiting.length }),
+    stats: () => ({ ...batch.counts, running: batch.running.size, waiting: batch.waiting.length }),
     close: async () => {
       closed = true
       while (loop !== undefined) await loop

@@ -1,7 +1,9 @@
 /**
- * Reading a request body under a size limit, and writing JSON answers.
+ * Reading a request body under a size limit, and writing JSON answers (OpenAI's error object
+ * among them).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import * as Response from '../Response.js'
 
 export type Body = { readonly _tag: 'Read'; readonly text: string } | { readonly _tag: 'TooLarge' } | { readonly _tag: 'Aborted' }
 
@@ -30,3 +32,7 @@ export const json = (res: ServerResponse, status: number, body: unknown): void =
   res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) })
   res.end(text)
 }
+
+/** Answers with OpenAI's error object and `status` (nothing when the answer has started or the client is gone). */
+export const fail = (res: ServerResponse, status: number, message: string, type: string, param: string | null = null, code: string | null = null): void =>
+  json(res, status, Response.error(message, type, param, code))

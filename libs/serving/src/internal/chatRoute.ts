@@ -1,0 +1,61 @@
+/**
+ * `POST /v1/chat/completions` (and a rollout's own): the body read under the limit, decoded
+ * and planned, then completed as one JSON answer or streamed as server-sent events ending
+ * `data: [DONE]`. A client that goes away aborts its choices.
+ */
+import { Decode } from '@mtrl/core'
+import * as E from 'fp-ts/lib/Either.js'
+import type * as http from 'node:http'
+import type * as Capture from '../Capture.js'
+import * as Completions from '../Completions.js'
+import * as Request from '../Request.js'
+import * as Body from './body.js'
+import type { RouteContext } from './routeContext.js'
+
+/** The request decoded, or the answer that refuses it. */
+const decodeRequest = (text: string): E.Either<Completions.Refusal, Request.ChatRequest> => {
+  let json: unknown
+  try {
+    json = JSON.parse(text)
+  } catch (error) {
+    return E.left({ status: 400, type: 'invalid_request_error', message: `the body is not JSON: ${(error as Error).message}`, param: null, code: null })
+  }
+  const decoded = Decode.decode('chat completion request', Request.ChatRequest)(json)
+  if (E.isRight(decoded)) return decoded
+  const first = decoded.left.issues[0]
+  return E.left({ status: 400, type: 'invalid_request_error', message: Decode.formatError(decoded.left), param: first?.path ?? null, code: null })
+}
+
+/** A signal that aborts when the client closes the connection before the answer ends. */
+const abortOnClientGone = (res: http.ServerResponse): AbortSignal => {
+  const aborted = new AbortController()
+  res.on('close', () => {
+    if (!res.writableEnded) aborted.abort()
+  })
+  return aborted.signal
+}
+
+/** Answers a chat completion request; `record` sees the call when it belongs to a rollout. */
+export const chat = async (
+  context: RouteContext,
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  record?: (call: Capture.Call) => void
+): Promise<void> => {
+  const { options } = context
+  const model = options.model
+  const body = await Body.read(req, options.maxBodyBytes ?? 4 << 20)
+  if (body._tag === 'Aborted') return
+  if (body._tag === 'TooLarge') return Body.fail(res, 413, `the body is over the limit of ${options.maxBodyBytes ?? 4 << 20} bytes`, 'invalid_request_error')
+  const planned = E.chain(context.planOf)(decodeRequest(body.text))
+  if (E.isLeft(planned)) return Body.fail(res, planned.left.status, planned.left.message, planned.left.type, planned.left.param, planned.left.code)
+  const signal = abortOnClientGone(res)
+  if (planned.right.request.stream !== true) {
+    const done = await Completions.complete(model, planned.right, signal, record)
+    if (done !== undefined) Body.json(res, 200, done)
+    return
+  }
+  res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' })
+  const finished = await Completions.stream(model, planned.right, (chunk) => res.write(`data: ${JSON.stringify(chunk)}\n\n`), signal, record)
+  if (finished) res.end('data: [DONE]\n\n')
+}
