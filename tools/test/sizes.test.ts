@@ -18,9 +18,6 @@ const pending: Readonly<Record<string, number>> = {
   'libs/env-swe/src/Sandbox.ts': 310,
   'libs/env-swe/src/Swe.ts': 150,
   'libs/env-http/src/EnvServer.ts': 129,
-  'libs/env-textworld/src/Expert.ts': 157,
-  'libs/env-textworld/src/Rules.ts': 104,
-  'libs/env-textworld/src/internal/chain.ts': 124,
   'libs/policy/src/Decoder.ts': 111,
   'libs/policy/src/internal/decode.ts': 106,
   'libs/rollout-queue/src/Runner.ts': 108

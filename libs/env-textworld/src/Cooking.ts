@@ -97,6 +97,78 @@ const fixed: ReadonlyArray<Spec> = [
 ]
 const foodHolders: ReadonlyArray<number | 'floor'> = [FRIDGE, FRIDGE, COUCH, 'floor', 'floor', 'floor']
 
+/** Exits and doors of the house (`exits[4 * room + dir]`, `doors[4 * room + dir]`). */
+const houseMap = (): { readonly exits: Int16Array; readonly doors: Int16Array } => {
+  const exits = new Int16Array(24).fill(-1)
+  const doors = new Int16Array(24).fill(-1)
+  for (const [a, d, b, door] of links) {
+    exits[4 * a + d] = b
+    exits[4 * b + (d ^ 1)] = a
+    doors[4 * a + d] = door
+    doors[4 * b + (d ^ 1)] = door
+  }
+  return { exits, doors }
+}
+
+/** The entities of the house from their specs; the note carries the brief objective. */
+const entitiesOf = (specs: ReadonlyArray<Spec>, brief: string): Entity[] =>
+  specs.map(([kind, name, room], e) => ({
+    kind,
+    name,
+    room: kind === 'container' || kind === 'supporter' ? room : -1,
+    between: e === WOODEN ? [BEDROOM, KITCHEN] : e === SCREEN ? [KITCHEN, BACKYARD] : undefined,
+    key: e === WOODEN ? KEY : -1,
+    isKey: e === KEY,
+    edible: e >= FOOD0 && e < FOOD0 + 6,
+    description: e === KEY + 1 ? brief : ''
+  }))
+
+/** The way to the food: the walkthrough, the rooms entered on the way and the doors opened. */
+interface Route {
+  readonly walkthrough: ReadonlyArray<string>
+  readonly route: ReadonlyArray<Fact>
+  readonly doorsToOpen: ReadonlyArray<Fact>
+}
+
+/** The route to the food of `slot` (fridge, couch or garden) with the key in `holderName`. */
+const routeOf = (slot: number, foodName: string, holderName: string): Route => {
+  const walkthrough = [`open ${holderName}`, `take old key from ${holderName}`, 'unlock wooden door with old key', 'open wooden door', 'go east']
+  const route: Fact[] = []
+  const doorsToOpen: Fact[] = []
+  if (slot < 2) walkthrough.push('open refrigerator', `take ${foodName} from refrigerator`)
+  else if (slot === 2) {
+    walkthrough.push('go south', `take ${foodName} from couch`, 'go north')
+    route.push({ _tag: 'PlayerIn', room: LIVING })
+  } else {
+    walkthrough.push('open screen door', 'go east', 'go south', `take ${foodName}`, 'go north', 'go west')
+    route.push({ _tag: 'PlayerIn', room: BACKYARD }, { _tag: 'PlayerIn', room: GARDEN })
+    doorsToOpen.push({ _tag: 'Open', entity: SCREEN })
+  }
+  walkthrough.push(`put ${foodName} on stove`)
+  return { walkthrough, route, doorsToOpen }
+}
+
+/** The scored subgoals of a reward density, the goal last (see the module's comment). */
+const subgoalsOf = (rewards: Cooking['rewards'], keyHolder: number, food: number, goal: Fact, way: Route): Fact[] => {
+  const dense = rewards === 'dense'
+  const balanced = dense || rewards === 'balanced'
+  const held: Fact = { _tag: 'Held', item: food }
+  return [
+    ...(dense
+      ? [
+          { _tag: 'Open', entity: keyHolder } as const,
+          { _tag: 'Held', item: KEY } as const,
+          { _tag: 'Unlocked', entity: WOODEN } as const,
+          { _tag: 'Open', entity: WOODEN } as const
+        ]
+      : []),
+    ...(balanced ? [{ _tag: 'PlayerIn', room: KITCHEN } as const, ...way.doorsToOpen] : []),
+    ...(dense ? way.route : []),
+    ...(balanced ? [held, held] : []),
+    goal
+  ]
+}
+
 /**
  * The cooking game for a seed.
  *
@@ -124,59 +196,15 @@ export const make = (settings: Cooking, seed: number): Game => {
     ['item', 'note', KITCHEN, 7]
   ]
   const brief = `The dinner is almost ready! It's only missing a grilled ${foodName}.`
-  const entities: Entity[] = specs.map(([kind, name, room], e) => ({
-    kind,
-    name,
-    room: kind === 'container' || kind === 'supporter' ? room : -1,
-    between: e === WOODEN ? [BEDROOM, KITCHEN] : e === SCREEN ? [KITCHEN, BACKYARD] : undefined,
-    key: e === WOODEN ? KEY : -1,
-    isKey: e === KEY,
-    edible: e >= FOOD0 && e < FOOD0 + 6,
-    description: e === KEY + 1 ? brief : ''
-  }))
+  const entities = entitiesOf(specs, brief)
   const pos = specs.map(([, , room, at]) => (at === 'floor' ? room : at === 'none' ? -3 : roomSpec.length + at))
   const status = entities.map((e, i) => (i === WOODEN ? LOCKED : e.kind === 'container' || i === SCREEN ? CLOSED : 0))
-  const exits = new Int16Array(24).fill(-1)
-  const doors = new Int16Array(24).fill(-1)
-  for (const [a, d, b, door] of links) {
-    exits[4 * a + d] = b
-    exits[4 * b + (d ^ 1)] = a
-    doors[4 * a + d] = door
-    doors[4 * b + (d ^ 1)] = door
-  }
+  const { exits, doors } = houseMap()
   const rooms: Room[] = roomSpec.map(([name, x, y]) => ({ name, x, y, intro: Rng.pick(rng)(Names.roomIntros)(name) }))
-  const holderName = entities[holder]!.name
-  const walkthrough = [`open ${holderName}`, `take old key from ${holderName}`, 'unlock wooden door with old key', 'open wooden door', 'go east']
-  const route: Fact[] = []
-  const doorsToOpen: Fact[] = []
-  if (slot < 2) walkthrough.push('open refrigerator', `take ${foodName} from refrigerator`)
-  else if (slot === 2) {
-    walkthrough.push('go south', `take ${foodName} from couch`, 'go north')
-    route.push({ _tag: 'PlayerIn', room: LIVING })
-  } else {
-    walkthrough.push('open screen door', 'go east', 'go south', `take ${foodName}`, 'go north', 'go west')
-    route.push({ _tag: 'PlayerIn', room: BACKYARD }, { _tag: 'PlayerIn', room: GARDEN })
-    doorsToOpen.push({ _tag: 'Open', entity: SCREEN })
-  }
-  walkthrough.push(`put ${foodName} on stove`)
-  const dense = settings.rewards === 'dense'
-  const balanced = dense || settings.rewards === 'balanced'
-  const held: Fact = { _tag: 'Held', item: food }
+  const way = routeOf(slot, foodName, entities[holder]!.name)
   const goal: Fact = { _tag: 'Placed', item: food, holder: STOVE }
-  const subgoals: Fact[] = [
-    ...(dense
-      ? [
-          { _tag: 'Open', entity: holder } as const,
-          { _tag: 'Held', item: KEY } as const,
-          { _tag: 'Unlocked', entity: WOODEN } as const,
-          { _tag: 'Open', entity: WOODEN } as const
-        ]
-      : []),
-    ...(balanced ? [{ _tag: 'PlayerIn', room: KITCHEN } as const, ...doorsToOpen] : []),
-    ...(dense ? route : []),
-    ...(balanced ? [held, held] : []),
-    goal
-  ]
+  const subgoals = subgoalsOf(settings.rewards, holder, food, goal, way)
+  const { walkthrough } = way
   const objective = settings.goal === 'detailed' ? Text.stepByStep(rng, walkthrough) : settings.goal === 'brief' ? brief : ''
   return build({
     setting: `tw-simple-${settings.rewards}-${settings.goal}${settings.test ? '-test' : ''}`,

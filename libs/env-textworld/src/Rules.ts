@@ -88,6 +88,116 @@ const settle = (game: Game, next: State, feedback: string): Outcome => {
 
 const openness = (game: Game, e: number): number => POS + game.entities.length + e
 
+/** The commands of one tag. */
+type CommandOf<Tag extends Command['_tag']> = Extract<Command, { readonly _tag: Tag }>
+
+/** A valid command that edits a copy of the state. */
+const change = (game: Game, state: State, edit: (next: State) => void, feedback: string): Outcome => {
+  const next = state.slice()
+  edit(next)
+  return settle(game, next, feedback)
+}
+
+/** `go <dir>`: through an open door (or none) to the neighbouring room. */
+const go = (game: Game, state: State, command: CommandOf<'Go'>): Outcome => {
+  const room = state[PLAYER]!
+  const to = game.exits[4 * room + command.dir]!
+  if (to < 0) return invalid(state, "You can't go that way.")
+  const door = game.doors[4 * room + command.dir]!
+  if (door >= 0 && state[openness(game, door)] !== OPEN) return invalid(state, `You have to open the ${game.entities[door]!.name} first.`)
+  const next = state.slice()
+  next[PLAYER] = to
+  return settle(game, next, Text.describeRoom(game, next))
+}
+
+/** `take X` or `take X from Y`. */
+const take = (game: Game, state: State, command: CommandOf<'Take'>): Outcome => {
+  const ents = game.entities
+  const R = game.rooms.length
+  const item = ents[command.item]!
+  const where = reach(game, state, command.item)
+  if (where === undefined) return invalid(state, NO_SUCH)
+  if (item.kind !== 'item') return invalid(state, "That's fixed in place.")
+  if (where === 'held') return invalid(state, 'You already have that.')
+  const p = state[POS + command.item]!
+  if (command.from >= 0 && p !== R + command.from) return invalid(state, `The ${item.name} is not there.`)
+  const source = p < R ? 'ground' : ents[p - R]!.name
+  return change(game, state, (next) => (next[POS + command.item] = CARRIED), `You pick up the ${item.name} from the ${source}.`)
+}
+
+/** `put X on Y` or `insert X into Y`. */
+const place = (game: Game, state: State, command: CommandOf<'Put' | 'Insert'>): Outcome => {
+  const ents = game.entities
+  const item = ents[command.item]!
+  const holder = ents[command.holder]!
+  if (reach(game, state, command.item) !== 'held')
+    return invalid(state, reach(game, state, command.item) === undefined ? NO_SUCH : `You need to be holding the ${item.name} first.`)
+  if (reach(game, state, command.holder) !== 'here') return invalid(state, NO_SUCH)
+  const wanted = command._tag === 'Put' ? 'supporter' : 'container'
+  if (holder.kind !== wanted) return invalid(state, command._tag === 'Put' ? "You can't put things on that." : "That can't contain things.")
+  if (wanted === 'container' && state[openness(game, command.holder)] !== OPEN) return invalid(state, `The ${holder.name} is closed.`)
+  const verb = command._tag === 'Put' ? 'on' : 'into'
+  return change(game, state, (next) => (next[POS + command.item] = game.rooms.length + command.holder), `You put the ${item.name} ${verb} the ${holder.name}.`)
+}
+
+/** `drop X`: onto the floor of the player's room. */
+const drop = (game: Game, state: State, command: CommandOf<'Drop'>): Outcome => {
+  const where = reach(game, state, command.item)
+  if (where !== 'held') return invalid(state, where === undefined ? NO_SUCH : "You haven't got that.")
+  return change(game, state, (next) => (next[POS + command.item] = state[PLAYER]!), `You drop the ${game.entities[command.item]!.name} on the ground.`)
+}
+
+/** `eat X`: an edible item in hand. */
+const eat = (game: Game, state: State, command: CommandOf<'Eat'>): Outcome => {
+  const item = game.entities[command.item]!
+  const where = reach(game, state, command.item)
+  if (where === undefined) return invalid(state, NO_SUCH)
+  if (!item.edible) return invalid(state, "That's plainly inedible.")
+  if (where !== 'held') return invalid(state, `You need to be holding the ${item.name} first.`)
+  return change(game, state, (next) => (next[POS + command.item] = EATEN), `You eat the ${item.name}. Not bad.`)
+}
+
+/** `open X` or `close X`: a door or container in reach; opening a container shows what it holds. */
+const openOrClose = (game: Game, state: State, command: CommandOf<'Open' | 'Close'>): Outcome => {
+  const ents = game.entities
+  const target = ents[command.target]!
+  if (reach(game, state, command.target) === undefined) return invalid(state, NO_SUCH)
+  if (target.kind !== 'door' && target.kind !== 'container')
+    return invalid(state, `That's not something you can ${command._tag === 'Open' ? 'open' : 'close'}.`)
+  const s = state[openness(game, command.target)]!
+  if (command._tag === 'Close') {
+    if (s !== OPEN) return invalid(state, "That's already closed.")
+    return change(game, state, (next) => (next[openness(game, command.target)] = CLOSED), `You close the ${target.name}.`)
+  }
+  if (s === OPEN) return invalid(state, "That's already open.")
+  if (s === LOCKED) return invalid(state, 'It seems to be locked.')
+  const inside: string[] = []
+  const R = game.rooms.length
+  if (target.kind === 'container') for (let e = 0; e < ents.length; e++) if (state[POS + e] === R + command.target) inside.push(ents[e]!.name)
+  const text = inside.length === 0 ? `You open the ${target.name}.` : `You open the ${target.name}, revealing ${Text.list(inside)}.`
+  return change(game, state, (next) => (next[openness(game, command.target)] = OPEN), text)
+}
+
+/** `unlock X with K` or `lock X with K`: the matching key in hand. */
+const unlockOrLock = (game: Game, state: State, command: CommandOf<'Unlock' | 'Lock'>): Outcome => {
+  const ents = game.entities
+  const target = ents[command.target]!
+  if (reach(game, state, command.target) === undefined) return invalid(state, NO_SUCH)
+  const keyReach = reach(game, state, command.key)
+  if (keyReach === undefined) return invalid(state, NO_SUCH)
+  if (target.kind !== 'door' && target.kind !== 'container') return invalid(state, "That doesn't seem to be something you can unlock.")
+  if (keyReach !== 'held') return invalid(state, `You need to be holding the ${ents[command.key]!.name} first.`)
+  if (target.key !== command.key) return invalid(state, "That doesn't seem to fit the lock.")
+  const s = state[openness(game, command.target)]!
+  if (command._tag === 'Unlock') {
+    if (s !== LOCKED) return invalid(state, "That doesn't seem to be locked.")
+    return change(game, state, (next) => (next[openness(game, command.target)] = CLOSED), `You unlock the ${target.name}.`)
+  }
+  if (s === LOCKED) return invalid(state, "That's already locked.")
+  if (s === OPEN) return invalid(state, `You have to close the ${target.name} first.`)
+  return change(game, state, (next) => (next[openness(game, command.target)] = LOCKED), `You lock the ${target.name}.`)
+}
+
 /**
  * Applies a parsed command.
  *
@@ -95,14 +205,6 @@ const openness = (game: Game, e: number): number => POS + game.entities.length +
  * @since 0.1.0
  */
 export const apply = (game: Game, state: State, command: Command): Outcome => {
-  const ents = game.entities
-  const R = game.rooms.length
-  const room = state[PLAYER]!
-  const change = (edit: (next: State) => void, feedback: string): Outcome => {
-    const next = state.slice()
-    edit(next)
-    return settle(game, next, feedback)
-  }
   switch (command._tag) {
     case 'UnknownVerb':
       return invalid(state, "That's not a verb I recognise.")
@@ -114,88 +216,23 @@ export const apply = (game: Game, state: State, command: Command): Outcome => {
       return same(state, Text.inventory(game, state))
     case 'Examine':
       return reach(game, state, command.target) === undefined ? invalid(state, NO_SUCH) : same(state, Text.examine(game, state, command.target))
-    case 'Go': {
-      const to = game.exits[4 * room + command.dir]!
-      if (to < 0) return invalid(state, "You can't go that way.")
-      const door = game.doors[4 * room + command.dir]!
-      if (door >= 0 && state[openness(game, door)] !== OPEN) return invalid(state, `You have to open the ${ents[door]!.name} first.`)
-      const next = state.slice()
-      next[PLAYER] = to
-      return settle(game, next, Text.describeRoom(game, next))
-    }
-    case 'Take': {
-      const item = ents[command.item]!
-      const where = reach(game, state, command.item)
-      if (where === undefined) return invalid(state, NO_SUCH)
-      if (item.kind !== 'item') return invalid(state, "That's fixed in place.")
-      if (where === 'held') return invalid(state, 'You already have that.')
-      const p = state[POS + command.item]!
-      if (command.from >= 0 && p !== R + command.from) return invalid(state, `The ${item.name} is not there.`)
-      const source = p < R ? 'ground' : ents[p - R]!.name
-      return change((next) => (next[POS + command.item] = CARRIED), `You pick up the ${item.name} from the ${source}.`)
-    }
+    case 'Go':
+      return go(game, state, command)
+    case 'Take':
+      return take(game, state, command)
     case 'Put':
-    case 'Insert': {
-      const item = ents[command.item]!
-      const holder = ents[command.holder]!
-      if (reach(game, state, command.item) !== 'held')
-        return invalid(state, reach(game, state, command.item) === undefined ? NO_SUCH : `You need to be holding the ${item.name} first.`)
-      if (reach(game, state, command.holder) !== 'here') return invalid(state, NO_SUCH)
-      const wanted = command._tag === 'Put' ? 'supporter' : 'container'
-      if (holder.kind !== wanted) return invalid(state, command._tag === 'Put' ? "You can't put things on that." : "That can't contain things.")
-      if (wanted === 'container' && state[openness(game, command.holder)] !== OPEN) return invalid(state, `The ${holder.name} is closed.`)
-      const verb = command._tag === 'Put' ? 'on' : 'into'
-      return change((next) => (next[POS + command.item] = R + command.holder), `You put the ${item.name} ${verb} the ${holder.name}.`)
-    }
-    case 'Drop': {
-      const where = reach(game, state, command.item)
-      if (where !== 'held') return invalid(state, where === undefined ? NO_SUCH : "You haven't got that.")
-      return change((next) => (next[POS + command.item] = room), `You drop the ${ents[command.item]!.name} on the ground.`)
-    }
-    case 'Eat': {
-      const item = ents[command.item]!
-      const where = reach(game, state, command.item)
-      if (where === undefined) return invalid(state, NO_SUCH)
-      if (!item.edible) return invalid(state, "That's plainly inedible.")
-      if (where !== 'held') return invalid(state, `You need to be holding the ${item.name} first.`)
-      return change((next) => (next[POS + command.item] = EATEN), `You eat the ${item.name}. Not bad.`)
-    }
+    case 'Insert':
+      return place(game, state, command)
+    case 'Drop':
+      return drop(game, state, command)
+    case 'Eat':
+      return eat(game, state, command)
     case 'Open':
-    case 'Close': {
-      const target = ents[command.target]!
-      if (reach(game, state, command.target) === undefined) return invalid(state, NO_SUCH)
-      if (target.kind !== 'door' && target.kind !== 'container')
-        return invalid(state, `That's not something you can ${command._tag === 'Open' ? 'open' : 'close'}.`)
-      const s = state[openness(game, command.target)]!
-      if (command._tag === 'Close') {
-        if (s !== OPEN) return invalid(state, "That's already closed.")
-        return change((next) => (next[openness(game, command.target)] = CLOSED), `You close the ${target.name}.`)
-      }
-      if (s === OPEN) return invalid(state, "That's already open.")
-      if (s === LOCKED) return invalid(state, 'It seems to be locked.')
-      const inside: string[] = []
-      if (target.kind === 'container') for (let e = 0; e < ents.length; e++) if (state[POS + e] === R + command.target) inside.push(ents[e]!.name)
-      const text = inside.length === 0 ? `You open the ${target.name}.` : `You open the ${target.name}, revealing ${Text.list(inside)}.`
-      return change((next) => (next[openness(game, command.target)] = OPEN), text)
-    }
+    case 'Close':
+      return openOrClose(game, state, command)
     case 'Unlock':
-    case 'Lock': {
-      const target = ents[command.target]!
-      if (reach(game, state, command.target) === undefined) return invalid(state, NO_SUCH)
-      const keyReach = reach(game, state, command.key)
-      if (keyReach === undefined) return invalid(state, NO_SUCH)
-      if (target.kind !== 'door' && target.kind !== 'container') return invalid(state, "That doesn't seem to be something you can unlock.")
-      if (keyReach !== 'held') return invalid(state, `You need to be holding the ${ents[command.key]!.name} first.`)
-      if (target.key !== command.key) return invalid(state, "That doesn't seem to fit the lock.")
-      const s = state[openness(game, command.target)]!
-      if (command._tag === 'Unlock') {
-        if (s !== LOCKED) return invalid(state, "That doesn't seem to be locked.")
-        return change((next) => (next[openness(game, command.target)] = CLOSED), `You unlock the ${target.name}.`)
-      }
-      if (s === LOCKED) return invalid(state, "That's already locked.")
-      if (s === OPEN) return invalid(state, `You have to close the ${target.name} first.`)
-      return change((next) => (next[openness(game, command.target)] = LOCKED), `You lock the ${target.name}.`)
-    }
+    case 'Lock':
+      return unlockOrLock(game, state, command)
   }
 }
 
