@@ -118,6 +118,22 @@ export interface ChatPolicy {
   readonly usage: () => Usage
 }
 
+/** A failed request to the chat server as a `ChatError` naming the call. */
+const chatErrorOf =
+  (call: string) =>
+  (failure: Http.HttpFailure): ChatError => {
+    switch (failure._tag) {
+      case 'Timeout':
+        return { _tag: 'Timeout', call, ms: failure.ms, attempts: failure.attempts }
+      case 'Transport':
+        return { _tag: 'Transport', call, reason: failure.reason, attempts: failure.attempts }
+      case 'Status':
+        return { _tag: 'Status', call, status: failure.status, body: failure.body, attempts: failure.attempts }
+      case 'Json':
+        return { _tag: 'InvalidResponse', call, reason: Http.describeFailure(failure) }
+    }
+  }
+
 /**
  * A policy for `options`; the key is read from `environment[options.apiKeyEnv]` now.
  *
@@ -161,18 +177,7 @@ export const make = (options: Options, environment: Readonly<Record<string, stri
             retryTimeouts: true
           })
         ),
-      TE.mapLeft((failure): ChatError => {
-        switch (failure._tag) {
-          case 'Timeout':
-            return { _tag: 'Timeout', call, ms: failure.ms, attempts: failure.attempts }
-          case 'Transport':
-            return { _tag: 'Transport', call, reason: failure.reason, attempts: failure.attempts }
-          case 'Status':
-            return { _tag: 'Status', call, status: failure.status, body: failure.body, attempts: failure.attempts }
-          case 'Json':
-            return { _tag: 'InvalidResponse', call, reason: Http.describeFailure(failure) }
-        }
-      }),
+      TE.mapLeft(chatErrorOf(call)),
       TE.chainEitherK((response) =>
         pipe(
           Decode.decode('chat completion', Completion)(response.json),

@@ -87,6 +87,111 @@ interface Server {
   retired: string | undefined
 }
 
+/** The shared state of one run: the seeds waiting, their outcomes, the slots at work and those waiting for work. */
+interface Schedule {
+  readonly options: Options
+  readonly maxAttempts: number
+  readonly play: ReturnType<ReturnType<typeof Episode.play>>
+  readonly queue: Job[]
+  readonly outcomes: Array<Outcome | undefined>
+  inFlight: number
+  retried: number
+  wake: Array<() => void>
+}
+
+/** Wakes every slot waiting for work. */
+const signal = (schedule: Schedule): void => {
+  const waiting = schedule.wake
+  schedule.wake = []
+  waiting.forEach((resolve) => resolve())
+}
+
+/** Retires the server with `reason` unless its health probe (`GET /`) answers. */
+const retire = async (options: Options, server: Server, reason: string): Promise<void> => {
+  if (server.retired === undefined && !(await probe(server.url, options.probeTimeoutMs ?? 2_000, options.client?.token))) server.retired = reason
+}
+
+/** Records a failed try of the job on the server. */
+const failAttempt = (job: Job, server: Server, reason: string): void => {
+  job.attempts.push({ server: server.url, reason })
+  server.failedAttempts += 1
+}
+
+/** A client of the server, or `undefined` when it cannot connect (the try then failed and the server is probed). */
+const connectTo = async (options: Options, server: Server, job: Job): Promise<Env.Env | undefined> => {
+  const connected = await HttpEnv.connect({ ...options.client, baseUrl: server.url })()
+  if (E.isRight(connected)) return connected.right
+  failAttempt(job, server, Episode.message(connected.left))
+  await retire(options, server, Episode.message(connected.left))
+  return undefined
+}
+
+/**
+ * Plays the job's seed on `env`. Returns the client to keep using, or `undefined` when the
+ * episode failed: the client is then closed, and the server probed after a transport failure or
+ * a timeout.
+ */
+const playOn = async (schedule: Schedule, server: Server, job: Job, env: Env.Env): Promise<Env.Env | undefined> => {
+  const played = await schedule.play(env, job.seed)()
+  if (E.isRight(played)) {
+    schedule.outcomes[job.index] = { _tag: 'Played', seed: job.seed, server: server.url, episode: played.right, attempts: job.attempts }
+    server.played += 1
+    return env
+  }
+  const reason = Episode.message(played.left)
+  failAttempt(job, server, reason)
+  await env.close()()
+  if (played.left._tag === 'Transport' || played.left._tag === 'Timeout') await retire(schedule.options, server, reason)
+  return undefined
+}
+
+/** After a failed try: the seed is `Failed` once it has used its attempts, otherwise back at the end of the queue. */
+const settle = (schedule: Schedule, job: Job): void => {
+  if (schedule.outcomes[job.index] !== undefined) return
+  if (job.attempts.length >= schedule.maxAttempts) schedule.outcomes[job.index] = { _tag: 'Failed', seed: job.seed, attempts: job.attempts }
+  else {
+    schedule.retried += 1
+    schedule.queue.push(job)
+  }
+}
+
+/** One slot on a server: plays queued seeds, one at a time, until none is left or playing, or the server is retired. */
+const slot = async (schedule: Schedule, server: Server): Promise<void> => {
+  let env: Env.Env | undefined
+  for (;;) {
+    if (server.retired !== undefined) break
+    const job = schedule.queue.shift()
+    if (job === undefined) {
+      if (schedule.inFlight === 0) break
+      await new Promise<void>((resolve) => schedule.wake.push(resolve))
+      continue
+    }
+    schedule.inFlight += 1
+    if (env === undefined) env = await connectTo(schedule.options, server, job)
+    if (env !== undefined) env = await playOn(schedule, server, job, env)
+    settle(schedule, job)
+    schedule.inFlight -= 1
+    signal(schedule)
+  }
+  if (env !== undefined) await env.close()()
+  signal(schedule)
+}
+
+/** The report once every slot has stopped: seeds still queued (every server retired) or never scheduled are `Failed`. */
+const reportOf = (seeds: ReadonlyArray<number>, servers: ReadonlyArray<Server>, schedule: Schedule): Report => {
+  for (const job of schedule.queue)
+    schedule.outcomes[job.index] = { _tag: 'Failed', seed: job.seed, attempts: [...job.attempts, { server: '(none)', reason: 'no live server left' }] }
+  const all = schedule.outcomes.map((o, i): Outcome => o ?? { _tag: 'Failed', seed: seeds[i]!, attempts: [{ server: '(none)', reason: 'never scheduled' }] })
+  const played = all.filter((o) => o._tag === 'Played').length
+  return {
+    outcomes: all,
+    played,
+    failed: all.length - played,
+    retried: schedule.retried,
+    servers: servers.map((s) => ({ url: s.url, played: s.played, failedAttempts: s.failedAttempts, retired: s.retired }))
+  }
+}
+
 /**
  * Plays one episode per seed over the servers and reports every seed's outcome.
  *
@@ -102,84 +207,17 @@ export const run =
   (options: Options) =>
   (seeds: ReadonlyArray<number>): Task<Report> =>
   async () => {
-    const maxAttempts = options.maxAttempts ?? 3
-    const play = Episode.play(options.episode)(options.agent)
+    const schedule: Schedule = {
+      options,
+      maxAttempts: options.maxAttempts ?? 3,
+      play: Episode.play(options.episode)(options.agent),
+      queue: seeds.map((seed, index) => ({ index, seed, attempts: [] })),
+      outcomes: new Array<Outcome | undefined>(seeds.length),
+      inFlight: 0,
+      retried: 0,
+      wake: []
+    }
     const servers: Server[] = options.urls.map((url) => ({ url, played: 0, failedAttempts: 0, retired: undefined }))
-    const queue: Job[] = seeds.map((seed, index) => ({ index, seed, attempts: [] }))
-    const outcomes = new Array<Outcome | undefined>(seeds.length)
-    let inFlight = 0
-    let retried = 0
-    let wake: Array<() => void> = []
-    const signal = (): void => {
-      const waiting = wake
-      wake = []
-      waiting.forEach((resolve) => resolve())
-    }
-
-    const retire = async (server: Server, reason: string): Promise<void> => {
-      if (server.retired === undefined && !(await probe(server.url, options.probeTimeoutMs ?? 2_000, options.client?.token))) server.retired = reason
-    }
-
-    const slot = async (server: Server): Promise<void> => {
-      let env: Env.Env | undefined
-      for (;;) {
-        if (server.retired !== undefined) break
-        const job = queue.shift()
-        if (job === undefined) {
-          if (inFlight === 0) break
-          await new Promise<void>((resolve) => wake.push(resolve))
-          continue
-        }
-        inFlight += 1
-        if (env === undefined) {
-          const connected = await HttpEnv.connect({ ...options.client, baseUrl: server.url })()
-          env = E.isRight(connected) ? connected.right : undefined
-          if (E.isLeft(connected)) {
-            job.attempts.push({ server: server.url, reason: Episode.message(connected.left) })
-            server.failedAttempts += 1
-            await retire(server, Episode.message(connected.left))
-          }
-        }
-        if (env !== undefined) {
-          const played = await play(env, job.seed)()
-          if (E.isRight(played)) {
-            outcomes[job.index] = { _tag: 'Played', seed: job.seed, server: server.url, episode: played.right, attempts: job.attempts }
-            server.played += 1
-          } else {
-            const reason = Episode.message(played.left)
-            job.attempts.push({ server: server.url, reason })
-            server.failedAttempts += 1
-            const broken = env
-            env = undefined
-            await broken.close()()
-            if (played.left._tag === 'Transport' || played.left._tag === 'Timeout') await retire(server, reason)
-          }
-        }
-        if (outcomes[job.index] === undefined) {
-          if (job.attempts.length >= maxAttempts) outcomes[job.index] = { _tag: 'Failed', seed: job.seed, attempts: job.attempts }
-          else {
-            retried += 1
-            queue.push(job)
-          }
-        }
-        inFlight -= 1
-        signal()
-      }
-      if (env !== undefined) await env.close()()
-      signal()
-    }
-
-    await Promise.all(servers.flatMap((server) => Array.from({ length: options.slotsPerServer ?? 4 }, () => slot(server))))
-    // Seeds still queued when every server was retired.
-    for (const job of queue)
-      outcomes[job.index] = { _tag: 'Failed', seed: job.seed, attempts: [...job.attempts, { server: '(none)', reason: 'no live server left' }] }
-    const all = outcomes.map((o, i): Outcome => o ?? { _tag: 'Failed', seed: seeds[i]!, attempts: [{ server: '(none)', reason: 'never scheduled' }] })
-    const played = all.filter((o) => o._tag === 'Played').length
-    return {
-      outcomes: all,
-      played,
-      failed: all.length - played,
-      retried,
-      servers: servers.map((s) => ({ url: s.url, played: s.played, failedAttempts: s.failedAttempts, retired: s.retired }))
-    }
+    await Promise.all(servers.flatMap((server) => Array.from({ length: options.slotsPerServer ?? 4 }, () => slot(schedule, server))))
+    return reportOf(seeds, servers, schedule)
   }

@@ -131,6 +131,54 @@ const check = <A>(env: string, call: string, decoded: E.Either<string, A>): TE.T
     )
   )
 
+/** One client's view of its server: the env's name, the server's base URL and dialect, the score so far, the raw call. */
+interface Remote {
+  readonly name: string
+  readonly base: string
+  readonly dialect: Dialect.Dialect
+  readonly tally: Dialect.Tally
+  readonly callWithStatus: Call
+}
+
+/** `POST /create`: a new server-side environment's id. */
+const createRemote = ({ name, base, callWithStatus }: Remote): TE.TaskEither<EnvError.EnvError, number> =>
+  pipe(
+    callWithStatus('POST', '/create', {}),
+    TE.mapLeft(errorOf),
+    TE.chain((json) =>
+      check(
+        name,
+        `POST ${base}/create`,
+        pipe(Decode.decode('POST /create response', Protocol.CreateResponse)(json), E.bimap(Decode.formatError, Protocol.createdId))
+      )
+    )
+  )
+
+/** `POST /reset` on environment `envId` (then `GET /observation` for dialects that need it), keeping the HTTP status of a failure. */
+const resetRemote =
+  ({ name, base, dialect, tally, callWithStatus }: Remote) =>
+  (envId: number, seed: number): TE.TaskEither<CallFailure, Env.Observation> =>
+    pipe(
+      callWithStatus('POST', '/reset', dialect.resetBody(envId, seed)),
+      TE.chain((json) => (dialect.observationAfterReset ? callWithStatus('GET', `/observation?${dialect.idKey}=${envId}`) : TE.right(json))),
+      TE.chain((json) =>
+        pipe(
+          check(name, `POST ${base}/reset`, dialect.decodeReset('POST /reset', json, tally)),
+          TE.mapLeft((error): CallFailure => ({ error, status: undefined }))
+        )
+      )
+    )
+
+/** `POST /step` on environment `envId`; `seq` is sent to dialects that take it. */
+const stepRemote =
+  ({ name, base, dialect, tally, callWithStatus }: Remote) =>
+  (envId: number, action: string, seq: number): TE.TaskEither<EnvError.EnvError, Env.StepResult> =>
+    pipe(
+      callWithStatus('POST', '/step', { [dialect.idKey]: envId, action, ...(dialect.sendsSeq ? { seq } : {}) }),
+      TE.mapLeft(errorOf),
+      TE.chain((json) => check(name, `POST ${base}/step`, dialect.decodeStep('POST /step', json, tally)))
+    )
+
 /**
  * A client for one environment on the server at `options.baseUrl`.
  *
@@ -146,42 +194,20 @@ const check = <A>(env: string, call: string, decoded: E.Either<string, A>): TE.T
  */
 export const make = (options: Options, spec: Env.EnvSpec = specOf(options)): Env.Env => {
   const dialect = Dialect.dialects[options.family ?? defaultOptions.family]
-  const base = trimSlash(options.baseUrl)
-  const callWithStatus = makeCall(options, spec.name)
-  const call = (method: 'GET' | 'POST', path: string, body?: unknown): TE.TaskEither<EnvError.EnvError, unknown> =>
-    pipe(callWithStatus(method, path, body), TE.mapLeft(errorOf))
-  const tally: Dialect.Tally = { score: 0 }
+  const remote: Remote = { name: spec.name, base: trimSlash(options.baseUrl), dialect, tally: { score: 0 }, callWithStatus: makeCall(options, spec.name) }
   let id: number | undefined
   let seq = 0
   let started = false
   let over = false
 
   const create: TE.TaskEither<EnvError.EnvError, number> = pipe(
-    call('POST', '/create', {}),
-    TE.chain((json) =>
-      check(
-        spec.name,
-        `POST ${base}/create`,
-        pipe(Decode.decode('POST /create response', Protocol.CreateResponse)(json), E.bimap(Decode.formatError, Protocol.createdId))
-      )
-    ),
+    createRemote(remote),
     TE.map((created) => {
       id = created
       return created
     })
   )
-
-  const resetOn = (envId: number, seed: number): TE.TaskEither<CallFailure, Env.Observation> =>
-    pipe(
-      callWithStatus('POST', '/reset', dialect.resetBody(envId, seed)),
-      TE.chain((json) => (dialect.observationAfterReset ? callWithStatus('GET', `/observation?${dialect.idKey}=${envId}`) : TE.right(json))),
-      TE.chain((json) =>
-        pipe(
-          check(spec.name, `POST ${base}/reset`, dialect.decodeReset('POST /reset', json, tally)),
-          TE.mapLeft((error): CallFailure => ({ error, status: undefined }))
-        )
-      )
-    )
+  const resetOn = resetRemote(remote)
 
   const reset = (seed: number): TE.TaskEither<EnvError.EnvError, Env.Observation> =>
     pipe(
@@ -211,10 +237,8 @@ export const make = (options: Options, spec: Env.EnvSpec = specOf(options)): Env
   const step = (action: string): TE.TaskEither<EnvError.EnvError, Env.StepResult> => {
     if (id === undefined || !started) return TE.left(EnvError.notStarted(spec.name))
     if (over) return TE.left(EnvError.episodeOver(spec.name))
-    const body = { [dialect.idKey]: id, action, ...(dialect.sendsSeq ? { seq } : {}) }
     return pipe(
-      call('POST', '/step', body),
-      TE.chain((json) => check(spec.name, `POST ${base}/step`, dialect.decodeStep('POST /step', json, tally))),
+      stepRemote(remote)(id, action, seq),
       TE.map((result) => {
         seq += 1
         over = result.done
@@ -227,7 +251,7 @@ export const make = (options: Options, spec: Env.EnvSpec = specOf(options)): Env
     const envId = id
     id = undefined
     started = false
-    if (envId !== undefined) await call('POST', '/close', { [dialect.idKey]: envId })()
+    if (envId !== undefined) await remote.callWithStatus('POST', '/close', { [dialect.idKey]: envId })()
   }
 
   return { spec, reset, step, close }

@@ -155,6 +155,51 @@ interface Entry {
 const tokenizerOf = (record: ModelRecord): Tokenizer.Tokenizer =>
   record.tokenizer.kind === 'mtrl-word' ? WordTokenizer.fromWords(record.tokenizer.words) : HfTokenizer.fromJson(record.tokenizer.json, record.tokenizer.config)
 
+/** A model record and its tokenizer, kept by model key: versions of one run share them. */
+type Records = Map<string, { readonly record: ModelRecord; readonly tokenizer: Tokenizer.Tokenizer }>
+
+/** The model record under `key` (and its tokenizer), read from Redis the first time only. */
+const readModel = async (
+  redis: Redis,
+  records: Records,
+  key: string
+): Promise<E.Either<QueueError.QueueError, { readonly record: ModelRecord; readonly tokenizer: Tokenizer.Tokenizer }>> => {
+  const known = records.get(key)
+  if (known !== undefined) return E.right(known)
+  const text = await redis.get(key)
+  if (text === null) return E.left(QueueError.policyMissing(key))
+  const decoded = Decode.decode(key, ModelRecord)(JSON.parse(text))
+  if (E.isLeft(decoded)) return E.left(QueueError.badMessage(key, Decode.formatError(decoded.left)))
+  const model = { record: decoded.right, tokenizer: tokenizerOf(decoded.right) }
+  records.set(key, model)
+  return E.right(model)
+}
+
+/** The weights under `key` (a safetensors file), as float32 host arrays by tensor name. */
+const readWeights = async (redis: Redis, key: string): Promise<E.Either<QueueError.QueueError, Parameters<typeof Policy.fromHost>[1]>> => {
+  const bytes = await redis.getBuffer(key)
+  if (bytes === null) return E.left(QueueError.policyMissing(key))
+  const file = Safetensors.decode(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength))
+  if (E.isLeft(file)) return E.left(QueueError.badMessage(key, file.left))
+  return E.right(new Map([...file.right.tensors].map(([name, entry]) => [name, { shape: entry.shape, data: Safetensors.toFloat32(entry) }])))
+}
+
+/** Lends a held entry; `release` (once, later calls do nothing) drops the hold and sweeps. */
+const lend = (held: Entry, sweep: () => void): Loaded => {
+  let released = false
+  return {
+    policy: held.policy,
+    tokenizer: held.tokenizer,
+    template: held.template,
+    release: () => {
+      if (released) return
+      released = true
+      held.holders -= 1
+      sweep()
+    }
+  }
+}
+
 /**
  * A version cache reading from `redis`.
  *
@@ -162,7 +207,7 @@ const tokenizerOf = (record: ModelRecord): Tokenizer.Tokenizer =>
  * @since 0.1.0
  */
 export const cache = (redis: Redis): Cache => {
-  const records = new Map<string, { readonly record: ModelRecord; readonly tokenizer: Tokenizer.Tokenizer }>()
+  const records: Records = new Map()
   const entries = new Map<string, Entry | Promise<E.Either<QueueError.QueueError, Entry>>>()
   const loaded: string[] = []
   let latest = ''
@@ -177,22 +222,12 @@ export const cache = (redis: Redis): Cache => {
 
   const load = async (ref: PolicyRef): Promise<E.Either<QueueError.QueueError, Entry>> => {
     try {
-      let model = records.get(ref.model)
-      if (model === undefined) {
-        const text = await redis.get(ref.model)
-        if (text === null) return E.left(QueueError.policyMissing(ref.model))
-        const decoded = Decode.decode(ref.model, ModelRecord)(JSON.parse(text))
-        if (E.isLeft(decoded)) return E.left(QueueError.badMessage(ref.model, Decode.formatError(decoded.left)))
-        model = { record: decoded.right, tokenizer: tokenizerOf(decoded.right) }
-        records.set(ref.model, model)
-      }
-      const bytes = await redis.getBuffer(ref.weights)
-      if (bytes === null) return E.left(QueueError.policyMissing(ref.weights))
-      const file = Safetensors.decode(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength))
-      if (E.isLeft(file)) return E.left(QueueError.badMessage(ref.weights, file.left))
-      const weights = new Map([...file.right.tensors].map(([name, entry]) => [name, { shape: entry.shape, data: Safetensors.toFloat32(entry) }]))
-      const { record, tokenizer } = model
-      const policy = Policy.fromHost(record.config, weights, { tokenizer, ...(record.lora === null ? {} : { lora: record.lora }) })
+      const model = await readModel(redis, records, ref.model)
+      if (E.isLeft(model)) return model
+      const weights = await readWeights(redis, ref.weights)
+      if (E.isLeft(weights)) return weights
+      const { record, tokenizer } = model.right
+      const policy = Policy.fromHost(record.config, weights.right, { tokenizer, ...(record.lora === null ? {} : { lora: record.lora }) })
       loaded.push(ref.weights)
       return E.right({ policy, tokenizer, template: ChatTemplate.make(tokenizer), holders: 0 })
     } catch (e) {
@@ -223,18 +258,7 @@ export const cache = (redis: Redis): Cache => {
       held.holders += 1
       latest = ref.weights
       sweep()
-      let released = false
-      return E.right({
-        policy: held.policy,
-        tokenizer: held.tokenizer,
-        template: held.template,
-        release: () => {
-          if (released) return
-          released = true
-          held.holders -= 1
-          sweep()
-        }
-      })
+      return E.right(lend(held, sweep))
     }
 
   return {

@@ -12,7 +12,7 @@
  */
 import type { EnvError } from '@mtrl/core'
 import type { Policy } from '@mtrl/policy'
-import { Rollout, RolloutMetrics } from '@mtrl/rollout'
+import { Rollout } from '@mtrl/rollout'
 import { Job as BullJob, Queue } from 'bullmq'
 import * as E from 'fp-ts/lib/Either.js'
 import type { Task } from 'fp-ts/lib/Task.js'
@@ -21,6 +21,8 @@ import type { Redis } from 'ioredis'
 import { randomUUID } from 'node:crypto'
 import { connect, defaults, within } from './internal/connection.js'
 import { collect } from './internal/collect.js'
+import * as Jobs from './internal/jobs.js'
+import { merge } from './internal/merge.js'
 import * as PolicyStore from './PolicyStore.js'
 import * as QueueError from './QueueError.js'
 import type * as Wire from './Wire.js'
@@ -105,6 +107,82 @@ export interface Runner {
 
 const reason = (e: unknown): string => (e instanceof Error ? e.message : String(e))
 
+/** What a connected runner holds: its queue on Redis, its id and its count of calls. */
+interface Connected {
+  readonly options: Options
+  readonly redis: Redis
+  readonly queue: Queue
+  readonly queueName: string
+  /** Prefixes the ids of this runner's policy versions and jobs. */
+  readonly runId: string
+  /** The number of this call; counts up from 0. */
+  readonly nextCall: () => number
+  readonly publish: (policy: Policy.Policy, version: string) => TE.TaskEither<QueueError.QueueError, Wire.PolicyRef>
+  readonly workers: () => TE.TaskEither<QueueError.QueueError, number>
+}
+
+/** The live workers on the queue, within 5 s; `RedisUnavailable` otherwise. */
+const countWorkers = (queue: Queue, url: string) => (): TE.TaskEither<QueueError.QueueError, number> => async () => {
+  try {
+    return E.right(await within(queue.getWorkersCount(), 5_000, 'no answer within 5 s'))
+  } catch (e) {
+    return E.left(QueueError.redisUnavailable(url, reason(e)))
+  }
+}
+
+/** Adds the jobs to the queue; `RedisUnavailable` when Redis refuses them. */
+const enqueue = async ({ queue, options }: Connected, jobs: ReadonlyArray<Jobs.PendingJob>): Promise<E.Either<QueueError.QueueError, void>> => {
+  try {
+    return E.right(await Jobs.enqueue(queue, jobs, options.attempts ?? 3))
+  } catch (e) {
+    return E.left(QueueError.redisUnavailable(options.url, reason(e)))
+  }
+}
+
+/** Waits for the jobs' results, then removes the jobs and retires the policy version (best effort: neither is needed any more). */
+const collectAndClean = async (
+  { queue, queueName, options, redis }: Connected,
+  jobs: ReadonlyArray<Jobs.PendingJob>,
+  policy: Wire.PolicyRef
+): ReturnType<typeof collect> => {
+  const collected = await collect({
+    ids: jobs.map((j) => j.id),
+    lookup: (id) => BullJob.fromId(queue, id),
+    workers: async () => queue.getWorkersCount(),
+    pollMs: options.pollMs ?? 20,
+    noWorkerTimeoutMs: options.noWorkerTimeoutMs ?? 60_000,
+    queue: queueName,
+    url: options.url
+  })
+  await Promise.allSettled([...jobs.map(({ id }) => queue.remove(id)), PolicyStore.retire(redis)(policy)()])
+  return collected
+}
+
+/** `Runner.run`: publishes the policy, cuts the groups into jobs (split over the live workers unless `groupsPerJob`), plays and merges them. */
+const run =
+  (connected: Connected) =>
+  ({ env, rollout, policy, contextLength }: Episodes) =>
+  (input: Input): TE.TaskEither<QueueError.QueueError, Result> =>
+  async () => {
+    const started = performance.now()
+    const streams = Rollout.streamsOf(input)
+    const call = connected.nextCall()
+    const alive = await connected.workers()()
+    if (E.isLeft(alive)) return alive
+    const groups = input.seeds.length
+    const perJob = Math.max(1, connected.options.groupsPerJob ?? Math.ceil(groups / Math.max(1, alive.right)))
+    const idPrefix = `${connected.runId}-${call}`
+    const published = await connected.publish(policy, idPrefix)()
+    if (E.isLeft(published)) return published
+    const { seeds, groupSize } = input
+    const jobs = Jobs.cut({ idPrefix, policy: published.right, env, rollout, contextLength, seeds, groupSize, streams }, perJob)
+    const enqueued = await enqueue(connected, jobs)
+    if (E.isLeft(enqueued)) return enqueued
+    const collected = await collectAndClean(connected, jobs, published.right)
+    if (E.isLeft(collected)) return collected
+    return merge(collected.right, { firstSlot: streams.firstSlot, slots: groups * groupSize }, started)
+  }
+
 /**
  * Connects to Redis (a PING must answer) and returns a runner.
  *
@@ -132,99 +210,10 @@ export const make =
     const runId = randomUUID().slice(0, 8)
     const publish = PolicyStore.publish({ prefix })(redis)
     let calls = 0
-
-    const workers = (): TE.TaskEither<QueueError.QueueError, number> => async () => {
-      try {
-        return E.right(await within(queue.getWorkersCount(), 5_000, 'no answer within 5 s'))
-      } catch (e) {
-        return E.left(QueueError.redisUnavailable(options.url, reason(e)))
-      }
-    }
-
-    const run =
-      ({ env, rollout, policy, contextLength }: Episodes) =>
-      (input: Input): TE.TaskEither<QueueError.QueueError, Result> =>
-      async () => {
-        const started = performance.now()
-        const streams = Rollout.streamsOf(input)
-        const call = calls++
-        const alive = await workers()()
-        if (E.isLeft(alive)) return alive
-        const groups = input.seeds.length
-        const perJob = Math.max(1, options.groupsPerJob ?? Math.ceil(groups / Math.max(1, alive.right)))
-        const published = await publish(policy, `${runId}-${call}`)()
-        if (E.isLeft(published)) return published
-        const jobs: Array<{ readonly id: string; readonly data: Wire.Job }> = []
-        for (let g = 0; g < groups; g += perJob) {
-          const seeds = input.seeds.slice(g, g + perJob)
-          jobs.push({
-            id: `${runId}-${call}-${jobs.length}`,
-            data: {
-              version: 1,
-              policy: published.right,
-              env,
-              rollout,
-              contextLength,
-              groupSize: input.groupSize,
-              seeds,
-              firstSlot: streams.firstSlot + g * input.groupSize,
-              key: streams.key
-            }
-          })
-        }
-        const attempts = options.attempts ?? 3
-        try {
-          await queue.addBulk(
-            jobs.map(({ id, data }) => ({
-              name: 'episodes',
-              data,
-              opts: { jobId: id, attempts, backoff: { type: 'fixed', delay: 100 }, removeOnComplete: false, removeOnFail: false }
-            }))
-          )
-        } catch (e) {
-          return E.left(QueueError.redisUnavailable(options.url, reason(e)))
-        }
-        const collected = await collect({
-          ids: jobs.map((j) => j.id),
-          lookup: (id) => BullJob.fromId(queue, id),
-          workers: async () => queue.getWorkersCount(),
-          pollMs: options.pollMs ?? 20,
-          noWorkerTimeoutMs: options.noWorkerTimeoutMs ?? 60_000,
-          queue: queueName,
-          url: options.url
-        })
-        // Best effort: the jobs and this version's weights are no longer needed.
-        await Promise.allSettled([...jobs.map(({ id }) => queue.remove(id)), PolicyStore.retire(redis)(published.right)()])
-        if (E.isLeft(collected)) return collected
-        const episodes = collected.right.flatMap((r) => r.result.episodes)
-        const slots = groups * input.groupSize
-        const seen = new Set(episodes.filter((e) => e.index === 0).map((e) => e.slot))
-        if (seen.size !== slots || episodes.some((e) => e.slot < streams.firstSlot || e.slot >= streams.firstSlot + slots))
-          return E.left(
-            QueueError.badMessage('the results', `expected the first episode of each of slots ${streams.firstSlot}..${streams.firstSlot + slots - 1} once`)
-          )
-        const ordered = episodes.map((e) => ({ ...e, slot: e.slot - streams.firstSlot })).sort((a, b) => a.slot - b.slot || a.index - b.index)
-        const sum = (f: (c: Wire.JobResult['counters']) => number): number => collected.right.reduce((n, r) => n + f(r.result.counters), 0)
-        const metrics = RolloutMetrics.summarize(
-          ordered.map((e) => e.trajectory),
-          {
-            generatedTokens: sum((c) => c.generatedTokens),
-            contextTokens: sum((c) => c.contextTokens),
-            cutOff: sum((c) => c.cutOff),
-            hackingPairs: sum((c) => c.hackingPairs),
-            pairs: sum((c) => c.pairs),
-            seconds: (performance.now() - started) / 1000
-          }
-        )
-        return E.right({
-          episodes: ordered,
-          metrics,
-          jobs: collected.right.map((r) => ({ id: r.id, worker: r.result.worker, attempts: r.attempts, episodes: r.result.episodes.length }))
-        })
-      }
-
+    const nextCall = (): number => calls++
+    const workers = countWorkers(queue, options.url)
     return E.right({
-      run,
+      run: run({ options, redis, queue, queueName, runId, nextCall, publish, workers }),
       workers,
       close: () => async () => {
         await queue.close().catch(() => undefined)

@@ -11,19 +11,18 @@
  *
  * @since 0.1.0
  */
-import { Decode, type Env, type EnvError } from '@mtrl/core'
-import { Sampler } from '@mtrl/policy'
-import { Rollout, RolloutMetrics } from '@mtrl/rollout'
-import { UnrecoverableError, Worker as BullWorker, type Job } from 'bullmq'
+import type { Env } from '@mtrl/core'
+import { Worker as BullWorker } from 'bullmq'
 import * as E from 'fp-ts/lib/Either.js'
 import type { Task } from 'fp-ts/lib/Task.js'
 import type * as TE from 'fp-ts/lib/TaskEither.js'
 import { Redis } from 'ioredis'
 import { hostname } from 'node:os'
 import { connect, defaults } from './internal/connection.js'
+import * as Play from './internal/play.js'
+import type { EnvPool } from './internal/play.js'
 import * as PolicyStore from './PolicyStore.js'
 import * as QueueError from './QueueError.js'
-import * as Wire from './Wire.js'
 
 /**
  * Builds environments from a job's env spec (the JSON its producer sent): a factory, or why not.
@@ -111,19 +110,8 @@ export interface RunningWorker {
   readonly close: () => Task<void>
 }
 
-/** Each call yields to the event loop first, so the job's lock is renewed between turns. */
-const yielding = (env: Env.Env): Env.Env => {
-  const tick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve))
-  return {
-    spec: env.spec,
-    reset: (seed) => async () => (await tick(), env.reset(seed)()),
-    step: (action) => async () => (await tick(), env.step(action)()),
-    close: env.close
-  }
-}
-
 /** Environments per spec, kept between jobs (one per episode slot in use). */
-const envPool = (resolve: EnvResolver) => {
+const envPool = (resolve: EnvResolver): EnvPool => {
   const idle = new Map<string, Env.Env[]>()
   return {
     take: (spec: unknown, n: number): E.Either<string, Env.Env[]> => {
@@ -141,20 +129,6 @@ const envPool = (resolve: EnvResolver) => {
       await Promise.all([...idle.values()].flat().map((env) => env.close()()))
       idle.clear()
     }
-  }
-}
-
-/** The rollout counters of a result (exact: the rates are ratios of integers it knows). */
-const countersOf = (result: Rollout.Result): RolloutMetrics.Counters => {
-  const m = result.metrics
-  const pairs = result.episodes.reduce((n, e) => n + Math.max(0, e.trajectory.turns.length - 1), 0)
-  return {
-    generatedTokens: m.generatedTokens,
-    contextTokens: m.contextTokens,
-    cutOff: Math.round(m.cutOffRate * m.turns),
-    hackingPairs: Math.round(m.actionHackingRate * pairs),
-    pairs,
-    seconds: m.seconds
   }
 }
 
@@ -185,56 +159,15 @@ export const start =
     const envs = envPool(options.envs)
     let finished = 0
 
-    const play = async (job: Job): Promise<unknown> => {
-      const id = job.id ?? '?'
-      const decoded = Decode.decode(`job ${id}`, Wire.Job)(job.data)
-      if (E.isLeft(decoded)) throw new UnrecoverableError(QueueError.message(QueueError.badMessage(`job ${id}`, Decode.formatError(decoded.left))))
-      const data = decoded.right
-      const slots = data.seeds.length * data.groupSize
-      report({ _tag: 'Started', job: id, attempt: job.attemptsMade + 1, episodes: slots })
-      const loaded = await policies.get(data.policy)()
-      if (E.isLeft(loaded)) {
-        const reason = QueueError.message(loaded.left)
-        throw loaded.left._tag === 'RedisUnavailable' ? new Error(reason) : new UnrecoverableError(reason)
-      }
-      const taken = envs.take(data.env, slots)
-      if (E.isLeft(taken)) {
-        loaded.right.release()
-        throw new UnrecoverableError(`job ${id}: the environment spec cannot be built here: ${taken.left}`)
-      }
-      const session = Sampler.make(loaded.right.policy, { slots, maxLen: data.contextLength })
-      try {
-        const generator = { session, template: loaded.right.template, tokenizer: loaded.right.tokenizer, contextLength: data.contextLength }
-        const played = await Rollout.run(data.rollout)(generator)({
-          envs: taken.right.map(yielding),
-          seeds: data.seeds,
-          groupSize: data.groupSize,
-          streams: { key: data.key, firstSlot: data.firstSlot }
-        })()
-        if (E.isLeft(played)) throw new Error(JSON.stringify({ _tag: 'EnvFailed', error: played.left satisfies EnvError.EnvError }))
-        const result: Wire.JobResult = {
-          episodes: played.right.episodes.map((e) => ({ ...e, slot: e.slot + data.firstSlot })),
-          counters: countersOf(played.right),
-          worker: name
-        }
+    const play = Play.play({
+      name,
+      report,
+      policies,
+      envs,
+      onFinished: () => {
         finished += 1
-        report({
-          _tag: 'Finished',
-          job: id,
-          episodes: result.episodes.length,
-          seconds: played.right.metrics.seconds,
-          tokensPerSecond: played.right.metrics.tokensPerSecond
-        })
-        return Wire.JobResult.encode(result)
-      } catch (e) {
-        report({ _tag: 'Failed', job: id, reason: e instanceof Error ? e.message : String(e) })
-        throw e
-      } finally {
-        session.dispose()
-        loaded.right.release()
-        envs.give(data.env, taken.right)
       }
-    }
+    })
 
     const worker = new BullWorker(queue, play, {
       connection: { url: options.url, maxRetriesPerRequest: null },
