@@ -163,7 +163,7 @@ export const correct =
     }
     const mean = (x: number): number => (n === 0 ? Number.NaN : x / n)
     return {
-      weights: settings.mode === 'off' ? weights.fill(1) : weights,
+      weights,
       mismatch: { meanAbsLogRatio: mean(abs), kl: mean(kl), maxRatio: max, correctedFraction: mean(corrected) }
     }
   }

@@ -42,13 +42,14 @@ export const score = (trainer: Trainer, batch: Batch.Batch, explored: Float32Arr
   const temperature = config.rollout.temperature
   const exact = config.rollout.topK === undefined && config.rollout.topP === undefined && explored === undefined && config.importanceSampling.mode === 'off'
   const oldLogprobs = exact ? batch.samplerLogprobs : forward.logprobs(setup.policy, batch, temperature)
-  const sampled = batch.actionMask.map((m, i) => (m === 1 && explored?.[i] !== 1 ? 1 : 0))
+  // the sampled action tokens (not explored moves), where the sampler's distance is measured
+  const sampled = (): Float32Array => batch.actionMask.map((m, i) => (m === 1 && explored?.[i] !== 1 ? 1 : 0))
   const correction = exact
     ? undefined
     : ImportanceSampling.correct(config.importanceSampling)({
         rows: batch.batch,
         time: batch.time,
-        sampled,
+        sampled: sampled(),
         trainerLogprobs: oldLogprobs,
         samplerLogprobs: batch.samplerLogprobs
       })
