@@ -52,6 +52,13 @@ describe('mtrl CLI', () => {
     expect(stdout.includes('npm run setup:tensorflow')).toBe(missing)
   })
 
+  it('info with the automatic choice probes the accelerators without failing', () => {
+    const { code, stdout, stderr } = mtrl(['info', '--json'], { MTRL_BACKEND: 'auto' })
+    expect(stderr).not.toMatch(/not found in registry/)
+    expect(code).toBe(0)
+    expect(['tensorflow', 'wasm', 'cpu']).toContain(JSON.parse(stdout).backend.name)
+  })
+
   it('honours MTRL_BACKEND', () => {
     const { code, stdout } = mtrl(['info', '--json'], { MTRL_BACKEND: 'wasm' })
     expect(code).toBe(0)

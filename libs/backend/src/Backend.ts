@@ -118,14 +118,15 @@ export const availability = (): Availability => {
   // Loading a tfjs-node binding makes `tensorflow` the active backend as a side effect: the
   // backend active before the probe is made active again (an initialised backend is switched to
   // at once), so that probing never changes what computes.
-  const engine = tf.engine() as unknown as { readonly backendName: string | null }
+  // Before any backend is chosen the engine's name is unset (undefined, not null): nothing to restore.
+  const engine = tf.engine() as unknown as { readonly backendName: string | null | undefined }
   const active = engine.backendName
   const probed: Availability = {
     '@tensorflow/tfjs-node-gpu': probeModule('@tensorflow/tfjs-node-gpu', true),
     '@tensorflow/tfjs-node': probeModule('@tensorflow/tfjs-node', true),
     '@tensorflow/tfjs-backend-wasm': probeModule('@tensorflow/tfjs-backend-wasm', false)
   }
-  if (active !== null && engine.backendName !== active) void tf.setBackend(active)
+  if (active != null && engine.backendName !== active) void tf.setBackend(active)
   return probed
 }
 
