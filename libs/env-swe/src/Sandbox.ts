@@ -20,14 +20,12 @@
  *
  * @since 0.1.0
  */
-import { spawn, spawnSync } from 'node:child_process'
 import { randomInt } from 'node:crypto'
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import * as path from 'node:path'
-import type { Readable } from 'node:stream'
-import * as TE from 'fp-ts/lib/TaskEither.js'
+import * as E from 'fp-ts/lib/Either.js'
+import type * as TE from 'fp-ts/lib/TaskEither.js'
 import * as t from 'io-ts'
+import { supervise } from './internal/child.js'
+import * as GuardSupport from './internal/guardSupport.js'
 import * as Jail from './internal/jail.js'
 
 /**
@@ -91,14 +89,6 @@ export interface Probe {
   readonly userNamespace: boolean
 }
 
-const which = (name: string): string | undefined =>
-  ['/usr/bin', '/bin', '/usr/sbin', '/sbin', '/usr/local/bin'].map((d) => `${d}/${name}`).find((p) => existsSync(p))
-
-const works = (cmd: string, args: ReadonlyArray<string>): boolean => {
-  const r = spawnSync(cmd, args, { stdio: 'ignore', timeout: 5000 })
-  return r.status === 0
-}
-
 let cached: Probe | undefined
 
 /**
@@ -109,71 +99,10 @@ let cached: Probe | undefined
  */
 export const probe = (): Probe => {
   if (cached !== undefined) return cached
-  const tools = {
-    unshare: which('unshare'),
-    prlimit: which('prlimit'),
-    setpriv: which('setpriv'),
-    timeout: which('timeout'),
-    mount: which('mount'),
-    pivotRoot: which('pivot_root')
-  }
-  const missing: Array<{ guard: Guard; reason: string }> = []
-  const root = process.getuid?.() === 0
-  const [major, minor] = process.versions.node.split('.').map(Number) as [number, number]
-  if (major < 20 || (major === 20 && minor < 0))
-    missing.push({ guard: 'permission', reason: `Node ${process.versions.node} has no permission model (needs >= 20)` })
-  let userNamespace = false
-  const nsArgs = ['--net', '--pid', '--fork', '--kill-child', '--', '/bin/true']
-  if (tools.unshare === undefined) {
-    for (const guard of ['network', 'pidNamespace', 'mountNamespace'] as const) missing.push({ guard, reason: 'util-linux `unshare` not found' })
-  } else if (!(root && works(tools.unshare, nsArgs))) {
-    if (works(tools.unshare, ['--user', '--map-root-user', ...nsArgs])) userNamespace = true
-    else {
-      const reason = '`unshare --net --pid` failed (needs root/CAP_SYS_ADMIN or unprivileged user namespaces)'
-      for (const guard of ['network', 'pidNamespace', 'mountNamespace'] as const) missing.push({ guard, reason })
-    }
-  }
-  if (tools.unshare !== undefined && !missing.some((m) => m.guard === 'mountNamespace')) {
-    const reason = jailFails(tools, userNamespace)
-    if (reason !== undefined) missing.push({ guard: 'mountNamespace', reason })
-  }
-  if (tools.prlimit === undefined) missing.push({ guard: 'rlimits', reason: 'util-linux `prlimit` not found' })
-  if (tools.setpriv === undefined) missing.push({ guard: 'uid', reason: 'util-linux `setpriv` not found' })
-  else if (!root) missing.push({ guard: 'uid', reason: 'dropping to a fresh uid needs root' })
-  if (tools.timeout === undefined) missing.push({ guard: 'timeout', reason: 'coreutils `timeout` not found (the host-side kill still applies)' })
+  const { missing, tools, userNamespace } = GuardSupport.detect()
   const hardMissing = new Set(missing.filter((m) => m.guard !== 'timeout').map((m) => m.guard))
   cached = { available: allGuards.filter((g) => !hardMissing.has(g)), missing, tools, userNamespace }
   return cached
-}
-
-/** Why the mount-namespace jail does not work here (`undefined` when it does): one real setup, running `/bin/true`. */
-const jailFails = (tools: Probe['tools'], userNamespace: boolean): string | undefined => {
-  if (tools.mount === undefined || tools.pivotRoot === undefined || !existsSync('/bin/sh')) return 'util-linux `mount`/`pivot_root` or `/bin/sh` not found'
-  let dir: string | undefined
-  let table: { readonly remove: () => void } | undefined
-  try {
-    const mount = Jail.mountPoint()
-    dir = mkdtempSync(path.join(tmpdir(), 'mtrl-swe-probe-'))
-    const t = Jail.writeFstab(mount, dir, [])
-    table = t
-    const args = [
-      ...(userNamespace ? ['--user', '--map-root-user'] : []),
-      '--mount',
-      '--pid',
-      '--fork',
-      '--kill-child',
-      '--',
-      ...Jail.wrap(mount, t.file, dir),
-      '/bin/true'
-    ]
-    const r = spawnSync(tools.unshare!, args, { stdio: ['ignore', 'ignore', 'pipe'], timeout: 5000, encoding: 'utf8', env: { PATH: '/usr/bin:/bin' } })
-    return r.status === 0 ? undefined : `\`unshare --mount\` with a private root failed: ${(r.stderr ?? '').trim().split('\n')[0] || `exit ${r.status}`}`
-  } catch (e) {
-    return `\`unshare --mount\` with a private root failed: ${String(e)}`
-  } finally {
-    table?.remove()
-    if (dir !== undefined) rmSync(dir, { recursive: true, force: true })
-  }
 }
 
 /**
@@ -315,8 +244,6 @@ export const commandLine = (
  */
 export const heapMb = (limits: Limits): number => Math.max(32, Math.min(512, Math.floor(limits.memoryMb / 4)))
 
-const childEnv = (dir: string): NodeJS.ProcessEnv => ({ PATH: '/usr/bin:/bin', HOME: dir, TMPDIR: dir, LANG: 'C.UTF-8', NODE_ENV: 'test' })
-
 /**
  * Runs the script under the requested guards. Never rejects once started: a killed run is a
  * `RunResult` with `timedOut` or `outputExceeded` set.
@@ -326,124 +253,21 @@ const childEnv = (dir: string): NodeJS.ProcessEnv => ({ PATH: '/usr/bin:/bin', H
  */
 export const run =
   (options: RunOptions): TE.TaskEither<SandboxError, RunResult> =>
-  () =>
-    new Promise((resolve) => {
-      const p = probe()
-      const wanted = options.guards ?? p.available
-      const unavailable = wanted.filter((g) => !p.available.includes(g))
-      if (unavailable.length > 0) {
-        resolve({ _tag: 'Left', left: { _tag: 'GuardUnavailable', guards: unavailable, reason: describeProbe(p) } })
-        return
-      }
-      const guards = new Set(wanted)
-      const uid = guards.has('uid') ? freshUid() : undefined
-      const mount = Jail.mountPoint()
-      let table: { readonly file: string; readonly remove: () => void } | undefined
-      try {
-        options.prepare?.(uid)
-        if (guards.has('mountNamespace')) table = Jail.writeFstab(mount, options.writeDir, options.readPaths)
-      } catch (e) {
-        resolve({ _tag: 'Left', left: { _tag: 'SpawnFailed', reason: `prepare: ${String(e)}` } })
-        return
-      }
-      const [cmd, ...args] = commandLine(options, guards, uid, p, { mount, fstab: table?.file ?? '' })
-      const started = Date.now()
-      const stdio: Array<'ignore' | 'pipe'> = [
-        options.input === undefined ? 'ignore' : 'pipe',
-        'pipe',
-        'pipe',
-        ...(options.channel === true ? ['pipe' as const] : [])
-      ]
-      let child: ReturnType<typeof spawn>
-      try {
-        child = spawn(cmd!, args, { cwd: options.writeDir, env: childEnv(options.writeDir), detached: true, stdio })
-      } catch (e) {
-        table?.remove()
-        resolve({ _tag: 'Left', left: { _tag: 'SpawnFailed', reason: String(e) } })
-        return
-      }
-      const out: Buffer[] = []
-      const err: Buffer[] = []
-      const chan: Buffer[] = []
-      let chanBytes = 0
-      const channel = child.stdio[3] as Readable | null | undefined
-      channel?.on('data', (chunk: Buffer) => {
-        const room = options.limits.maxOutputBytes - chanBytes
-        if (room <= 0) return
-        chan.push(chunk.subarray(0, room))
-        chanBytes += Math.min(room, chunk.length)
-      })
-      channel?.on('error', () => undefined)
-      if (options.input !== undefined && child.stdin !== null) {
-        // A run that dies before reading its input closes the pipe: EPIPE is not our error.
-        child.stdin.on('error', () => undefined)
-        child.stdin.end(options.input)
-      }
-      let bytes = 0
-      let timedOut = false
-      let outputExceeded = false
-      let settled = false
-      const killGroup = (): void => {
-        try {
-          if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL')
-        } catch {
-          // already gone
-        }
-      }
-      const timer = setTimeout(() => {
-        timedOut = true
-        killGroup()
-      }, options.limits.timeoutMs)
-      const collect = (into: Buffer[]) => (chunk: Buffer) => {
-        if (outputExceeded) return
-        const room = options.limits.maxOutputBytes - bytes
-        if (chunk.length > room) {
-          into.push(chunk.subarray(0, Math.max(0, room)))
-          bytes = options.limits.maxOutputBytes
-          outputExceeded = true
-          if (guards.has('outputCap')) killGroup()
-          return
-        }
-        into.push(chunk)
-        bytes += chunk.length
-      }
-      child.stdout?.on('data', collect(out))
-      child.stderr?.on('data', collect(err))
-      child.on('error', (e) => {
-        if (settled) return
-        settled = true
-        clearTimeout(timer)
-        table?.remove()
-        resolve({ _tag: 'Left', left: { _tag: 'SpawnFailed', reason: e.message } })
-      })
-      // A process that escaped the group could hold the pipes open: once the child has exited,
-      // give the pipes a moment to drain, then close them ourselves.
-      child.on('exit', () => {
-        setTimeout(() => {
-          child.stdout?.destroy()
-          child.stderr?.destroy()
-          channel?.destroy()
-        }, 250).unref()
-      })
-      child.on('close', (code, signal) => {
-        if (settled) return
-        settled = true
-        clearTimeout(timer)
-        table?.remove()
-        killGroup()
-        resolve({
-          _tag: 'Right',
-          right: {
-            exitCode: code,
-            signal,
-            timedOut,
-            outputExceeded,
-            stdout: Buffer.concat(out).toString('utf8'),
-            stderr: Buffer.concat(err).toString('utf8'),
-            channel: Buffer.concat(chan).toString('utf8'),
-            ms: Date.now() - started,
-            guards: [...guards]
-          }
-        })
-      })
-    })
+  async () => {
+    const p = probe()
+    const wanted = options.guards ?? p.available
+    const unavailable = wanted.filter((g) => !p.available.includes(g))
+    if (unavailable.length > 0) return E.left({ _tag: 'GuardUnavailable', guards: unavailable, reason: describeProbe(p) })
+    const guards = new Set(wanted)
+    const uid = guards.has('uid') ? freshUid() : undefined
+    const mount = Jail.mountPoint()
+    let table: { readonly file: string; readonly remove: () => void } | undefined
+    try {
+      options.prepare?.(uid)
+      if (guards.has('mountNamespace')) table = Jail.writeFstab(mount, options.writeDir, options.readPaths)
+    } catch (e) {
+      return E.left({ _tag: 'SpawnFailed', reason: `prepare: ${String(e)}` })
+    }
+    const [cmd, ...args] = commandLine(options, guards, uid, p, { mount, fstab: table?.file ?? '' })
+    return supervise(options, guards, () => table?.remove())(cmd!, args)
+  }

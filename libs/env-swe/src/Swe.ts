@@ -20,11 +20,12 @@ import { pipe } from 'fp-ts/lib/function.js'
 import * as Action from './Action.js'
 import * as Corpus from './Corpus.js'
 import * as Expert from './Expert.js'
-import { notRunReport, selected, suiteReport, truncate } from './internal/render.js'
+import * as Episode from './internal/episode.js'
+import * as Measurement from './internal/measurement.js'
+import { briefing, finalReport, goal, truncate } from './internal/render.js'
 import * as Pool from './Pool.js'
 import * as Sandbox from './Sandbox.js'
 import * as Settings from './Settings.js'
-import * as Suite from './Suite.js'
 import * as Task from './Task.js'
 import * as Workspace from './Workspace.js'
 
@@ -97,9 +98,6 @@ export const describeSandbox = (r: Resources): string => {
     : `swe sandbox: UNSAFE, guards: 'unsafe-best-effort' runs WITHOUT ${list}; on: ${r.guards.join(', ')}`
 }
 
-/** A measurement of the suite: it ran (its reports may still be rejected), or it could not start. */
-type Measured = { readonly _tag: 'Ran'; readonly result: Suite.SuiteResult } | { readonly _tag: 'NotRun'; readonly reason: string }
-
 /** What one action did: its text, its reward, and whether it was valid. */
 interface Outcome {
   readonly text: string
@@ -107,16 +105,123 @@ interface Outcome {
   readonly valid: boolean
 }
 
-interface Episode {
-  readonly task: Task.Task
-  readonly ws: Workspace.Workspace
-  turn: number
-  done: boolean
-  /** Last known status of every expected test. */
-  readonly status: Map<string, boolean>
-  /** The value the dense reward has paid out so far. */
-  paid: number
+/** What the turns of one environment share: its name and settings, the resources, and how it measures, scores and cuts. */
+interface Context {
+  readonly name: string
+  readonly settings: Settings.Resolved
+  readonly resources: Resources
+  readonly cut: (text: string) => string
+  readonly measure: (e: Episode.Episode, action: string) => TE.TaskEither<EnvError.EnvError, Measurement.Measured>
+  readonly info: (e: Episode.Episode, valid: boolean, extra?: Record<string, unknown>) => Env.StepInfo
 }
+
+/** Ends the episode: restores the test files, runs the full suite and pays what is left of its value. */
+const finish = (
+  c: Context,
+  e: Episode.Episode,
+  action: string,
+  prefix: string,
+  valid: boolean,
+  truncated: boolean
+): TE.TaskEither<EnvError.EnvError, Env.StepResult> =>
+  pipe(
+    TE.fromIO(() => Workspace.restore(e.ws.repoDir, Corpus.testSources(e.task.project))),
+    TE.chain((unrestored) =>
+      pipe(
+        c.measure(e, action),
+        TE.map((m): Env.StepResult => {
+          const out = Measurement.record(e, m, undefined)
+          e.done = true
+          const k = Episode.known(e)
+          const v = Episode.value(c.settings.reward)(k)
+          const reward = c.settings.dense ? v - e.paid : v
+          e.paid = v
+          const text = finalReport({ prefix, truncated, unrestored, report: out.text })
+          const extra = { truncated, fraction: k.total === 0 ? 0 : k.passed / k.total }
+          return { observation: c.cut(text), reward, done: true, won: k.passed === k.total, info: c.info(e, valid && out.ran, extra) }
+        })
+      )
+    )
+  )
+
+/** `run_tests [NAME]`: measures, updates the selected tests' status, and with `dense` pays the change of value. */
+const runTests = (c: Context, e: Episode.Episode, filter: string | undefined, action: string): TE.TaskEither<EnvError.EnvError, Outcome> =>
+  pipe(
+    c.measure(e, action),
+    TE.map((m) => {
+      const out = Measurement.record(e, m, filter)
+      const v = Episode.value(c.settings.reward)(Episode.known(e))
+      const reward = c.settings.dense ? v - e.paid : 0
+      if (c.settings.dense) e.paid = v
+      return { text: out.text, reward, valid: out.ran }
+    })
+  )
+
+const fileOutcome = (x: E.Either<string, string>): TE.TaskEither<EnvError.EnvError, Outcome> =>
+  TE.right(E.isLeft(x) ? { text: `error: ${x.left}`, reward: 0, valid: false } : { text: x.right, reward: 0, valid: true })
+
+/** Does one parsed action (`submit` only answers: the caller ends the episode). */
+const act = (c: Context, e: Episode.Episode, a: Action.Action, action: string): TE.TaskEither<EnvError.EnvError, Outcome> => {
+  switch (a._tag) {
+    case 'Ls':
+      return fileOutcome(Workspace.ls(e.ws.repoDir, a.dir))
+    case 'Cat':
+      return fileOutcome(Workspace.cat(e.ws.repoDir, a.file, a.range))
+    case 'Grep':
+      return fileOutcome(Workspace.grep(e.ws.repoDir, a.pattern, a.dir))
+    case 'Edit':
+      return fileOutcome(Workspace.edit(e.ws.repoDir, a.edit))
+    case 'Submit':
+      return TE.right({ text: '', reward: 0, valid: true })
+    case 'RunTests':
+      return runTests(c, e, a.name, action)
+  }
+}
+
+/** One turn of a live episode: parses the action, does it, and at `submit` or the turn limit ends the episode. */
+const turn = (c: Context, e: Episode.Episode, action: string): TE.TaskEither<EnvError.EnvError, Env.StepResult> => {
+  e.turn++
+  const atLimit = e.turn >= c.settings.maxTurns
+  const parsed = Action.parse(action)
+  if (E.isLeft(parsed)) {
+    const text = `invalid action: ${parsed.left}\n\n${Action.usage}`
+    return atLimit
+      ? finish(c, e, action, text, false, true)
+      : TE.right({ observation: c.cut(text), reward: 0, done: false, won: false, info: c.info(e, false) })
+  }
+  if (parsed.right._tag === 'Submit') return finish(c, e, action, '', true, false)
+  return TE.chain((out: Outcome) =>
+    atLimit
+      ? TE.map((f: Env.StepResult) => ({ ...f, reward: f.reward + out.reward }))(finish(c, e, action, out.text, out.valid, true))
+      : TE.right({ observation: c.cut(out.text), reward: out.reward, done: false, won: false, info: c.info(e, out.valid, { action: parsed.right._tag }) })
+  )(act(c, e, parsed.right, action))
+}
+
+/** Starts an episode on the task of `seed` (unless a required guard is missing): its workspace and first observation. */
+const start =
+  (c: Context, seed: number): TE.TaskEither<EnvError.EnvError, { readonly episode: Episode.Episode; readonly observation: Env.Observation }> =>
+  async () => {
+    const { probe } = c.resources
+    const missing = missingGuards(probe)
+    if ((c.settings.guards === 'require' || c.resources.settings.guards === 'require') && missing.length > 0) {
+      return E.left(EnvError.resetFailed(c.name, seed, `${Sandbox.describeProbe(probe)} (guards: 'require'; 'unsafe-best-effort' runs without them)`))
+    }
+    const task = await c.resources.generator.generate(seed, c.settings.tier)()
+    if (E.isLeft(task)) return E.left(EnvError.resetFailed(c.name, seed, task.left))
+    const t = task.right
+    let ws: Workspace.Workspace
+    try {
+      ws = Workspace.make(t.files)
+    } catch (err) {
+      return E.left(EnvError.resetFailed(c.name, seed, `workspace: ${String(err)}`))
+    }
+    const episode = Episode.begin(t, ws)
+    const sandbox = missing.length === 0 ? 'all guards on' : `UNSAFE: ${Sandbox.describeProbe(probe)}`
+    return E.right({
+      episode,
+      observation: { goal: goal(t), text: c.cut(briefing(t)), info: c.info(episode, true, { tier: t.tier, project: t.project.name, sandbox }) }
+    })
+  }
 
 /**
  * A fresh environment using shared resources (or its own, when none are given). With shared
@@ -137,98 +242,9 @@ export const make = (settings: Settings.Settings, shared?: Resources): SweEnv =>
   const s = shared === undefined ? r.settings : Settings.resolve(settings)
   const spec = Settings.spec(s)
   const name = spec.name
-  const limits = Settings.limits(s)
-  const cut = truncate(s.outputChars)
-  let ep: Episode | undefined
-
-  const value = (passed: number, total: number): number => (s.reward === 'binary' ? (passed === total ? 1 : 0) : total === 0 ? 0 : passed / total)
-  const known = (e: Episode): { passed: number; total: number } => ({ passed: [...e.status.values()].filter(Boolean).length, total: e.status.size })
-  const info = (e: Episode, valid: boolean, extra: Record<string, unknown> = {}) => {
-    const k = known(e)
-    return { valid, score: value(k.passed, k.total), maxScore: 1, extra: { ...k, turn: e.turn, task: e.task.id, ...extra } }
-  }
-
-  /** One full run of the original tests; a run that cannot start counts every test as failed. */
-  const measure =
-    (e: Episode, action: string): TE.TaskEither<EnvError.EnvError, Measured> =>
-    async () => {
-      let res: E.Either<Sandbox.SandboxError, Suite.SuiteResult>
-      try {
-        res = await r.pool.run(Suite.run({ limits, guards: r.guards })(e.ws, Corpus.testSources(e.task.project)))()
-      } catch (err) {
-        return E.right({ _tag: 'NotRun', reason: String(err) })
-      }
-      if (E.isRight(res)) return E.right({ _tag: 'Ran', result: res.right })
-      switch (res.left._tag) {
-        case 'GuardUnavailable':
-          // The machine or the configuration, never an action: reset refuses to start first.
-          return E.left(EnvError.stepFailed(name, action, Sandbox.errorMessage(res.left)))
-        case 'SpawnFailed':
-          return E.right({ _tag: 'NotRun', reason: Sandbox.errorMessage(res.left) })
-      }
-    }
-
-  /** Updates the status of the selected tests from a measurement; returns its text and whether it ran. */
-  const record = (e: Episode, m: Measured, filter: string | undefined): { readonly text: string; readonly ran: boolean } => {
-    const outcomes = m._tag === 'Ran' ? m.result.outcomes : []
-    const { failing } = Suite.score(e.task.expected, outcomes)
-    for (const n of selected(e.task.expected, filter)) e.status.set(n, !failing.includes(n))
-    return m._tag === 'Ran'
-      ? { text: suiteReport(m.result, e.task.expected, filter), ran: true }
-      : { text: notRunReport(m.reason, e.task.expected, filter), ran: false }
-  }
-
-  const finish = (e: Episode, action: string, prefix: string, valid: boolean, truncated: boolean): TE.TaskEither<EnvError.EnvError, Env.StepResult> =>
-    pipe(
-      TE.fromIO(() => Workspace.restore(e.ws.repoDir, Corpus.testSources(e.task.project))),
-      TE.chain((unrestored) =>
-        pipe(
-          measure(e, action),
-          TE.map((m): Env.StepResult => {
-            const out = record(e, m, undefined)
-            e.done = true
-            const k = known(e)
-            const v = value(k.passed, k.total)
-            const reward = s.dense ? v - e.paid : v
-            e.paid = v
-            const restored =
-              unrestored.length === 0 ? 'test files restored' : `test files restored, except: ${unrestored.join('; ')}; the original sources ran all the same`
-            const text = `${prefix}${prefix === '' ? '' : '\n\n'}${truncated ? 'Turn limit reached.' : 'Submitted.'} Final test run (${restored}):\n${out.text}`
-            const extra = { truncated, fraction: k.total === 0 ? 0 : k.passed / k.total }
-            return { observation: cut(text), reward, done: true, won: k.passed === k.total, info: info(e, valid && out.ran, extra) }
-          })
-        )
-      )
-    )
-
-  const act = (e: Episode, a: Action.Action, action: string): TE.TaskEither<EnvError.EnvError, Outcome> => {
-    const file = (x: E.Either<string, string>): TE.TaskEither<EnvError.EnvError, Outcome> =>
-      TE.right(E.isLeft(x) ? { text: `error: ${x.left}`, reward: 0, valid: false } : { text: x.right, reward: 0, valid: true })
-    switch (a._tag) {
-      case 'Ls':
-        return file(Workspace.ls(e.ws.repoDir, a.dir))
-      case 'Cat':
-        return file(Workspace.cat(e.ws.repoDir, a.file, a.range))
-      case 'Grep':
-        return file(Workspace.grep(e.ws.repoDir, a.pattern, a.dir))
-      case 'Edit':
-        return file(Workspace.edit(e.ws.repoDir, a.edit))
-      case 'Submit':
-        return TE.right({ text: '', reward: 0, valid: true })
-      case 'RunTests':
-        return pipe(
-          measure(e, action),
-          TE.map((m) => {
-            const out = record(e, m, a.name)
-            const k = known(e)
-            const v = value(k.passed, k.total)
-            const reward = s.dense ? v - e.paid : 0
-            if (s.dense) e.paid = v
-            return { text: out.text, reward, valid: out.ran }
-          })
-        )
-    }
-  }
+  const measure = Measurement.measure({ env: name, pool: r.pool, limits: Settings.limits(s), guards: r.guards })
+  const c: Context = { name, settings: s, resources: r, cut: truncate(s.outputChars), measure, info: Episode.info(s.reward) }
+  let ep: Episode.Episode | undefined
 
   const close = (): T.Task<void> => async () => {
     try {
@@ -243,54 +259,17 @@ export const make = (settings: Settings.Settings, shared?: Resources): SweEnv =>
     (seed: number): TE.TaskEither<EnvError.EnvError, Env.Observation> =>
     async () => {
       await close()()
-      const missing = missingGuards(r.probe)
-      if ((s.guards === 'require' || r.settings.guards === 'require') && missing.length > 0) {
-        return E.left(EnvError.resetFailed(name, seed, `${Sandbox.describeProbe(r.probe)} (guards: 'require'; 'unsafe-best-effort' runs without them)`))
-      }
-      const task = await r.generator.generate(seed, s.tier)()
-      if (E.isLeft(task)) return E.left(EnvError.resetFailed(name, seed, task.left))
-      const t = task.right
-      let ws: Workspace.Workspace
-      try {
-        ws = Workspace.make(t.files)
-      } catch (err) {
-        return E.left(EnvError.resetFailed(name, seed, `workspace: ${String(err)}`))
-      }
-      const status = new Map(t.expected.map((n) => [n, !t.failing.includes(n)] as const))
-      const e: Episode = { task: t, ws, turn: 0, done: false, status, paid: 0 }
-      ep = e
-      const goal = `Fix the bugs in the ${t.project.name} repository so that its whole test suite passes.`
-      const text = [
-        `Repository ${t.project.name}: ${t.project.description}.`,
-        `Files:\n${Object.keys(t.files)
-          .sort()
-          .map((f) => `  ${f}`)
-          .join('\n')}`,
-        `Run with node's test runner; ${t.expected.length} tests, of which these fail:\n${t.failing.map((f) => `  ${f}`).join('\n')}`,
-        'Change the source, not the tests: the tests always run as originally written, and the test files are restored before scoring.',
-        Action.usage
-      ].join('\n\n')
-      const sandbox = missing.length === 0 ? 'all guards on' : `UNSAFE: ${Sandbox.describeProbe(r.probe)}`
-      return E.right({ goal, text: cut(text), info: info(e, true, { tier: t.tier, project: t.project.name, sandbox }) })
+      const started = await start(c, seed)()
+      if (E.isLeft(started)) return started
+      ep = started.right.episode
+      return E.right(started.right.observation)
     }
 
   const step = (action: string): TE.TaskEither<EnvError.EnvError, Env.StepResult> => {
     const e = ep
     if (e === undefined) return TE.left(EnvError.notStarted(name))
     if (e.done) return TE.left(EnvError.episodeOver(name))
-    e.turn++
-    const atLimit = e.turn >= s.maxTurns
-    const parsed = Action.parse(action)
-    if (E.isLeft(parsed)) {
-      const text = `invalid action: ${parsed.left}\n\n${Action.usage}`
-      return atLimit ? finish(e, action, text, false, true) : TE.right({ observation: cut(text), reward: 0, done: false, won: false, info: info(e, false) })
-    }
-    if (parsed.right._tag === 'Submit') return finish(e, action, '', true, false)
-    return TE.chain((out: Outcome) =>
-      atLimit
-        ? TE.map((f: Env.StepResult) => ({ ...f, reward: f.reward + out.reward }))(finish(e, action, out.text, out.valid, true))
-        : TE.right({ observation: cut(out.text), reward: out.reward, done: false, won: false, info: info(e, out.valid, { action: parsed.right._tag }) })
-    )(act(e, parsed.right, action))
+    return turn(c, e, action)
   }
 
   return { spec, reset, step, close, task: () => ep?.task }

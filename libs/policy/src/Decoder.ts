@@ -13,9 +13,11 @@
  *
  * @since 0.5.0
  */
-import { headDim } from './ModelConfig.js'
-import { forward, makeCache, prepare, type Prepared } from './internal/decode.js'
-import { weightOf, type Policy } from './Policy.js'
+import { makeCurrentWeights, type CurrentWeights } from './internal/currentWeights.js'
+import { forward } from './internal/decode.js'
+import { copyPrefix, makeCache, type Cache } from './internal/kvCache.js'
+import type { ModelConfig } from './ModelConfig.js'
+import type { Policy } from './Policy.js'
 
 /**
  * Tokens to append to one slot.
@@ -75,6 +77,84 @@ export interface Options {
   readonly maxLen: number
 }
 
+const checkOptions = (config: ModelConfig, options: Options): void => {
+  const S = options.slots
+  const maxLen = options.maxLen
+  if (!Number.isInteger(S) || S <= 0) throw new Error(`Decoder.make: slots must be a positive integer, got ${S}`)
+  if (!Number.isInteger(maxLen) || maxLen <= 0 || maxLen > config.maxLen)
+    throw new Error(`Decoder.make: maxLen must be in [1, ${config.maxLen}], got ${maxLen}`)
+}
+
+/** What a decoder holds between calls: the KV cache and each slot's token ids. */
+interface State {
+  readonly config: ModelConfig
+  readonly slots: number
+  readonly maxLen: number
+  cache: Cache
+  /** Each slot's token ids; the cache's lengths say how many are held. */
+  readonly held: Int32Array[]
+  disposed: boolean
+}
+
+const checkSlot = (state: State, slot: number): void => {
+  if (state.disposed) throw new Error('Decoder used after dispose')
+  if (!Number.isInteger(slot) || slot < 0 || slot >= state.slots) throw new Error(`slot ${slot} out of range [0, ${state.slots})`)
+}
+
+const canTruncate = (state: State, slot: number, length: number): boolean => {
+  checkSlot(state, slot)
+  const n = state.cache.lengths[slot]!
+  return Number.isInteger(length) && length >= 0 && length <= n
+}
+
+const checkTruncate = (state: State, slot: number, length: number, what: string): void => {
+  if (!canTruncate(state, slot, length)) throw new Error(`${what}: cannot keep ${length} of slot ${slot}'s ${state.cache.lengths[slot]} tokens`)
+}
+
+/** Throws unless the feeds name distinct slots and each holds tokens of the vocabulary that fit in its slot. */
+const checkFeeds = (state: State, feeds: ReadonlyArray<Feed>): void => {
+  const { cache, maxLen } = state
+  const V = state.config.vocab
+  const seen = new Set<number>()
+  for (const { slot, tokens } of feeds) {
+    checkSlot(state, slot)
+    if (seen.has(slot)) throw new Error(`feed: slot ${slot} given twice`)
+    seen.add(slot)
+    if (tokens.length === 0) throw new Error(`feed: no tokens for slot ${slot}`)
+    if (cache.lengths[slot]! + tokens.length > maxLen)
+      throw new Error(`feed: slot ${slot} would hold ${cache.lengths[slot]! + tokens.length} tokens, more than maxLen ${maxLen}`)
+    for (let i = 0; i < tokens.length; i++)
+      if (!(tokens[i]! >= 0 && tokens[i]! < V)) throw new Error(`feed: token id ${tokens[i]} outside the vocabulary [0, ${V})`)
+  }
+}
+
+const feedSlots = (state: State, weights: CurrentWeights, feeds: ReadonlyArray<Feed>): ReadonlyArray<Float32Array> => {
+  checkFeeds(state, feeds)
+  if (feeds.length === 0) return []
+  const { cache, held } = state
+  const V = state.config.vocab
+  for (const { slot, tokens } of feeds) held[slot]!.set(tokens, cache.lengths[slot]!)
+  const logits = forward(weights.prepared(), cache, feeds)
+  return feeds.map((_, r) => logits.slice(r * V, (r + 1) * V))
+}
+
+const truncateSlot = (state: State, slot: number, length: number): void => {
+  checkTruncate(state, slot, length, 'truncate')
+  state.cache.lengths[slot] = length
+  state.cache.last[slot] = length === 0 ? -1 : state.held[slot]![length - 1]!
+}
+
+const copySlot = (state: State, from: number, to: number, length: number): void => {
+  checkSlot(state, to)
+  checkTruncate(state, from, length, 'copy')
+  if (from === to) return truncateSlot(state, to, length)
+  const { cache, held } = state
+  copyPrefix(state.config, cache, from, to, length)
+  cache.lengths[to] = length
+  cache.last[to] = length === 0 ? -1 : held[from]![length - 1]!
+  held[to]!.set(held[from]!.subarray(0, length))
+}
+
 /**
  * A decoder of `policy` (which it reads, never owns).
  *
@@ -90,118 +170,42 @@ export interface Options {
  */
 export const make = (policy: Policy, options: Options): Decoder => {
   const config = policy.config
-  const S = options.slots
-  const maxLen = options.maxLen
-  if (!Number.isInteger(S) || S <= 0) throw new Error(`Decoder.make: slots must be a positive integer, got ${S}`)
-  if (!Number.isInteger(maxLen) || maxLen <= 0 || maxLen > config.maxLen)
-    throw new Error(`Decoder.make: maxLen must be in [1, ${config.maxLen}], got ${maxLen}`)
-  const V = config.vocab
-  let cache = makeCache(config, S, maxLen)
-  // each slot's token ids; the cache's lengths say how many are held
-  const held: Int32Array[] = Array.from({ length: S }, () => new Int32Array(maxLen))
-  let disposed = false
-  let prepared: { readonly prep: Prepared; readonly ids: ReadonlyArray<object> } | undefined
-  let seen: ReadonlyArray<object> = []
-  let version = 0
-  const weightsVersion = (): number => {
-    const ids = Object.values(policy.variables).map((v) => v.dataId)
-    if (!(seen.length === ids.length && seen.every((id, i) => id === ids[i]))) {
-      if (seen.length > 0) version += 1
-      seen = ids
-    }
-    return version
+  checkOptions(config, options)
+  const { slots, maxLen } = options
+  const state: State = {
+    config,
+    slots,
+    maxLen,
+    cache: makeCache(config, slots, maxLen),
+    held: Array.from({ length: slots }, () => new Int32Array(maxLen)),
+    disposed: false
   }
-  const weights = (): Prepared => {
-    weightsVersion()
-    if (prepared !== undefined && prepared.ids === seen) return prepared.prep
-    prepared?.prep.dispose()
-    prepared = { prep: prepare(config, weightOf(policy)), ids: seen }
-    return prepared.prep
-  }
-
-  const checkSlot = (slot: number): void => {
-    if (disposed) throw new Error('Decoder used after dispose')
-    if (!Number.isInteger(slot) || slot < 0 || slot >= S) throw new Error(`slot ${slot} out of range [0, ${S})`)
-  }
-  const canTruncate = (slot: number, length: number): boolean => {
-    checkSlot(slot)
-    const n = cache.lengths[slot]!
-    return Number.isInteger(length) && length >= 0 && length <= n
-  }
-  const checkTruncate = (slot: number, length: number, what: string): void => {
-    if (!canTruncate(slot, length)) throw new Error(`${what}: cannot keep ${length} of slot ${slot}'s ${cache.lengths[slot]} tokens`)
-  }
-
-  const feed = (feeds: ReadonlyArray<Feed>): ReadonlyArray<Float32Array> => {
-    const seen = new Set<number>()
-    for (const { slot, tokens } of feeds) {
-      checkSlot(slot)
-      if (seen.has(slot)) throw new Error(`feed: slot ${slot} given twice`)
-      seen.add(slot)
-      if (tokens.length === 0) throw new Error(`feed: no tokens for slot ${slot}`)
-      if (cache.lengths[slot]! + tokens.length > maxLen)
-        throw new Error(`feed: slot ${slot} would hold ${cache.lengths[slot]! + tokens.length} tokens, more than maxLen ${maxLen}`)
-      for (let i = 0; i < tokens.length; i++)
-        if (!(tokens[i]! >= 0 && tokens[i]! < V)) throw new Error(`feed: token id ${tokens[i]} outside the vocabulary [0, ${V})`)
-    }
-    if (feeds.length === 0) return []
-    for (const { slot, tokens } of feeds) held[slot]!.set(tokens, cache.lengths[slot]!)
-    const logits = forward(weights(), cache, feeds)
-    return feeds.map((_, r) => logits.slice(r * V, (r + 1) * V))
-  }
-
-  const truncate = (slot: number, length: number): void => {
-    checkTruncate(slot, length, 'truncate')
-    cache.lengths[slot] = length
-    cache.last[slot] = length === 0 ? -1 : held[slot]![length - 1]!
-  }
-
-  const copy = (from: number, to: number, length: number): void => {
-    checkSlot(to)
-    checkTruncate(from, length, 'copy')
-    if (from === to) return truncate(to, length)
-    const hd = headDim(config)
-    const cap = cache.capacity
-    for (const store of [cache.k, cache.v])
-      for (const layer of store)
-        for (let h = 0; h < config.kvHeads; h++) {
-          const src = (from * config.kvHeads + h) * cap * hd
-          layer.copyWithin((to * config.kvHeads + h) * cap * hd, src, src + length * hd)
-        }
-    const D = config.dModel
-    for (const memory of cache.canon)
-      for (const site of [memory.attn, memory.mlp]) site.copyWithin(to * maxLen * D, from * maxLen * D, (from * maxLen + length) * D)
-    cache.lengths[to] = length
-    cache.last[to] = length === 0 ? -1 : held[from]![length - 1]!
-    held[to]!.set(held[from]!.subarray(0, length))
-  }
-
+  const weights = makeCurrentWeights(policy)
   return {
-    slots: S,
+    slots,
     maxLen,
     length: (slot) => {
-      checkSlot(slot)
-      return cache.lengths[slot]!
+      checkSlot(state, slot)
+      return state.cache.lengths[slot]!
     },
     tokens: (slot) => {
-      checkSlot(slot)
-      return held[slot]!.slice(0, cache.lengths[slot]!)
+      checkSlot(state, slot)
+      return state.held[slot]!.slice(0, state.cache.lengths[slot]!)
     },
-    feed,
-    truncate,
-    canTruncate,
-    copy,
-    reset: (slot) => truncate(slot, 0),
+    feed: (feeds) => feedSlots(state, weights, feeds),
+    truncate: (slot, length) => truncateSlot(state, slot, length),
+    canTruncate: (slot, length) => canTruncate(state, slot, length),
+    copy: (from, to, length) => copySlot(state, from, to, length),
+    reset: (slot) => truncateSlot(state, slot, 0),
     weightsVersion: () => {
-      if (disposed) throw new Error('Decoder used after dispose')
-      return weightsVersion()
+      if (state.disposed) throw new Error('Decoder used after dispose')
+      return weights.version()
     },
     dispose: () => {
-      prepared?.prep.dispose()
-      prepared = undefined
-      cache = makeCache(config, S, maxLen)
-      held.length = 0
-      disposed = true
+      weights.dispose()
+      state.cache = makeCache(config, slots, maxLen)
+      state.held.length = 0
+      state.disposed = true
     }
   }
 }

@@ -1,6 +1,8 @@
 import * as E from 'fp-ts/lib/Either.js'
+import * as Action from '../Action.js'
 import * as Report from '../Report.js'
 import * as Suite from '../Suite.js'
+import type * as Task from '../Task.js'
 
 /** Cuts text to `max` characters with a clear marker saying how much was dropped. */
 export const truncate =
@@ -50,3 +52,35 @@ export const suiteReport = (result: Suite.SuiteResult, expected: ReadonlyArray<s
 /** The text of a test run that could not start: its selected tests count as failed. */
 export const notRunReport = (reason: string, expected: ReadonlyArray<string>, filter: string | undefined): string =>
   `[the test run could not start: ${reason}; its tests count as failed]\n0/${selected(expected, filter).length} ${filter === undefined ? '' : 'selected '}tests passed`
+
+/** The goal of an episode on `task`. */
+export const goal = (task: Task.Task): string => `Fix the bugs in the ${task.project.name} repository so that its whole test suite passes.`
+
+/** The first observation of an episode: the repository, its files, the failing tests, the rules and the action format. */
+export const briefing = (task: Task.Task): string =>
+  [
+    `Repository ${task.project.name}: ${task.project.description}.`,
+    `Files:\n${Object.keys(task.files)
+      .sort()
+      .map((f) => `  ${f}`)
+      .join('\n')}`,
+    `Run with node's test runner; ${task.expected.length} tests, of which these fail:\n${task.failing.map((f) => `  ${f}`).join('\n')}`,
+    'Change the source, not the tests: the tests always run as originally written, and the test files are restored before scoring.',
+    Action.usage
+  ].join('\n\n')
+
+/**
+ * The last observation: the last action's text (`prefix`, may be empty), why the episode ended,
+ * whether the test files were restored, and the final test run's `report`.
+ */
+export const finalReport = (options: {
+  readonly prefix: string
+  readonly truncated: boolean
+  readonly unrestored: ReadonlyArray<string>
+  readonly report: string
+}): string => {
+  const { prefix, truncated, unrestored, report } = options
+  const restored =
+    unrestored.length === 0 ? 'test files restored' : `test files restored, except: ${unrestored.join('; ')}; the original sources ran all the same`
+  return `${prefix}${prefix === '' ? '' : '\n\n'}${truncated ? 'Turn limit reached.' : 'Submitted.'} Final test run (${restored}):\n${report}`
+}
