@@ -42,7 +42,7 @@ const sft = Sft.train({ ...Sft.defaultOptions, epochs: 2, learningRate: 3e-3, he
 console.log('sft loss', sft.epochs.map((e) => e['loss/train'].toFixed(3)).join(' -> '))
 // 4. Two PPO iterations with a sparse outcome reward.
 const envs: Env.Env[] = Array.from({ length: 4 }, () => TextWorld.make(settings))
-const trainer = Trainer.make({ config: { ...Config.defaultConfig, seedsPerIteration: 4, groupSize: 1, rollout }, policy, critic, envs, template, tokenizer, contextLength: 512, reward: Outcome.outcome })
+const trainer = Trainer.make({ config: Config.make({ budget: { seedsPerIteration: 4, groupSize: 1 }, rollout }), policy, critic, envs, template, tokenizer, contextLength: 512, reward: Outcome.outcome })
 for (let i = 0; i < 2; i++) {
   const metrics = await Trainer.iterate(trainer)()
   if (metrics._tag === 'Right') console.log('ppo', i, 'success', metrics.right['episode/success_rate'], 'loss/value', metrics.right['loss/value'].toFixed(4))

@@ -22,7 +22,7 @@ const recipe = (name: string, hf: Record<string, unknown>, stages: ReadonlyArray
   eval: { episodes: 2, batch: 2 }
 })
 const sft = { kind: 'sft', env, episodes: 4, epochs: 1, batchSize: 2 }
-const rl = (algorithm: string) => ({ kind: 'rl', env, iterations: 1, algorithm, seedsPerIteration: 1, groupSize: 2 })
+const rl = (algorithm: string) => ({ kind: 'rl', env, iterations: 1, algorithm, budget: { seedsPerIteration: 1, groupSize: 2 } })
 
 const train = (json: unknown) => {
   const name = (json as { name: string }).name

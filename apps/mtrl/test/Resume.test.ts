@@ -14,7 +14,7 @@ const recipe = {
   rollout: { maxNewTokens: 6 },
   stages: [
     { kind: 'sft', env, episodes: 16, epochs: 1, batchSize: 8 },
-    { kind: 'rl', env, iterations: 6, algorithm: 'ppo', seedsPerIteration: 4, groupSize: 1 }
+    { kind: 'rl', env, iterations: 6, algorithm: 'ppo', budget: { seedsPerIteration: 4, groupSize: 1 } }
   ],
   eval: { episodes: 4, batch: 4 },
   evalAfterEachStage: false,

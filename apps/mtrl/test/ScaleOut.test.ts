@@ -15,7 +15,7 @@ const recipe = {
   seed: 4,
   model: { kind: 'scratch', dModel: 32, layers: 1, heads: 2, maxLen: 256, corpusEpisodes: 20 },
   rollout: { maxNewTokens: 6 },
-  stages: [{ kind: 'rl', env, iterations: 2, algorithm: 'grpo', seedsPerIteration: 3, groupSize: 2 }],
+  stages: [{ kind: 'rl', env, iterations: 2, algorithm: 'grpo', budget: { seedsPerIteration: 3, groupSize: 2 } }],
   eval: { episodes: 2, batch: 2 },
   evalAfterEachStage: false,
   checkpointEvery: 0

@@ -144,16 +144,14 @@ describe('a judge as the reward of agents written as code', () => {
     const model = Completions.model(agent, { name: 'policy', slots: 16 })
     const rollouts = Rollouts.make()
     const server = await must(Server.start({ model, rollouts }))
-    const config: Config.Config = {
-      ...Config.defaultConfig,
+    const config: Config.Config = Config.make({
       algorithm: 'grpo',
       kl: Kl.none, // GRPO without its KL term: no reference policy here
-      seedsPerIteration: 4,
-      groupSize: 4,
-      rollout: { ...Config.defaultConfig.rollout, systemPrompt: '', maxNewTokens: 1, temperature: 1, maxTurns: 1 },
-      policyLr: 3e-2,
-      minibatches: 1
-    }
+      budget: { seedsPerIteration: 4, groupSize: 4 },
+      rollout: { systemPrompt: '', maxNewTokens: 1, temperature: 1, maxTurns: 1 },
+      policy: { lr: 3e-2 },
+      update: { minibatches: 1 }
+    })
     const chooser: Play.Agent = async (_run, llm) => {
       await llm.client.chat.completions.create({ model: llm.model, messages: [{ role: 'user', content: 'choose' }], max_tokens: 1, temperature: 1 })
       return undefined

@@ -177,16 +177,14 @@ describe('Trainer through the endpoint', () => {
     const policy = Policy.make(ModelConfig.make({ vocab: tokenizer.vocabSize, dModel: 16, layers: 1, heads: 2, maxLen: 64 }), 0, { tokenizer })
     const agent = Agent.make(policy, undefined, tokenizer, template, 64)
     const served = await serve(agent)
-    const config: Config.Config = {
-      ...Config.defaultConfig,
+    const config: Config.Config = Config.make({
       algorithm: 'grpo',
       kl: Kl.none, // GRPO without its KL term: no reference policy here
-      seedsPerIteration: 4,
-      groupSize: 4,
-      rollout: { ...Config.defaultConfig.rollout, systemPrompt: '', maxNewTokens: 1, temperature: 1, maxTurns: 1 },
-      policyLr: 3e-2,
-      minibatches: 1
-    }
+      budget: { seedsPerIteration: 4, groupSize: 4 },
+      rollout: { systemPrompt: '', maxNewTokens: 1, temperature: 1, maxTurns: 1 },
+      policy: { lr: 3e-2 },
+      update: { minibatches: 1 }
+    })
     const play = _.play(textAgent({ maxTurns: 1, maxNewTokens: 1, temperature: 1, systemPrompt: '' }), {
       url: served.server.url,
       rollouts: served.rollouts,

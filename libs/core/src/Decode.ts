@@ -9,7 +9,7 @@
  */
 import * as E from 'fp-ts/lib/Either.js'
 import { pipe } from 'fp-ts/lib/function.js'
-import type * as t from 'io-ts'
+import * as t from 'io-ts'
 
 /**
  * A decoding failure: one entry per bad field, with its dotted path.
@@ -169,6 +169,61 @@ export const formatError = (error: DecodeError): string => {
   )
   return `invalid ${error.subject}:\n${lines.join('\n')}`
 }
+
+/**
+ * A rule broken by a decoded value: the field it concerns (a path below the value), what was
+ * expected there and what was found.
+ *
+ * @category models
+ * @since 0.6.0
+ */
+export interface Violation {
+  readonly path: ReadonlyArray<string>
+  readonly expected: string
+  readonly actual: unknown
+}
+
+/**
+ * The codec with rules that bind its fields to each other (a bound set by another field, an
+ * option that needs another): decoding checks them after the fields decode, and each broken
+ * rule is an issue at its own field's path, so a recipe's error names the field to change. The
+ * result is a refinement of `codec`, so {@link decodeStrict} still sees its fields.
+ *
+ * @example
+ * import { Decode } from '@mtrl/core'
+ * import * as t from 'io-ts'
+ * const Range = Decode.withRules(t.type({ low: t.number, high: t.number }), (r) =>
+ *   r.low <= r.high ? [] : [{ path: ['high'], expected: `at least low (${r.low})`, actual: r.high }]
+ * )
+ * Decode.decode('range', Range)({ low: 2, high: 1 }) // Left: high: expected at least low (2), got 1
+ *
+ * @category combinators
+ * @since 0.6.0
+ */
+export const withRules = <C extends t.Any>(codec: C, rules: (value: t.TypeOf<C>) => ReadonlyArray<Violation>): t.RefinementC<C> =>
+  new t.RefinementType(
+    codec.name,
+    (u): u is t.TypeOf<C> => codec.is(u) && rules(u).length === 0,
+    (u, c) =>
+      pipe(
+        codec.validate(u, c) as t.Validation<t.TypeOf<C>>,
+        E.chain((value) => {
+          const broken = rules(value)
+          return broken.length === 0
+            ? E.right(value)
+            : E.left(
+                broken.map((v) => ({
+                  value: v.actual,
+                  context: [...c, ...v.path.map((key) => ({ key, type: t.unknown, actual: v.actual }))],
+                  message: v.expected
+                }))
+              )
+        })
+      ),
+    codec.encode,
+    codec,
+    (value) => rules(value).length === 0
+  )
 
 /**
  * Decodes `input` with `codec`; failures become a {@link DecodeError} naming every bad field.

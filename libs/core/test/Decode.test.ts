@@ -84,4 +84,39 @@ describe('Decode', () => {
   it('reports the root when the input is not an object', () => {
     expect(message(_.decode('recipe', Recipe)(42))).toContain('(root)')
   })
+
+  describe('withRules', () => {
+    const Range = _.withRules(t.type({ low: t.number, high: t.number }), (r) =>
+      r.low <= r.high ? [] : [{ path: ['high'], expected: `at least low (${r.low})`, actual: r.high }]
+    )
+    const Config = t.type({ name: t.string, range: Range })
+    const Stages = t.type({
+      stages: t.array(t.union([t.type({ kind: t.literal('sft') }), t.intersection([t.type({ kind: t.literal('rl') }), t.partial({ range: Range })])]))
+    })
+
+    it('reports a broken rule at its field, under the path of the value, and keeps the value when it holds', () => {
+      expect(message(_.decode('config', Config)({ name: 'a', range: { low: 2, high: 1 } }))).toBe(
+        'invalid config:\n  range.high: expected at least low (2), got 1'
+      )
+      expect(_.decode('config', Config)({ name: 'a', range: { low: 1, high: 2 } })).toEqual(E.right({ name: 'a', range: { low: 1, high: 2 } }))
+      expect(Range.is({ low: 2, high: 1 })).toBe(false)
+      expect(Range.is({ low: 1, high: 1 })).toBe(true)
+    })
+
+    it('checks the rules only once the fields decode (a bad field is reported, not the rule)', () => {
+      expect(message(_.decode('config', Config)({ name: 'a', range: { low: 'x', high: 1 } }))).toBe('invalid config:\n  range.low: expected number, got "x"')
+    })
+
+    it('names the path through arrays, unions and intersections', () => {
+      expect(message(_.decode('recipe', Stages)({ stages: [{ kind: 'sft' }, { kind: 'rl', range: { low: 5, high: 0 } }] }))).toBe(
+        'invalid recipe:\n  stages.1.range.high: expected at least low (5), got 0'
+      )
+    })
+
+    it('lets decodeStrict see the fields inside', () => {
+      expect(message(_.decodeStrict('config', Config)({ name: 'a', range: { low: 1, high: 2, hgih: 3 } }))).toContain(
+        'range.hgih: unknown field (did you mean "high"?)'
+      )
+    })
+  })
 })

@@ -22,7 +22,7 @@ import { LocalWorkers } from '@mtrl/rollout-queue'
 import { Algorithm as TrainerAlgorithm, Config as TrainerConfig } from '@mtrl/trainer-rl'
 import { Demonstrations, Sft } from '@mtrl/trainer-sft'
 import * as E from 'fp-ts/lib/Either.js'
-import { pipe } from 'fp-ts/lib/function.js'
+import { flow, pipe } from 'fp-ts/lib/function.js'
 import * as t from 'io-ts'
 import { EnvConfig, hasExpert } from './EnvConfig.js'
 
@@ -76,7 +76,28 @@ export const SftStage = t.intersection([
 ])
 export type SftStage = t.TypeOf<typeof SftStage>
 
-const { rollout: _rollout, seed: _seed, checkpointEvery: _every, ...trainerProps } = TrainerConfig.Config.props
+/** A slice's fields, each optional: a stage sets the ones it changes (`TrainerConfig.override`). */
+const partialOf = (codec: t.Mixed): t.Mixed => {
+  const inner = codec as unknown as { readonly props?: t.Props; readonly type?: { readonly props: t.Props } }
+  return t.partial(inner.props ?? inner.type!.props)
+}
+const { rollout: _rollout, seed: _seed, checkpointEvery: _every, ...trainerFields } = TrainerConfig.Fields.props
+const { algorithm, kl, priorKlEvery, ...slices } = trainerFields
+/** The trainer configuration's fields an RL stage sets: the algorithm, the KL term, and any part of each slice. */
+const trainerProps = {
+  algorithm,
+  kl,
+  priorKlEvery,
+  ...(Object.fromEntries(Object.entries(slices).map(([name, codec]) => [name, partialOf(codec)])) as {
+    readonly [K in keyof typeof slices]: t.PartialC<
+      (typeof slices)[K] extends { readonly props: infer P extends t.Props }
+        ? P
+        : (typeof slices)[K] extends { readonly type: { readonly props: infer P extends t.Props } }
+          ? P
+          : never
+    >
+  })
+}
 /** Rollout settings; all optional, over the recipe-wide `rollout`. */
 export const RolloutSettings = t.partial({ ...Rollout.Options.types[0].props, ...Rollout.Options.types[1].props })
 export type RolloutSettings = t.TypeOf<typeof RolloutSettings>
@@ -189,9 +210,9 @@ const checkStage = (stage: Stage, i: number, shareTrunk: boolean): E.Either<stri
       `expected 1 with a critic that shares the policy trunk (critic.shareTrunk: its update is one pass in one thread), got ${stage.replicas}`
     )
   return pipe(
-    TrainerConfig.check(trainerConfig(stage, Rollout.defaultOptions, 0)),
+    Decode.decode('trainer configuration', TrainerConfig.Config)(trainerConfig(stage, Rollout.defaultOptions, 0)),
     E.bimap(
-      (e) => `invalid recipe:\n${e.issues.map((issue) => `  stages.${i}.${issue.path}: expected ${issue.expected}, got ${issue.actual}`).join('\n')}`,
+      (e) => Decode.formatError({ ...e, subject: 'recipe', issues: e.issues.map((issue) => ({ ...issue, path: `stages.${i}.${issue.path}` })) }),
       () => stage
     )
   )
@@ -214,14 +235,59 @@ const checkSemantics = (recipe: Recipe): E.Either<string, Recipe> => {
   return E.right(recipe)
 }
 
+/** Where the fields of an RL stage's flat configuration (before 0.6) went in the nested one. */
+export const movedFields: Readonly<Record<string, string>> = {
+  seedsPerIteration: 'budget.seedsPerIteration',
+  groupSize: 'budget.groupSize',
+  filterZeroVariance: 'selection.filterZeroVariance',
+  oversample: 'selection.oversample',
+  keepPerGroup: 'selection.keepPerGroup',
+  estimator: 'advantage.estimator',
+  estimatorOptions: 'advantage.options',
+  truncation: 'advantage.truncation',
+  clipLow: 'loss.clipLow',
+  clipHigh: 'loss.clipHigh',
+  dualClip: 'loss.dualClip',
+  aggregation: 'loss.aggregation',
+  entropyCoef: 'loss.entropyCoef',
+  contextCoef: 'loss.contextCoef',
+  exploredCredit: 'loss.exploredCredit',
+  policyLr: 'policy.lr',
+  warmupIterations: 'policy.warmupIterations',
+  minLrRatio: 'policy.minLrRatio',
+  decayIterations: 'policy.decayIterations',
+  criticLr: 'critic.lr',
+  criticWarmup: 'critic.warmup',
+  valueClip: 'critic.valueClip',
+  valueCoef: 'critic.valueCoef',
+  ppoEpochs: 'update.epochs',
+  minibatches: 'update.minibatches',
+  microBatchTokens: 'update.microBatchTokens',
+  maxGradNorm: 'update.maxGradNorm'
+}
+
+/** An unknown field of an RL stage that the nested configuration moved says where it is now. */
+const withMoves = (error: Decode.DecodeError): Decode.DecodeError => ({
+  ...error,
+  issues: error.issues.map((issue) => {
+    const flat = /^(stages\.\d+)\.(\w+)$/.exec(issue.path)
+    const moved = flat === null || issue.message?.startsWith('unknown field') !== true ? undefined : movedFields[flat[2]!]
+    return moved === undefined
+      ? issue
+      : { ...issue, message: `unknown field: the RL stage's configuration is nested by stage of the iteration; this is now "${flat![1]}.${moved}"` }
+  })
+})
+
 /** Decodes a recipe strictly (unknown fields are errors), checks it whole, and fills its defaults. */
 export const decode = (json: unknown): E.Either<string, Resolved> =>
-  pipe(Decode.decodeStrict('recipe', Recipe)(json), E.mapLeft(Decode.formatError), E.chain(checkSemantics), E.map(resolve))
+  pipe(Decode.decodeStrict('recipe', Recipe)(json), E.mapLeft(flow(withMoves, Decode.formatError)), E.chain(checkSemantics), E.map(resolve))
 
 /** The trainer configuration of an RL stage: the library's defaults under the stage's fields; a checkpoint every `checkpointEvery` iterations (0: only on a stop). */
 export const trainerConfig = (stage: RlStage, rollout: Rollout.Options, seed: number, checkpointEvery = 0): TrainerConfig.Config => {
   const { kind: _kind, env: _env, iterations, reward: _reward, rollout: _stageRollout, replicas: _replicas, agent: _agent, judge: _judge, ...overrides } = stage
-  return { ...TrainerConfig.defaultConfig, decayIterations: iterations, ...overrides, rollout, seed, checkpointEvery }
+  return TrainerConfig.override({ ...overrides, policy: { decayIterations: iterations, ...overrides.policy }, rollout, seed, checkpointEvery })(
+    TrainerConfig.defaultConfig
+  )
 }
 
 /** Evaluation environments when the recipe names none: the last stage's (the one trained for last, the target of a curriculum). */

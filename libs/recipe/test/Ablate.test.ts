@@ -17,7 +17,7 @@ const json = {
   name: 'ablate-test',
   model: { kind: 'scratch', dModel: 16, layers: 1, heads: 2, maxLen: 192, corpusEpisodes: 10 },
   rollout: { maxNewTokens: 6, systemPrompt: '' },
-  stages: [{ kind: 'rl', env, iterations: 1, algorithm: 'grpo', seedsPerIteration: 1, groupSize: 2 }],
+  stages: [{ kind: 'rl', env, iterations: 1, algorithm: 'grpo', budget: { seedsPerIteration: 1, groupSize: 2 } }],
   eval: { episodes: 2, batch: 2 },
   evalAfterEachStage: false
 }

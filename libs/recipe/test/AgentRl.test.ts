@@ -20,7 +20,7 @@ const recipe = {
   rollout: { maxNewTokens: 6, systemPrompt: '' },
   stages: [
     { kind: 'sft', env, episodes: 8, epochs: 1, batchSize: 4 },
-    { kind: 'rl', env, iterations: 2, algorithm: 'grpo', seedsPerIteration: 1, groupSize: 2 }
+    { kind: 'rl', env, iterations: 2, algorithm: 'grpo', budget: { seedsPerIteration: 1, groupSize: 2 } }
   ],
   eval: { episodes: 2, batch: 2 },
   evalBeforeTraining: false

@@ -27,7 +27,7 @@ const recipe = (stages: ReadonlyArray<Record<string, unknown>>, extra: Record<st
   return decoded.right
 }
 const sft = { kind: 'sft', env, episodes: 8, epochs: 1, batchSize: 4 }
-const rl = { kind: 'rl', env, iterations: 2, algorithm: 'grpo', seedsPerIteration: 1, groupSize: 2 }
+const rl = { kind: 'rl', env, iterations: 2, algorithm: 'grpo', budget: { seedsPerIteration: 1, groupSize: 2 } }
 const quiet = (lines: string[] = []): _.Reporter => ({ line: (text) => void lines.push(text) })
 const backend = { name: 'cpu' }
 
@@ -87,7 +87,7 @@ describe('Pipeline', () => {
   it('an RL stage with replicas shares its updates with worker threads and trains as many iterations', async () => {
     const run = RunDir.create('t', join(root, 'replicas'))
     const lines: string[] = []
-    const ppo = { kind: 'rl', env, iterations: 2, algorithm: 'ppo', seedsPerIteration: 3, replicas: 2 }
+    const ppo = { kind: 'rl', env, iterations: 2, algorithm: 'ppo', budget: { seedsPerIteration: 3 }, replicas: 2 }
     const result = await _.run({ run, backend, reporter: quiet(lines) })(recipe([ppo]))()
     if (E.isLeft(result)) throw new Error(result.left.message)
     expect(lines.filter((l) => l.includes('2 data-parallel update replicas (workers on cpu)'))).toHaveLength(1)
@@ -101,7 +101,7 @@ describe('Pipeline', () => {
   it('a PPO stage with a critic warm-up says the policy was not updated in its first iteration, and prints losses after it', async () => {
     const run = RunDir.create('t', join(root, 'warm-up'))
     const lines: string[] = []
-    const ppo = { kind: 'rl', env, iterations: 2, algorithm: 'ppo', seedsPerIteration: 2, criticWarmup: 1 }
+    const ppo = { kind: 'rl', env, iterations: 2, algorithm: 'ppo', budget: { seedsPerIteration: 2 }, critic: { warmup: 1 } }
     const result = await _.run({ run, backend, reporter: quiet(lines) })(recipe([ppo], { evalAfterEachStage: false }))()
     if (E.isLeft(result)) throw new Error(result.left.message)
     const iterationLines = lines.filter((l) => / iter \d\/2 /.test(l))

@@ -3,13 +3,14 @@ import { readFileSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import * as _ from '../src/Recipe.js'
+import { Config } from '@mtrl/trainer-rl'
 
 const recipes = join(__dirname, '..', '..', '..', 'recipes')
 const good = {
   name: 't',
   stages: [
     { kind: 'sft', env: { kind: 'textworld', settings: 'w2-o3-q4' }, episodes: 10 },
-    { kind: 'rl', env: { kind: 'textworld', settings: 'w2-o3-q4' }, iterations: 3, algorithm: 'grpo', groupSize: 4 }
+    { kind: 'rl', env: { kind: 'textworld', settings: 'w2-o3-q4' }, iterations: 3, algorithm: 'grpo', budget: { groupSize: 4 } }
   ]
 }
 const withRlDecoded = (patch: object): string => error({ ...good, stages: [good.stages[0], { ...good.stages[1], ...patch }] })
@@ -99,8 +100,8 @@ describe('Recipe', () => {
   })
 
   it('rejects an unknown estimator, naming the field', () => {
-    const bad = { ...good, stages: [good.stages[0], { ...good.stages[1], estimator: 'ppo-magic' }] }
-    expect(error(bad)).toMatch(/stages\.1\.estimator/)
+    const bad = { ...good, stages: [good.stages[0], { ...good.stages[1], advantage: { estimator: 'ppo-magic' } }] }
+    expect(error(bad)).toMatch(/stages\.1\.advantage\.estimator/)
   })
 
   it('rejects a negative budget', () => {
@@ -130,40 +131,64 @@ describe('Recipe', () => {
   it('checks the whole recipe up front, RL numbers and estimator options included, naming the field', () => {
     const rl = good.stages[1]!
     const withRl = (patch: object) => error({ ...good, stages: [good.stages[0], { ...rl, ...patch }] })
-    expect(withRl({ groupSize: -4 })).toMatch(/stages\.1\.groupSize: expected a positive integer, got -4/)
-    expect(withRl({ policyLr: 0 })).toMatch(/stages\.1\.policyLr: expected a positive number, got 0/)
+    expect(withRl({ budget: { groupSize: -4 } })).toMatch(/stages\.1\.budget\.groupSize: expected a positive integer, got -4/)
+    expect(withRl({ policy: { lr: 0 } })).toMatch(/stages\.1\.policy\.lr: expected a positive number, got 0/)
     expect(withRl({ rollout: { maxNewTokens: 0 } })).toMatch(/stages\.1\.rollout\.maxNewTokens: expected a positive integer, got 0/)
     expect(withRl({ kl: { estimator: 'k3', placement: 'loss', controller: { _tag: 'fixed', coef: -1 } } })).toMatch(/stages\.1\.kl\.controller\.coef/)
-    expect(withRl({ estimatorOptions: { normalizeByStd: 'yes' } })).toMatch(/stages\.1\.estimatorOptions\.normalizeByStd/)
-    expect(withRl({ algorithm: 'rloo', groupSize: 1 })).toMatch(/stages\.1\.groupSize: expected at least 2 for rloo/)
+    expect(withRl({ advantage: { options: { normalizeByStd: 'yes' } } })).toMatch(/stages\.1\.advantage\.options\.normalizeByStd/)
+    expect(withRl({ algorithm: 'rloo', budget: { groupSize: 1 } })).toMatch(/stages\.1\.budget\.groupSize: expected at least 2 for rloo/)
     expect(error({ ...good, rollout: { topP: 1.5 } })).toMatch(/rollout\.topP: expected a number in \(0, 1\], got 1\.5/)
     expect(withRl({ replicas: 0 })).toMatch(/stages\.1\.replicas: expected a positive integer, got 0/)
     expect(withRl({ replay: { share: 1.5, attempts: 2 } })).toMatch(/stages\.1\.replay\.share: expected a number in \[0, 1\], got 1\.5/)
-    expect(withRl({ replay: { share: 0.25 } })).toMatch(/stages\.1\.replay\.attempts/)
+    // a slice's fields are each optional: the others keep the library's defaults
+    expect(withRl({ replay: { share: 0.25 } })).toBe('decoded')
+    expect(_.trainerConfig({ ...rl, replay: { share: 0.25 } } as _.RlStage, {} as never, 0).replay).toEqual({ ...Config.defaultConfig.replay, share: 0.25 })
+    expect(withRl({ replay: { share: 0.25, attemps: 2 } })).toMatch(/stages\.1\.replay\.attemps: unknown field \(did you mean "attempts"\?\)/)
     expect(withRl({ replay: { share: 0.25, attempts: 2 } })).toBe('decoded')
-    expect(withRl({ minLrRatio: 1.5 })).toMatch(/stages\.1\.minLrRatio: expected a number in \[0, 1\], got 1\.5/)
-    expect(withRl({ minLrRatio: 0.1, warmupIterations: 3 })).toMatch(/stages\.1\.decayIterations: expected more than warmupIterations \(3\)/)
-    expect(withRl({ groupSize: 4, keepPerGroup: 5 })).toMatch(/stages\.1\.keepPerGroup: expected at most groupSize \(4\)/)
-    expect(withRl({ groupSize: 4, keepPerGroup: 2 })).toBe('decoded')
+    expect(withRl({ policy: { minLrRatio: 1.5 } })).toMatch(/stages\.1\.policy\.minLrRatio: expected a number in \[0, 1\], got 1\.5/)
+    // the learning-rate decay fills decayIterations with the stage's iterations (3): no room after a warm-up of 3
+    expect(withRl({ policy: { minLrRatio: 0.1, warmupIterations: 3 } })).toMatch(
+      /stages\.1\.policy\.decayIterations: expected more than warmupIterations \(3\)/
+    )
+    expect(withRl({ budget: { groupSize: 4 }, selection: { keepPerGroup: 5 } })).toMatch(
+      /stages\.1\.selection\.keepPerGroup: expected at most budget\.groupSize \(4\)/
+    )
+    expect(withRl({ budget: { groupSize: 4 }, selection: { keepPerGroup: 2 } })).toBe('decoded')
+    expect(withRl({ selection: { oversample: 2 } })).toMatch(/stages\.1\.selection\.oversample: expected 1 unless filterZeroVariance is on/)
     expect(withRl({ rollout: { exploreRate: 1.5 } })).toMatch(/stages\.1\.rollout\.exploreRate: expected a number in \[0, 1\], got 1\.5/)
-    expect(withRl({ exploredCredit: 'all' })).toMatch(/stages\.1\.exploredCredit/)
-    expect(withRl({ rollout: { exploreRate: 0.1 }, exploredCredit: 'signed' })).toBe('decoded')
+    expect(withRl({ loss: { exploredCredit: 'all' } })).toMatch(/stages\.1\.loss\.exploredCredit/)
+    expect(withRl({ rollout: { exploreRate: 0.1 }, loss: { exploredCredit: 'signed' } })).toBe('decoded')
+  })
+
+  it('a field of the flat RL configuration (before 0.6) says where it moved', () => {
+    const withRl = (patch: object) => error({ ...good, stages: [good.stages[0], { ...rl, ...patch }] })
+    expect(withRl({ policyLr: 1e-3 })).toContain(
+      'stages.1.policyLr: unknown field: the RL stage\'s configuration is nested by stage of the iteration; this is now "stages.1.policy.lr"'
+    )
+    expect(withRl({ ppoEpochs: 2, criticWarmup: 1 })).toMatch(
+      /stages\.1\.ppoEpochs: .*"stages\.1\.update\.epochs"[\s\S]*stages\.1\.criticWarmup: .*"stages\.1\.critic\.warmup"/
+    )
+    // every moved field names a field of the nested configuration
+    for (const [flat, nested] of Object.entries(_.movedFields)) {
+      const [slice, field] = nested.split('.') as [string, string]
+      expect(Object.keys((Config.defaultConfig as unknown as Record<string, Record<string, unknown>>)[slice]!), flat).toContain(field)
+    }
   })
 
   it('an RL stage decays its learning rate over its own iterations unless told otherwise', () => {
-    const rl = { ...good.stages[1]!, iterations: 40, minLrRatio: 0.1 } as _.RlStage
-    expect(_.trainerConfig(rl, {} as never, 0).decayIterations).toBe(40)
-    expect(_.trainerConfig({ ...rl, decayIterations: 25 }, {} as never, 0).decayIterations).toBe(25)
-    expect(withRlDecoded({ minLrRatio: 0.1 })).toBe('decoded')
+    const rl = { ...good.stages[1]!, iterations: 40, policy: { minLrRatio: 0.1 } } as _.RlStage
+    expect(_.trainerConfig(rl, {} as never, 0).policy).toEqual({ ...Config.defaultConfig.policy, minLrRatio: 0.1, decayIterations: 40 })
+    expect(_.trainerConfig({ ...rl, policy: { minLrRatio: 0.1, decayIterations: 25 } }, {} as never, 0).policy.decayIterations).toBe(25)
+    expect(withRlDecoded({ policy: { minLrRatio: 0.1 } })).toBe('decoded')
   })
 
   it('RL update replicas need a separate critic when the algorithm trains one', () => {
-    const rl = { ...good.stages[1]!, algorithm: 'ppo', groupSize: 1, replicas: 2 }
+    const rl = { ...good.stages[1]!, algorithm: 'ppo', budget: { groupSize: 1 }, replicas: 2 }
     const shared = { ...good, critic: { shareTrunk: true } }
     expect(error({ ...shared, stages: [good.stages[0], rl] })).toMatch(/stages\.1\.replicas: expected 1 with a critic that shares the policy trunk .*got 2/)
     expect(error({ ...good, stages: [good.stages[0], rl] })).toBe('decoded')
     // a critic-free algorithm has no critic to share
-    expect(error({ ...shared, stages: [good.stages[0], { ...rl, algorithm: 'grpo', groupSize: 4 }] })).toBe('decoded')
+    expect(error({ ...shared, stages: [good.stages[0], { ...rl, algorithm: 'grpo', budget: { groupSize: 4 } }] })).toBe('decoded')
   })
 
   it("an SFT stage's `until` checks the trained weights, so it refuses a weight average", () => {

@@ -100,17 +100,15 @@ const figures = (label: string): Figures => ({ label, episodes: 0, rolloutSecond
 const train = async (f: Figures, runner: Runner.Runner | undefined): Promise<void> => {
   const policy = Policy.make(model, 0, { tokenizer })
   const critic = Critic.make(policy, { shareTrunk: false }, 1)
-  const config: Config.Config = {
-    ...Config.defaultConfig,
+  const config: Config.Config = Config.make({
     algorithm: 'ppo',
-    seedsPerIteration,
-    groupSize,
+    budget: { seedsPerIteration, groupSize },
     rollout,
     seed: 1,
-    policyLr: 5e-5,
-    criticLr: 5e-4,
-    minibatches: 2
-  }
+    policy: { lr: 5e-5 },
+    critic: { lr: 5e-4 },
+    update: { minibatches: 2 }
+  })
   const trainer = Trainer.make({
     config,
     policy,

@@ -82,16 +82,14 @@ describe.runIf(Services.available('redis-server'))(`Runner ${Services.tag('redis
     const made = await _.make({ url: redis.url })()
     if (E.isLeft(made)) throw new Error(QueueError.message(made.left))
     const runner = made.right
-    const config: Config.Config = {
-      ...Config.defaultConfig,
+    const config: Config.Config = Config.make({
       algorithm: 'grpo',
       kl: Kl.none,
-      seedsPerIteration: 3,
-      groupSize: 2,
+      budget: { seedsPerIteration: 3, groupSize: 2 },
       rollout: World.rollout,
-      policyLr: 1e-2,
+      policy: { lr: 1e-2 },
       seed: 9
-    }
+    })
     const trainerOf = (remote: boolean) => {
       const p = World.policy(3)
       const trainer = Trainer.make({

@@ -20,7 +20,7 @@ import { Critic, ModelConfig, Policy } from '@mtrl/policy'
 import { Batch } from '@mtrl/rollout'
 import * as tf from '@tensorflow/tfjs'
 import { cpus, loadavg } from 'node:os'
-import { defaultConfig, resolve, type Config } from '../src/Config.js'
+import { make, override, resolve, type Config, type Overrides } from '../src/Config.js'
 import * as forward from '../src/internal/forward.js'
 import { update } from '../src/internal/update.js'
 import * as UpdateReplicas from '../src/UpdateReplicas.js'
@@ -73,11 +73,11 @@ const main = async (): Promise<void> => {
   const rng = Rng.make(1)
   const batch = Batch.make({ pad: 0 })(Array.from({ length: EPISODES }, (_, i) => episode(rng, i, 180 + rng.int(181))))
   const real = batch.lengths.reduce((a, b) => a + b, 0)
-  const rlConfig: Config = { ...defaultConfig, ppoEpochs: 2, minibatches: 4, rollout: { ...defaultConfig.rollout, temperature: 0.7 } }
+  const rlConfig: Config = make({ update: { epochs: 2, minibatches: 4 }, rollout: { temperature: 0.7 } })
   const advantages = Float32Array.from({ length: batch.batch * batch.time }, () => rng.next() * 2 - 1)
   const returns = Float32Array.from({ length: batch.batch * batch.time }, () => rng.next() * 2 - 1)
 
-  const time = async (mode: 'separate' | 'shared' | 'none', workers = 0, overrides: Partial<Config> = {}): Promise<number> => {
+  const time = async (mode: 'separate' | 'shared' | 'none', workers = 0, overrides: Overrides = {}): Promise<number> => {
     const policy = Policy.make(config, 0)
     const critic = mode === 'none' ? undefined : Critic.make(policy, { shareTrunk: mode === 'shared' }, 1)
     const replicas = workers === 0 ? undefined : await UpdateReplicas.start(policy, critic, workers, ThreadInit.init(backend.name))
@@ -88,7 +88,7 @@ const main = async (): Promise<void> => {
       const oldValues = critic === undefined ? undefined : forward.valuesBefore(forward.valuesAfter(critic, batch), batch)
       update(
         {
-          config: resolve({ ...rlConfig, ...overrides }),
+          config: resolve(override(overrides)(rlConfig)),
           lossKind: mode === 'none' ? 'policyGradient' : 'ppo',
           policy,
           critic,
@@ -133,10 +133,10 @@ const main = async (): Promise<void> => {
   const heap = (): number | undefined => (tf.backend() as { readonly wasm?: { readonly HEAPU8: Uint8Array } }).wasm?.HEAPU8.length
   const micro = heap()
   if (micro !== undefined) {
-    await time('none', 0, { microBatchTokens: 1e9 })
+    await time('none', 0, { update: { microBatchTokens: 1e9 } })
     const whole = heap()!
     console.log(
-      `wasm heap: ${(micro / 2 ** 30).toFixed(2)} GiB after the updates above (micro-batches of ${rlConfig.microBatchTokens} tokens), ${(whole / 2 ** 30).toFixed(2)} GiB after one critic-free update with whole minibatches (${EPISODES / 4} episodes)`
+      `wasm heap: ${(micro / 2 ** 30).toFixed(2)} GiB after the updates above (micro-batches of ${rlConfig.update.microBatchTokens} tokens), ${(whole / 2 ** 30).toFixed(2)} GiB after one critic-free update with whole minibatches (${EPISODES / 4} episodes)`
     )
   }
 }

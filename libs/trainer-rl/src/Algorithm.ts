@@ -24,7 +24,7 @@
  *   reward before the returns (OpenRLHF's `init_kl_coef` 0.01), then normalises the advantages
  *   over the whole batch.
  *
- * A configuration's `estimator`, `estimatorOptions`, `aggregation` and `kl` override the
+ * A configuration's `advantage.estimator`, `advantage.options`, `loss.aggregation` and `kl` override the
  * algorithm's (`Config.resolve`), e.g. REINFORCE++ without its KL term: `"kl": Kl.none`.
  *
  * @since 0.1.0

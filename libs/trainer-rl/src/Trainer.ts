@@ -8,7 +8,7 @@
  *
  * @since 0.1.0
  */
-import { Rng, type Env, type EnvError, type RewardFn, type Sampler as SamplerContract, type Tokenizer } from '@mtrl/core'
+import { Decode, Rng, type Env, type EnvError, type RewardFn, type Sampler as SamplerContract, type Tokenizer } from '@mtrl/core'
 import { Critic, Policy, Sampler } from '@mtrl/policy'
 import { Batch, type Rollout } from '@mtrl/rollout'
 import { Optimizer, Schedule } from '@mtrl/optim'
@@ -109,29 +109,42 @@ export const streams = (seed: number): Pick<State, 'tasks' | 'sampling' | 'shuff
   return { tasks: root.split(), sampling: root.split(), shuffle: root.split() }
 }
 
+/** The configuration, decoded by its codec (every check of it is there): a bad one is a programmer error here. */
+const checkedConfig = (config: Config.Config): Config.Resolved => {
+  const decoded = Decode.decode('trainer configuration', Config.Config)(config)
+  if (E.isLeft(decoded)) throw new Error(`Trainer.make: ${Decode.formatError(decoded.left)}`)
+  return Config.resolve(decoded.right)
+}
+
+/** What the setup must give the configured algorithm: one environment per slot, a critic, a reference for a KL term. */
+const checkSetup = (setup: Setup, config: Config.Resolved, algorithm: Algorithm.Algorithm): void => {
+  const { seedsPerIteration, groupSize } = config.budget
+  const slots = seedsPerIteration * groupSize * config.selection.oversample
+  if (setup.envs.length !== slots)
+    throw new Error(
+      `Trainer.make: ${setup.envs.length} envs for ${seedsPerIteration} seeds x groupSize ${groupSize} x oversample ${config.selection.oversample}`
+    )
+  if (algorithm.critic && setup.critic === undefined) throw new Error(`Trainer.make: ${algorithm.name} needs a critic`)
+  if (config.kl.placement !== 'none' && setup.reference === undefined)
+    throw new Error(
+      `Trainer.make: ${algorithm.name}'s KL term (${config.kl.placement}) needs a reference policy; give one, or turn the term off with "kl": Kl.none`
+    )
+}
+
 /**
- * Builds a trainer. Throws (a programmer error) when the setup cannot run the configured
- * algorithm: no critic for PPO, no reference for a KL term, a wrong number of environments,
- * groups of one for a group estimator, temperature 0.
+ * Builds a trainer. Throws (a programmer error) when the configuration does not decode with
+ * `Config.Config` (the error names the field), or the setup cannot run the configured algorithm:
+ * no critic for PPO, no reference for a KL term, a wrong number of environments, replicas of
+ * another policy.
  *
  * @category constructors
  * @since 0.1.0
  */
 export const make = (setup: Setup): Trainer => {
-  const config = Config.resolve(setup.config)
+  const config = checkedConfig(setup.config)
   const algorithm = Algorithm.registry[config.algorithm]
-  const slots = config.seedsPerIteration * config.groupSize * config.oversample
-  if (setup.envs.length !== slots)
-    throw new Error(
-      `Trainer.make: ${setup.envs.length} envs for ${config.seedsPerIteration} seeds x groupSize ${config.groupSize} x oversample ${config.oversample}`
-    )
-  if (algorithm.critic && setup.critic === undefined) throw new Error(`Trainer.make: ${algorithm.name} needs a critic`)
-  if (algorithm.grouped && config.groupSize < 2) throw new Error(`Trainer.make: ${algorithm.name} needs groupSize >= 2`)
-  if (config.kl.placement !== 'none' && setup.reference === undefined)
-    throw new Error(
-      `Trainer.make: ${algorithm.name}'s KL term (${config.kl.placement}) needs a reference policy; give one, or turn the term off with "kl": Kl.none`
-    )
-  if (!(config.rollout.temperature > 0)) throw new Error('Trainer.make: the rollout temperature must be > 0 (log-prob ratios are taken at it)')
+  checkSetup(setup, config, algorithm)
+  const slots = setup.envs.length
   const policyOptimizer = Optimizer.make(Policy.trainableVariables(setup.policy))
   if (setup.replicas !== undefined) {
     const same = (a: ReadonlyArray<unknown>, b: ReadonlyArray<unknown>): boolean => a.length === b.length && a.every((x, i) => x === b[i])
@@ -160,16 +173,16 @@ export const make = (setup: Setup): Trainer => {
 
 /**
  * The policy's learning rate at an iteration (0-based): `warmupIterations` of linear warm-up, then
- * cosine decay to `minLrRatio` x `policyLr` at `decayIterations` (constant when `minLrRatio` is 1).
+ * cosine decay to `minLrRatio` x `lr` at `decayIterations` (constant when `minLrRatio` is 1).
  */
 export const policyLrAt =
-  (config: Pick<Config.Config, 'policyLr' | 'warmupIterations' | 'minLrRatio' | 'decayIterations'>) =>
+  (policy: Config.PolicyOptimiser) =>
   (iteration: number): number =>
     Schedule.learningRate({
-      peak: config.policyLr,
-      warmupSteps: config.warmupIterations,
-      totalSteps: config.minLrRatio < 1 ? config.decayIterations : config.warmupIterations + 1,
-      minRatio: config.minLrRatio
+      peak: policy.lr,
+      warmupSteps: policy.warmupIterations,
+      totalSteps: policy.minLrRatio < 1 ? policy.decayIterations : policy.warmupIterations + 1,
+      minRatio: policy.minLrRatio
     })(iteration)
 
 /**
@@ -202,7 +215,7 @@ export const iterate =
     const rolledAt = performance.now()
     const sinceRollout = (): number => (performance.now() - rolledAt) / 1000
     const selected = select(trainer, collected.right.episodes)
-    const base = { collected: collected.right, selected, policyLr: policyLrAt(trainer.config)(trainer.state.iteration) }
+    const base = { collected: collected.right, selected, policyLr: policyLrAt(trainer.config.policy)(trainer.state.iteration) }
     let metrics: Metrics
     if (selected.samples.length === 0) metrics = reportIdle(trainer, base, sinceRollout())
     else {

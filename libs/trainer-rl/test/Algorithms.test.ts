@@ -12,7 +12,7 @@ import { TestBackend, Toy } from '@mtrl/testing'
 import * as TE from 'fp-ts/lib/TaskEither.js'
 import { beforeAll, describe, expect, it } from 'vitest'
 import * as Algorithm from '../src/Algorithm.js'
-import { defaultConfig, resolve, type Config } from '../src/Config.js'
+import { make, override, resolve, type Config, type Overrides } from '../src/Config.js'
 import * as forward from '../src/internal/forward.js'
 import * as Kl from '../src/Kl.js'
 import * as Trainer from '../src/Trainer.js'
@@ -78,17 +78,16 @@ const trainerOn = (config: Config, episodes: ReadonlyArray<Trajectory.Trajectory
   return { trainer, policy, dispose: () => (trainer.dispose(), policy.dispose()) }
 }
 
-const configOf = (algorithm: Config['algorithm'], overrides: Partial<Config> = {}): Config => ({
-  ...defaultConfig,
-  algorithm,
-  seedsPerIteration: 1,
-  groupSize: 4,
-  minibatches: 1,
-  ppoEpochs: 1,
-  priorKlEvery: 0,
-  rollout: { ...defaultConfig.rollout, temperature: 1, maxTurns: 1 },
-  ...overrides
-})
+const configOf = (algorithm: Config['algorithm'], overrides: Overrides = {}): Config =>
+  override(overrides)(
+    make({
+      algorithm,
+      budget: { seedsPerIteration: 1, groupSize: 4 },
+      update: { minibatches: 1, epochs: 1 },
+      priorKlEvery: 0,
+      rollout: { temperature: 1, maxTurns: 1 }
+    })
+  )
 
 describe('the algorithms as their papers define them (hand-derived, through Trainer.iterate)', () => {
   // one group of four: rewards 1, 0, 0, 1 on replies of 1, 2, 3, 2 tokens
@@ -98,26 +97,29 @@ describe('the algorithms as their papers define them (hand-derived, through Trai
 
   it('resolves each name to its estimator, aggregation and KL term', () => {
     expect(resolve(configOf('grpo'))).toMatchObject({
-      estimator: 'grpo',
-      aggregation: 'seq-mean-token-mean',
+      advantage: { estimator: 'grpo' },
+      loss: { aggregation: 'seq-mean-token-mean' },
       kl: { estimator: 'k3', placement: 'loss', controller: { _tag: 'fixed', coef: 0.04 } }
     })
-    expect(resolve(configOf('grpo-token-mean'))).toMatchObject({ estimator: 'grpo', aggregation: 'token-mean', kl: { placement: 'loss' } })
+    expect(resolve(configOf('grpo-token-mean'))).toMatchObject({
+      advantage: { estimator: 'grpo' },
+      loss: { aggregation: 'token-mean' },
+      kl: { placement: 'loss' }
+    })
     expect(resolve(configOf('dr-grpo'))).toMatchObject({
-      estimator: 'grpo',
-      estimatorOptions: { normalizeByStd: false },
-      aggregation: 'seq-mean-token-sum-norm',
+      advantage: { estimator: 'grpo', options: { normalizeByStd: false } },
+      loss: { aggregation: 'seq-mean-token-sum-norm' },
       kl: Kl.none
     })
     expect(resolve(configOf('reinforce++'))).toMatchObject({
-      estimator: 'reinforcePlusPlus',
-      aggregation: 'token-mean',
+      advantage: { estimator: 'reinforcePlusPlus' },
+      loss: { aggregation: 'token-mean' },
       kl: { estimator: 'k1', placement: 'reward', controller: { coef: 0.01 } }
     })
     // a configuration's own choices win
-    expect(resolve(configOf('grpo', { aggregation: 'token-mean', kl: Kl.none }))).toMatchObject({ aggregation: 'token-mean', kl: Kl.none })
-    expect(resolve(configOf('dr-grpo', { estimatorOptions: { normalizeByStd: true } })).estimatorOptions).toEqual({ normalizeByStd: true })
-    expect(Algorithm.names.every((n) => resolve(configOf(n)).estimator === Algorithm.registry[n].estimator)).toBe(true)
+    expect(resolve(configOf('grpo', { loss: { aggregation: 'token-mean' }, kl: Kl.none }))).toMatchObject({ loss: { aggregation: 'token-mean' }, kl: Kl.none })
+    expect(resolve(configOf('dr-grpo', { advantage: { options: { normalizeByStd: true } } })).advantage.options).toEqual({ normalizeByStd: true })
+    expect(Algorithm.names.every((n) => resolve(configOf(n)).advantage.estimator === Algorithm.registry[n].estimator)).toBe(true)
   })
 
   it('GRPO: the per-sequence mean of -A over a group whose advantages sum to 0 is exactly 0, whatever the lengths; its KL term is measured', async () => {
@@ -156,7 +158,7 @@ describe('the algorithms as their papers define them (hand-derived, through Trai
   it('REINFORCE++: the KL penalty is in the reward (k1 against the reference, beta 0.01): with no reward at all, only it moves the policy', async () => {
     // four games of one episode each
     const silent = group.map((e, i) => ({ ...e, seed: 20 + i, groupId: `fixed:${20 + i}`, turnRewards: [0], won: false }))
-    const config = configOf('reinforce++', { groupSize: 1, seedsPerIteration: 4 })
+    const config = configOf('reinforce++', { budget: { groupSize: 1, seedsPerIteration: 4 } })
     const same = Policy.make(model, 3)
     const other = Policy.make(model, 11)
     const withSame = trainerOn(config, silent, same)

@@ -5,7 +5,7 @@ import { Optimizer } from '@mtrl/optim'
 import { TestBackend, Toy } from '@mtrl/testing'
 import * as TE from 'fp-ts/lib/TaskEither.js'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { defaultConfig, resolve, type Config } from '../src/Config.js'
+import { make, resolve, type Config } from '../src/Config.js'
 import * as _ from '../src/ImportanceSampling.js'
 import * as Kl from '../src/Kl.js'
 import * as forward from '../src/internal/forward.js'
@@ -84,7 +84,7 @@ describe('importance weights in the update', () => {
     const rng = Rng.make(4)
     const advantages = Float32Array.from({ length: n }, () => rng.next() * 2 - 1)
     const weights = Float32Array.from({ length: n }, (_, i) => [0, 0.5, 1, 2][i % 4]!)
-    const config: Config = { ...defaultConfig, minibatches: 1, ppoEpochs: 1, entropyCoef: 0 }
+    const config: Config = make({ update: { minibatches: 1, epochs: 1 }, loss: { entropyCoef: 0 } })
     for (const lossKind of ['ppo', 'policyGradient'] as const) {
       const after = (weighted: boolean): Float32Array[] => {
         const policy = Policy.make(modelConfig, 11)

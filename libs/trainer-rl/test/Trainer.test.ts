@@ -1,4 +1,4 @@
-import { RewardFn, type Env } from '@mtrl/core'
+import { Decode, RewardFn, type Env } from '@mtrl/core'
 import * as E from 'fp-ts/lib/Either.js'
 import { Critic, ModelConfig, Policy } from '@mtrl/policy'
 import { Penalty } from '@mtrl/rewards'
@@ -13,6 +13,7 @@ import { makeToyRun, step, template, tokenizer, toyConfig } from './fixtures/toy
 
 beforeAll(() => TestBackend.use('cpu'))
 
+const decoded = Decode.decode('trainer configuration', Config.Config)
 const snapshot = (variables: ReadonlyArray<tf.Variable>): number[][] => variables.map((v) => Array.from(v.dataSync()))
 
 describe('Trainer', () => {
@@ -49,7 +50,11 @@ describe('Trainer', () => {
   })
 
   it('leaks no tensor across iterations (with and without the context loss, one minibatch or two)', async () => {
-    for (const overrides of [{}, { contextCoef: 0.3 }, { contextCoef: 0.3, minibatches: 2 }]) {
+    for (const overrides of [
+      {},
+      { loss: { contextCoef: 0.3 } },
+      { loss: { contextCoef: 0.3 }, update: { minibatches: 2 } }
+    ] as ReadonlyArray<Config.Overrides>) {
       const run = makeToyRun(toyConfig('ppo', 'bandit', overrides), 'bandit')
       await step(run.trainer)
       await expectNoLeak(() => step(run.trainer))
@@ -62,7 +67,7 @@ describe('Trainer', () => {
     // policy's own log-probs as behaviour log-probs the ratio is exactly 1. Behaviour log-probs of
     // 0 (what the batch holds for tokens without sampler log-probs) would give ratios p < 1.
     const run = makeToyRun(
-      toyConfig('ppo', 'corridor', { minibatches: 1, exploredCredit: 'signed', rollout: { ...toyConfig('ppo', 'corridor').rollout, exploreRate: 1 } }),
+      toyConfig('ppo', 'corridor', { update: { minibatches: 1 }, loss: { exploredCredit: 'signed' }, rollout: { exploreRate: 1 } }),
       'corridor'
     )
     const m = await step(run.trainer)
@@ -75,7 +80,7 @@ describe('Trainer', () => {
   })
 
   it('updates only the critic during critic warm-up', async () => {
-    const run = makeToyRun(toyConfig('ppo', 'bandit', { criticWarmup: 1 }), 'bandit')
+    const run = makeToyRun(toyConfig('ppo', 'bandit', { critic: { warmup: 1 } }), 'bandit')
     const policyBefore = snapshot(Policy.trainableVariables(run.policy))
     const criticBefore = snapshot(Critic.trainableVariables(run.critic!))
     const m = await step(run.trainer)
@@ -89,7 +94,7 @@ describe('Trainer', () => {
   })
 
   it('filters zero-variance groups out of the batch', async () => {
-    const run = makeToyRun(toyConfig('grpo', 'bandit', { filterZeroVariance: true }), 'bandit')
+    const run = makeToyRun(toyConfig('grpo', 'bandit', { selection: { filterZeroVariance: true } }), 'bandit')
     for (let i = 0; i < 3; i++) {
       const m = await step(run.trainer)
       expect(m['batch/samples'] + m['batch/filtered_episodes']).toBe(16)
@@ -99,7 +104,7 @@ describe('Trainer', () => {
   })
 
   it('dynamic sampling: plays oversample x the groups and updates on the first seedsPerIteration that carry signal', async () => {
-    const config = toyConfig('grpo', 'bandit', { filterZeroVariance: true, oversample: 3 })
+    const config = toyConfig('grpo', 'bandit', { selection: { filterZeroVariance: true, oversample: 3 } })
     const played: number[] = []
     const used: number[] = []
     const run = makeToyRun(config, 'bandit')
@@ -113,12 +118,12 @@ describe('Trainer', () => {
     expect(played).toEqual([48, 48, 48])
     expect(Math.max(...used)).toBe(16)
     run.dispose()
-    const refused = Config.check(toyConfig('grpo', 'bandit', { oversample: 3 }))
-    expect(E.isLeft(refused) && refused.left.issues[0]!.path).toBe('oversample')
+    const refused = decoded(toyConfig('grpo', 'bandit', { selection: { oversample: 3 } }))
+    expect(E.isLeft(refused) && refused.left.issues[0]!.path).toBe('selection.oversample')
   })
 
   it('down-sampling: plays groups of groupSize and updates on keepPerGroup episodes of each', async () => {
-    const config = toyConfig('rloo', 'bandit', { groupSize: 8, keepPerGroup: 3 })
+    const config = toyConfig('rloo', 'bandit', { budget: { groupSize: 8 }, selection: { keepPerGroup: 3 } })
     const run = makeToyRun(config, 'bandit')
     for (let i = 0; i < 2; i++) {
       const m = await step(run.trainer)
@@ -131,10 +136,10 @@ describe('Trainer', () => {
       ['rloo', 9],
       ['ppo', 9]
     ] as const) {
-      const refused = Config.check(toyConfig(algorithm, 'bandit', { groupSize: 8, keepPerGroup }))
-      expect(E.isLeft(refused) && refused.left.issues[0]!.path).toBe('keepPerGroup')
+      const refused = decoded(toyConfig(algorithm, 'bandit', { budget: { groupSize: 8 }, selection: { keepPerGroup } }))
+      expect(E.isLeft(refused) && refused.left.issues[0]!.path).toBe('selection.keepPerGroup')
     }
-    expect(E.isRight(Config.check(toyConfig('ppo', 'bandit', { groupSize: 8, keepPerGroup: 1 })))).toBe(true)
+    expect(E.isRight(decoded(toyConfig('ppo', 'bandit', { budget: { groupSize: 8 }, selection: { keepPerGroup: 1 } })))).toBe(true)
   })
 
   it('measures KL to the reference: 0 while the policy equals it, positive once it moved (in-reward and in-loss)', async () => {
@@ -312,9 +317,9 @@ describe('Trainer', () => {
     const policy = Policy.make(ModelConfig.make({ vocab: tokenizer.vocabSize, dModel: 16, layers: 1, heads: 2, maxLen: 64 }), 0)
     const base = { policy, template, tokenizer, contextLength: 64 }
     expect(() => Trainer.make({ ...base, config: toyConfig('ppo', 'bandit'), envs: Array.from({ length: 16 }, () => Toy.bandit()) })).toThrow(/critic/)
-    expect(() => Trainer.make({ ...base, config: toyConfig('grpo', 'bandit', { groupSize: 1 }), envs: Array.from({ length: 4 }, () => Toy.bandit()) })).toThrow(
-      /groupSize/
-    )
+    expect(() =>
+      Trainer.make({ ...base, config: toyConfig('grpo', 'bandit', { budget: { groupSize: 1 } }), envs: Array.from({ length: 4 }, () => Toy.bandit()) })
+    ).toThrow(/groupSize/)
     expect(() => Trainer.make({ ...base, config: toyConfig('grpo', 'bandit'), envs: [Toy.bandit()] })).toThrow(/envs/)
     // GRPO's KL term needs the reference it is measured against; the error says how to turn it off
     expect(() => Trainer.make({ ...base, config: toyConfig('grpo', 'bandit'), envs: Array.from({ length: 16 }, () => Toy.bandit()) })).toThrow(
@@ -323,7 +328,7 @@ describe('Trainer', () => {
     expect(() =>
       Trainer.make({
         ...base,
-        config: toyConfig('reinforce++', 'bandit', { groupSize: 1, seedsPerIteration: 16 }),
+        config: toyConfig('reinforce++', 'bandit', { budget: { groupSize: 1, seedsPerIteration: 16 } }),
         envs: Array.from({ length: 16 }, () => Toy.bandit())
       })
     ).toThrow("reinforce++'s KL term (reward)")

@@ -4,7 +4,7 @@ import { Batch } from '@mtrl/rollout'
 import { Optimizer } from '@mtrl/optim'
 import { expectNoLeak, TestBackend } from '@mtrl/testing'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { defaultConfig, resolve, type Config } from '../src/Config.js'
+import { make, override, resolve, type Config } from '../src/Config.js'
 import * as Kl from '../src/Kl.js'
 import * as forward from '../src/internal/forward.js'
 import { update, type UpdateMetrics } from '../src/internal/update.js'
@@ -122,16 +122,12 @@ const expectSameUpdate = (a: Awaited<ReturnType<typeof run>>, b: Awaited<ReturnT
 
 describe('UpdateReplicas', () => {
   it('PPO with a critic, KL in the loss, a context loss and an entropy bonus: one worker takes the same steps as the trainer alone', async () => {
-    const config: Config = {
-      ...defaultConfig,
-      rollout: { ...defaultConfig.rollout, temperature },
-      ppoEpochs: 2,
-      minibatches: 2,
-      aggregation: 'seq-mean-token-mean',
-      entropyCoef: 0.01,
-      contextCoef: 0.3,
+    const config: Config = make({
+      rollout: { temperature },
+      update: { epochs: 2, minibatches: 2 },
+      loss: { aggregation: 'seq-mean-token-mean', entropyCoef: 0.01, contextCoef: 0.3 },
       kl: { ...Kl.none, placement: 'loss' }
-    }
+    })
     const alone = await run(config, 'ppo', undefined)
     const parallel = await run(config, 'ppo', 1)
     expect(alone.metrics.steps).toBe(4)
@@ -141,13 +137,7 @@ describe('UpdateReplicas', () => {
   }, 120_000)
 
   it("the clipped policy gradient with Dr. GRPO's aggregation and two workers takes the same steps as alone", async () => {
-    const config: Config = {
-      ...defaultConfig,
-      rollout: { ...defaultConfig.rollout, temperature },
-      ppoEpochs: 1,
-      minibatches: 1,
-      aggregation: 'seq-mean-token-sum-norm'
-    }
+    const config: Config = make({ rollout: { temperature }, update: { epochs: 1, minibatches: 1 }, loss: { aggregation: 'seq-mean-token-sum-norm' } })
     const alone = await run(config, 'policyGradient', undefined)
     const parallel = await run(config, 'policyGradient', 2)
     expectSameUpdate(alone, parallel)
@@ -155,17 +145,10 @@ describe('UpdateReplicas', () => {
 
   it('micro-batches (gradient accumulation) take the same steps as whole shards: alone, with a worker, and with a critic sharing the trunk', async () => {
     // 7 episodes of 6-14 tokens in 2 minibatches: shards of ~40 tokens, cut into micro-batches of 16
-    const config: Config = {
-      ...defaultConfig,
-      rollout: { ...defaultConfig.rollout, temperature },
-      ppoEpochs: 1,
-      minibatches: 2,
-      entropyCoef: 0.01,
-      contextCoef: 0.3
-    }
-    const micro = { ...config, microBatchTokens: 16 }
+    const config: Config = make({ rollout: { temperature }, update: { epochs: 1, minibatches: 2 }, loss: { entropyCoef: 0.01, contextCoef: 0.3 } })
+    const micro = override({ update: { microBatchTokens: 16 } })(config)
     const whole = await run(config, 'ppo', undefined)
-    expect(config.microBatchTokens).toBeGreaterThan(7 * 14)
+    expect(config.update.microBatchTokens).toBeGreaterThan(7 * 14)
     expectSameUpdate(whole, await run(micro, 'ppo', undefined))
     expectSameUpdate(whole, await run(micro, 'ppo', 1))
     expectSameUpdate(await run(config, 'ppo', undefined, true), await run(micro, 'ppo', undefined, true))

@@ -36,7 +36,7 @@ const makeTrainer = (
     policy: agent.policy,
     ...(agent.critic === undefined ? {} : { critic: agent.critic }),
     reference: agent.reference(),
-    envs: Array.from({ length: config.seedsPerIteration * config.groupSize * config.oversample }, () => source.make()),
+    envs: Array.from({ length: config.budget.seedsPerIteration * config.budget.groupSize * config.selection.oversample }, () => source.make()),
     template: agent.template,
     tokenizer: agent.tokenizer,
     contextLength: agent.contextLength,
@@ -68,7 +68,8 @@ const serve = async (ctx: Context, stage: RlStage, source: Env.EnvSource, module
   const loaded = given === undefined ? await Play.fromModule(module) : E.right(given)
   if (E.isLeft(loaded)) return E.left(failed(loaded.left))
   const rollout = rolloutOptions(source, ctx.recipe.rollout, stage.rollout)
-  const model = Completions.model(ctx.agent, { name: 'policy', slots: Math.max(1, (stage.seedsPerIteration ?? 8) * (stage.groupSize ?? 4)) })
+  const { budget } = trainerConfig(stage, rollout, 0)
+  const model = Completions.model(ctx.agent, { name: 'policy', slots: budget.seedsPerIteration * budget.groupSize })
   const rollouts = Rollouts.make()
   const started = await Server.start({ model, rollouts })()
   if (E.isLeft(started)) {

@@ -4,7 +4,7 @@
  */
 import { Trajectory } from '@mtrl/core'
 import type { Batch } from '@mtrl/rollout'
-import type { Config } from '../Config.js'
+import type * as Config from '../Config.js'
 
 /**
  * `[batch, time]`: 1 on the action tokens of explored turns of each sample (row `b` is
@@ -24,7 +24,7 @@ export const exploredMask = (samples: ReadonlyArray<Trajectory.Trajectory>, time
  * better than expected teaches, self-imitation's max(R - V, 0), Oh et al. 2018).
  */
 export const trainingBatch = (
-  credit: Config['exploredCredit'],
+  credit: Config.Loss['exploredCredit'],
   batch: Batch.Batch,
   explored: Float32Array | undefined,
   advantages: Float32Array

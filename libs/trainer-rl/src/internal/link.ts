@@ -6,7 +6,7 @@
 import { EpisodeRows, type TokenBatch } from '@mtrl/advantages'
 import type { Trajectory } from '@mtrl/core'
 import type { Batch, Rollout } from '@mtrl/rollout'
-import type { Config } from '../Config.js'
+import type * as Config from '../Config.js'
 
 export interface LinkInput {
   readonly batch: Batch.Batch
@@ -59,7 +59,7 @@ export const link = (
 }
 
 /** Whether the estimator continues an episode past its end with V of its last state. */
-export const bootstraps = (config: Pick<Config, 'truncation'>, episode: Pick<Rollout.Episode, 'ending'>): boolean => {
+export const bootstraps = (advantage: Pick<Config.Advantage, 'truncation'>, episode: Pick<Rollout.Episode, 'ending'>): boolean => {
   switch (episode.ending) {
     case 'done':
       return false
@@ -67,6 +67,6 @@ export const bootstraps = (config: Pick<Config, 'truncation'>, episode: Pick<Rol
       return true
     case 'turnLimit':
     case 'contextLimit':
-      return config.truncation === 'bootstrap'
+      return advantage.truncation === 'bootstrap'
   }
 }

@@ -81,12 +81,12 @@ const times = (a: Float32Array, b: Float32Array): Float32Array => a.map((x, i) =
 
 const settingsOf = (config: Config, lossKind: UpdateContext['lossKind'], klInLoss: boolean): LossSettings => ({
   temperature: config.rollout.temperature,
-  clipLow: config.clipLow,
-  clipHigh: config.clipHigh,
-  dualClip: lossKind === 'ppo' ? config.dualClip : null,
-  valueClip: config.valueClip,
-  entropyCoef: config.entropyCoef,
-  contextCoef: config.contextCoef,
+  clipLow: config.loss.clipLow,
+  clipHigh: config.loss.clipHigh,
+  dualClip: lossKind === 'ppo' ? config.loss.dualClip : null,
+  valueClip: config.critic.valueClip,
+  entropyCoef: config.loss.entropyCoef,
+  contextCoef: config.loss.contextCoef,
   klInLoss: klInLoss ? config.kl.estimator : undefined
 })
 
@@ -115,7 +115,7 @@ const planOf = (context: UpdateContext, input: UpdateInput): Plan => {
     input,
     settings: settingsOf(config, context.lossKind, klInLoss),
     klInLoss,
-    contextMask: config.contextCoef > 0 ? contextMaskOf(input.batch) : undefined,
+    contextMask: config.loss.contextCoef > 0 ? contextMaskOf(input.batch) : undefined,
     critic: criticStep,
     fused
   }
@@ -139,7 +139,7 @@ const shardsOf = (plan: Plan, part: ReadonlyArray<number>, first: boolean): Read
   const { batch } = input
   const T = batch.time
   const mask = cut(batch.actionMask, T, part, T)
-  const weights = Aggregation.weights(context.config.aggregation, T)(mask, part.length, T)
+  const weights = Aggregation.weights(context.config.loss.aggregation, T)(mask, part.length, T)
   const meanWeights = Aggregation.weights('token-mean')(mask, part.length, T)
   const contextWeights = contextMask === undefined ? undefined : Aggregation.weights('token-mean')(cut(contextMask, T, part, T), part.length, T)
   const groups = plan.fused
@@ -218,7 +218,7 @@ const recorder = (withContextLoss: boolean): Recorder => {
 /** Applies `grads` (clipped to `maxGradNorm`) with `optimizer`; the gradient norm before clipping. Disposes the gradients. */
 const applied = (config: Config, optimizer: Optimizer.Optimizer, learningRate: number, grads: tf.Tensor[]): number => {
   try {
-    return Optimizer.apply(optimizer, { learningRate, maxNorm: config.maxGradNorm }, grads)
+    return Optimizer.apply(optimizer, { learningRate, maxNorm: config.update.maxGradNorm }, grads)
   } finally {
     tf.dispose(grads)
   }
@@ -234,10 +234,10 @@ const fusedStep = (plan: Plan, shard: Shard, record: Recorder, first: boolean): 
   const { config, policy } = context
   const critic = plan.critic!
   const policyVariables = context.policyOptimizer.variables
-  const micro = microShards(config.microBatchTokens)
+  const micro = microShards(config.update.microBatchTokens)
   const values = micro(shard.valueShard!)
   const pairs = micro(shard.policyShard).map((p, i) => ({ policyShard: p, valueShard: values[i]! }))
-  const toTrunk = config.valueCoef > 0
+  const toTrunk = config.critic.valueCoef > 0
   const { grads, aux } = Optimizer.accumulatedGradients([...policyVariables, ...critic.optimizer.variables], pairs, (pair) => {
     const scores = Scoring.tokenLogprobsWithValues(policy, critic.critic, { entropy: true, valueGradient: toTrunk ? 'trunk' : 'head' })(
       idsOf(pair.policyShard),
@@ -245,16 +245,16 @@ const fusedStep = (plan: Plan, shard: Shard, record: Recorder, first: boolean): 
     )
     const p = policyTerms(settings, context.klCoef, pair.policyShard, scores)
     const v = valueTerms(settings, pair.valueShard, scores.values)
-    return { loss: tf.add(p.loss, toTrunk ? tf.mul(v.loss, config.valueCoef) : v.loss) as tf.Scalar, aux: { ...p.aux, ...v.aux } }
+    return { loss: tf.add(p.loss, toTrunk ? tf.mul(v.loss, config.critic.valueCoef) : v.loss) as tf.Scalar, aux: { ...p.aux, ...v.aux } }
   })
   record.policy(aux, applied(config, context.policyOptimizer, context.policyLr, grads.slice(0, policyVariables.length)), first)
-  record.critic(aux, applied(config, critic.optimizer, config.criticLr, grads.slice(policyVariables.length)))
+  record.critic(aux, applied(config, critic.optimizer, config.critic.lr, grads.slice(policyVariables.length)))
 }
 
 /** The policy's step, its shards shared between this thread and the replicas. */
 const policyStep = (plan: Plan, shards: ReadonlyArray<Shard>, record: Recorder, first: boolean): void => {
   const { context, settings } = plan
-  const microTokens = context.config.microBatchTokens
+  const microTokens = context.config.update.microBatchTokens
   const split = (p: UpdatePayload & { readonly part: 'policy' }) => splitPayload(p) as ReadonlyArray<typeof p>
   const payloads = shards.map((s) => ({ part: 'policy', settings, klCoef: context.klCoef, microTokens, shard: s.policyShard }) satisfies UpdatePayload)
   const { grads, aux } = Workers.gradients(
@@ -272,7 +272,7 @@ const policyStep = (plan: Plan, shards: ReadonlyArray<Shard>, record: Recorder, 
 const criticStep = (plan: Plan, shards: ReadonlyArray<Shard>, record: Recorder): void => {
   const { context, settings } = plan
   const critic = plan.critic!
-  const microTokens = context.config.microBatchTokens
+  const microTokens = context.config.update.microBatchTokens
   const split = (p: UpdatePayload & { readonly part: 'critic' }) => splitPayload(p) as ReadonlyArray<typeof p>
   const payloads = shards.map((s) => ({ part: 'critic', settings, microTokens, shard: s.valueShard! }) satisfies UpdatePayload)
   const { grads, aux } = Workers.gradients(
@@ -283,7 +283,7 @@ const criticStep = (plan: Plan, shards: ReadonlyArray<Shard>, record: Recorder):
     (p) => valueLoss(critic.critic, settings, p.shard),
     split
   )
-  record.critic(aux, applied(context.config, critic.optimizer, context.config.criticLr, grads))
+  record.critic(aux, applied(context.config, critic.optimizer, context.config.critic.lr, grads))
 }
 
 /** The update of one iteration (see the module comment): `ppoEpochs` passes over shuffled minibatches. */
@@ -291,9 +291,9 @@ export const update = (context: UpdateContext, input: UpdateInput): UpdateMetric
   const plan = planOf(context, input)
   const record = recorder(plan.contextMask !== undefined)
   const rows = Array.from({ length: input.batch.batch }, (_, i) => i)
-  for (let epoch = 0; epoch < context.config.ppoEpochs; epoch++) {
+  for (let epoch = 0; epoch < context.config.update.epochs; epoch++) {
     const order = Rng.shuffle(context.shuffle)(rows)
-    const size = Math.ceil(order.length / Math.max(1, context.config.minibatches))
+    const size = Math.ceil(order.length / Math.max(1, context.config.update.minibatches))
     for (let start = 0; start < order.length; start += size) {
       const first = record.steps() === 0
       const shards = shardsOf(plan, order.slice(start, start + size), first)

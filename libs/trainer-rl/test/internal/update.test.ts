@@ -5,7 +5,7 @@ import { Optimizer } from '@mtrl/optim'
 import { TestBackend } from '@mtrl/testing'
 import * as tf from '@tensorflow/tfjs'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { defaultConfig, resolve, type Config } from '../../src/Config.js'
+import { make, override, resolve, type Config, type Overrides } from '../../src/Config.js'
 import * as forward from '../../src/internal/forward.js'
 import { update } from '../../src/internal/update.js'
 
@@ -35,10 +35,10 @@ const ACTIONS = [3, 4, 7, 8]
 const T = 9
 const temperature = 0.7
 
-const setup = (overrides: Partial<Config> = {}) => {
+const setup = (overrides: Overrides = {}) => {
   const policy = Policy.make(ModelConfig.make({ vocab: 16, dModel: 16, layers: 1, heads: 2, maxLen: 32 }), 3)
   const batch = Batch.make({ pad: 0 })([trajectory])
-  const config: Config = { ...defaultConfig, rollout: { ...defaultConfig.rollout, temperature }, ppoEpochs: 1, minibatches: 1, ...overrides }
+  const config: Config = override(overrides)(make({ rollout: { temperature }, update: { epochs: 1, minibatches: 1 } }))
   const optimizer = Optimizer.make(Policy.trainableVariables(policy))
   const context = (lr: number, lossKind: 'ppo' | 'policyGradient' = 'ppo') => ({
     config: resolve(config),
@@ -76,7 +76,7 @@ describe('update on a fixed batch', () => {
       ['ppo', 'seq-mean-token-sum', -(1 + 2 + 4 + 8)],
       ['ppo', 'seq-mean-token-sum-norm', -(1 + 2 + 4 + 8) / T]
     ] as const) {
-      const { policy, batch, context, dispose } = setup({ aggregation })
+      const { policy, batch, context, dispose } = setup({ loss: { aggregation } })
       const oldLogprobs = forward.logprobs(policy, batch, temperature)
       const entropy = tf.tidy(() => Scoring.tokenLogprobs(policy)(tf.tensor2d(batch.ids, [1, T], 'int32'), temperature).entropy.dataSync())
       // lr 0: the loss is read at the weights that produced oldLogprobs
@@ -102,7 +102,7 @@ describe('update on a fixed batch', () => {
   })
 
   it('a step raises the log-probs of action tokens with positive advantage and lowers those with negative advantage', () => {
-    const { policy, batch, context, dispose } = setup({ maxGradNorm: 100 })
+    const { policy, batch, context, dispose } = setup({ update: { maxGradNorm: 100 } })
     const before = forward.logprobs(policy, batch, temperature)
     const a = new Float32Array(T)
     a[3] = -1
@@ -120,7 +120,7 @@ describe('update on a fixed batch', () => {
 
   it('the context loss is -mean log-prob over the prompt and observation tokens after the first (no action token, no padding); NaN when off', () => {
     const CONTEXT = [1, 2, 5, 6]
-    const { policy, batch, context, dispose } = setup({ contextCoef: 0.5 })
+    const { policy, batch, context, dispose } = setup({ loss: { contextCoef: 0.5 } })
     const oldLogprobs = forward.logprobs(policy, batch, temperature)
     const m = update(context(0), { batch, oldLogprobs, advantages: advantages(), returns: new Float32Array(T) })
     expect(m.contextLoss).toBeCloseTo(-CONTEXT.reduce((s, t) => s + oldLogprobs[t]!, 0) / CONTEXT.length, 5)
@@ -142,7 +142,7 @@ describe('update on a fixed batch', () => {
     const CONTEXT = [1, 2, 5, 6]
     const meanAt = (lp: Float32Array): number => CONTEXT.reduce((s, t) => s + lp[t]!, 0) / CONTEXT.length
     for (const contextCoef of [0, 1]) {
-      const { policy, batch, context, dispose } = setup({ contextCoef, maxGradNorm: 100 })
+      const { policy, batch, context, dispose } = setup({ loss: { contextCoef }, update: { maxGradNorm: 100 } })
       const before = forward.logprobs(policy, batch, temperature)
       for (let i = 0; i < 3; i++) update(context(0.02), { batch, oldLogprobs: before, advantages: new Float32Array(T), returns: new Float32Array(T) })
       const after = forward.logprobs(policy, batch, temperature)
@@ -163,7 +163,7 @@ describe('update on a fixed batch', () => {
       turnRewards: [1]
     }
     const run = (time: number) => {
-      const { policy, context, dispose } = setup({ maxGradNorm: 100 })
+      const { policy, context, dispose } = setup({ update: { maxGradNorm: 100 } })
       // the longer row first: scoring sorts rows by length and must write each back in place
       const batch = Batch.make({ pad: 0, time })([trajectory, short])
       const oldLogprobs = forward.logprobs(policy, batch, temperature)
@@ -196,7 +196,7 @@ describe('update on a fixed batch', () => {
   it('a critic sharing the trunk: one pass gives the policy step of a policy-only update and the head step of a critic-only update', () => {
     const returns = new Float32Array(T).map((_, t) => (t >= 7 ? 1 : 0.5))
     const run = (mode: 'both' | 'policy' | 'critic', valueCoef = 0) => {
-      const { policy, batch, context, dispose } = setup({ valueClip: null, valueCoef })
+      const { policy, batch, context, dispose } = setup({ critic: { valueClip: null, valueCoef } })
       const critic = Critic.make(policy, { shareTrunk: true }, 9)
       const criticOptimizer = Optimizer.make(Critic.trainableVariables(critic))
       const oldLogprobs = forward.logprobs(policy, batch, temperature)

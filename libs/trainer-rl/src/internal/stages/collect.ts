@@ -38,16 +38,16 @@ export const collect = async (trainer: Trainer): Promise<E.Either<EnvError.EnvEr
   const { setup, state } = trainer
   const { config } = trainer
   const started = performance.now()
-  const played = config.seedsPerIteration * config.oversample
+  const played = config.budget.seedsPerIteration * config.selection.oversample
   const drawn = Replay.draw(config.replay, played, () => state.tasks.int(2147483647))(state.replay)
   const generator: Generator.Generator = { session: trainer.session, template: setup.template, tokenizer: setup.tokenizer, contextLength: setup.contextLength }
   const play = setup.play ?? Rollout.run(config.rollout)(generator)
-  const rolled = await play({ envs: setup.envs, seeds: drawn.seeds, groupSize: config.groupSize, rng: state.sampling })()
+  const rolled = await play({ envs: setup.envs, seeds: drawn.seeds, groupSize: config.budget.groupSize, rng: state.sampling })()
   if (E.isLeft(rolled)) return rolled
   const { episodes, metrics } = rolled.right
   state.replay = Replay.record(config.replay, played, drawn, lostGames(drawn.seeds, episodes))(drawn.queue)
   if (config.rollout.turnsPerSlot === undefined) {
-    const checked = Groups.check(config.groupSize)(episodes.map((e) => e.trajectory))
+    const checked = Groups.check(config.budget.groupSize)(episodes.map((e) => e.trajectory))
     if (E.isLeft(checked)) throw new Error(`Trainer.iterate: group integrity: ${checked.left}`)
   }
   return E.right({ episodes, rollout: metrics, drawn, seconds: (performance.now() - started) / 1000 })

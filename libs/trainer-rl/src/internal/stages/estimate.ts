@@ -18,7 +18,7 @@ export interface Estimated {
 }
 
 const estimatorOf = (config: Config.Resolved) => {
-  const configured = Estimator.configure(config.estimator)(config.estimatorOptions)
+  const configured = Estimator.configure(config.advantage.estimator)(config.advantage.options)
   if (E.isLeft(configured)) throw new Error(`Trainer: ${configured.left.subject}: ${configured.left.issues.map((i) => `${i.path}: ${i.expected}`).join('; ')}`)
   return configured.right
 }
@@ -28,7 +28,7 @@ export const estimate = (trainer: Trainer, batch: Batch.Batch, selected: Selecte
   let rowAt = 0
   const episodes = selected.kept.map(({ episode, index }) => {
     const rows = episode.samples.map(() => rowAt++)
-    return { rows, turnRewards: selected.turnRewards[index]!, groupId: episode.trajectory.groupId, bootstrap: bootstraps(config, episode) }
+    return { rows, turnRewards: selected.turnRewards[index]!, groupId: episode.trajectory.groupId, bootstrap: bootstraps(config.advantage, episode) }
   })
   return link(
     {

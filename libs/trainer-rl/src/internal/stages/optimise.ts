@@ -31,13 +31,13 @@ export const optimise = (trainer: Trainer, batch: Batch.Batch, scored: Scored, e
       policyOptimizer: trainer.policyOptimizer,
       criticOptimizer: trainer.criticOptimizer,
       policyLr,
-      updatePolicy: state.iteration >= config.criticWarmup || !algorithm.critic,
+      updatePolicy: state.iteration >= config.critic.warmup || !algorithm.critic,
       klCoef: state.kl.coef,
       shuffle: state.shuffle,
       ...(setup.replicas === undefined ? {} : { replicas: setup.replicas })
     },
     {
-      batch: trainingBatch(config.exploredCredit, batch, scored.explored, estimated.advantages),
+      batch: trainingBatch(config.loss.exploredCredit, batch, scored.explored, estimated.advantages),
       oldLogprobs: scored.oldLogprobs,
       advantages: estimated.advantages,
       returns: estimated.returns,

@@ -90,7 +90,7 @@ export const report = (
     ...(scored.correction === undefined ? {} : { mismatch: scored.correction.mismatch }),
     explainedVariance: scored.values === undefined ? Number.NaN : explainedVariance(scored.values, estimated.returns, batch.actionMask),
     samples: base.selected.samples.length,
-    updateTokensPerSecond: (batch.lengths.reduce((a, b) => a + b, 0) * config.ppoEpochs) / Math.max(optimised.seconds, 1e-9)
+    updateTokensPerSecond: (batch.lengths.reduce((a, b) => a + b, 0) * config.update.epochs) / Math.max(optimised.seconds, 1e-9)
   }
   const klOn = scored.klTokens !== undefined
   if (klOn) trainer.state.kl = KlController.update(stats.klMean, base.selected.samples.length)(trainer.state.kl)

@@ -27,10 +27,10 @@ export const select = (trainer: Trainer, episodes: ReadonlyArray<Rollout.Episode
   const turnRewards = episodes.map((e) => reward(e.trajectory))
   const outcomes = turnRewards.map((rs) => rs.reduce((a, b) => a + b, 0))
   const groupIds = episodes.map((e) => e.trajectory.groupId)
-  const selected = config.filterZeroVariance
-    ? Groups.firstGroups(config.seedsPerIteration, Groups.nonDegenerate(groupIds, outcomes), groupIds)
+  const selected = config.selection.filterZeroVariance
+    ? Groups.firstGroups(config.budget.seedsPerIteration, Groups.nonDegenerate(groupIds, outcomes), groupIds)
     : episodes.map(() => true)
-  const keep = config.keepPerGroup === null ? selected : Groups.downsample(config.keepPerGroup, selected, groupIds, outcomes)
+  const keep = config.selection.keepPerGroup === null ? selected : Groups.downsample(config.selection.keepPerGroup, selected, groupIds, outcomes)
   const kept = episodes.map((episode, index) => ({ episode, index })).filter(({ index }) => keep[index])
   return { turnRewards, outcomes, kept, samples: kept.flatMap(({ episode }) => episode.samples), filtered: episodes.length - kept.length }
 }
