@@ -89,6 +89,47 @@ describe('Grpo', () => {
     )
   })
 
+  it('is scale-free: a group that differs by one -0.1 penalty weighs as much as one that differs by a win; Dr. GRPO weighs each by its size', () => {
+    // rl-lift's dense reward: four losing episodes of one game, one with an invalid action (-0.1),
+    // beside four episodes of another game of which one wins (+1). GRPO's std division hands both
+    // groups advantages of the same size: the update pushes as hard on "avoid that one invalid
+    // action" as on "do what won". Dr. GRPO (no std division) keeps the ratio of the returns (1:10).
+    const input: TokenBatch = {
+      batch: 8,
+      time: 1,
+      tokenRewards: Float32Array.of(-0.1, 0, 0, 0, 1, 0, 0, 0),
+      actionMask: new Float32Array(8).fill(1),
+      groupIds: ['lost', 'lost', 'lost', 'lost', 'won', 'won', 'won', 'won']
+    }
+    const grpo = Array.from(_.estimate(_.defaultOptions)(input).advantages)
+    expect(grpo[0]).toBeCloseTo(-1.5, 4)
+    expect(grpo[4]).toBeCloseTo(1.5, 4)
+    grpo.slice(1, 4).forEach((a) => expect(a).toBeCloseTo(0.5, 4))
+    grpo.slice(5).forEach((a) => expect(a).toBeCloseTo(-0.5, 4))
+    const dr = Array.from(_.estimate({ normalizeByStd: false, epsilon: 1e-6 })(input).advantages)
+    expect(dr[0]).toBeCloseTo(-0.075, 6)
+    expect(dr[4]).toBeCloseTo(0.75, 6)
+    // in general: scaling a group's rewards leaves GRPO's advantages (above epsilon) unchanged, and scales Dr. GRPO's
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: -4, max: 4 }), { minLength: 2, maxLength: 6 }), fc.double({ min: 0.01, max: 100, noNaN: true }), (rewards, c) => {
+        fc.pre(new Set(rewards).size > 1)
+        const batchOf = (scale: number): TokenBatch => ({
+          batch: rewards.length,
+          time: 1,
+          tokenRewards: Float32Array.from(rewards, (r) => r * scale),
+          actionMask: new Float32Array(rewards.length).fill(1),
+          groupIds: rewards.map(() => 'g')
+        })
+        const g1 = _.estimate(_.defaultOptions)(batchOf(1)).advantages
+        const gc = _.estimate(_.defaultOptions)(batchOf(c)).advantages
+        g1.forEach((a, i) => expect(gc[i]).toBeCloseTo(a, 3))
+        const d1 = _.estimate({ normalizeByStd: false, epsilon: 1e-6 })(batchOf(1)).advantages
+        const dc = _.estimate({ normalizeByStd: false, epsilon: 1e-6 })(batchOf(c)).advantages
+        d1.forEach((a, i) => expect(dc[i]! / c).toBeCloseTo(a, 3))
+      })
+    )
+  })
+
   it('rejects group bookkeeping that does not match the batch', () => {
     const input = { batch: 2, time: 1, tokenRewards: Float32Array.of(1, 0), actionMask: Float32Array.of(1, 1) }
     expect(() => _.estimate(_.defaultOptions)(input)).toThrow(/groupIds is required/)
