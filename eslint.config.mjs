@@ -62,7 +62,7 @@ const scopeConstraints = [
   },
   {
     sourceTag: 'scope:rollout-queue',
-    onlyDependOnLibsWithTags: ['scope:core', 'scope:policy', 'scope:rollout', 'scope:env', 'scope:trainer', 'scope:testing', 'scope:backend']
+    onlyDependOnLibsWithTags: ['scope:core', 'scope:policy', 'scope:rollout', 'scope:replicas', 'scope:env', 'scope:trainer', 'scope:testing', 'scope:backend']
   },
   { sourceTag: 'scope:env-http', onlyDependOnLibsWithTags: ['scope:core', 'scope:env', 'scope:testing', 'scope:backend'] },
   // serving's benchmark plays TextWorld (a devDependency); its sources use core and policy only

@@ -119,6 +119,9 @@ export type JudgeSettings = t.TypeOf<typeof JudgeSettings>
  * RL on the policy's own episodes: `iterations` of (rollout, rewards, advantages, updates).
  * `replicas`: threads that share each minibatch's gradients (this one and `replicas - 1` workers,
  * `@mtrl/trainer-rl`'s `UpdateReplicas`; default 1), for backends that use one core (wasm).
+ * `rolloutThreads`: threads that play each iteration's episodes (this one and `rolloutThreads - 1`
+ * workers, `@mtrl/rollout-queue`'s `Threads`: the same episodes, token for token; default 1); not
+ * with `agent` nor with `scaleOut`, which play the episodes elsewhere.
  * `agent`: a module (path from the working directory) that exports an agent written as code
  * (`@mtrl/agent-rl` `Play.Agent`, as `default` or `agent`): its runs play the episodes through the
  * policy served over the OpenAI API, and return their rewards; with a `reward` here, the agent
@@ -128,7 +131,15 @@ export type JudgeSettings = t.TypeOf<typeof JudgeSettings>
  */
 export const RlStage = t.intersection([
   t.type({ kind: t.literal('rl'), env: EnvConfig, iterations: Numbers.PositiveInt }),
-  t.partial({ reward: RewardSpec.RewardSpec, rollout: RolloutSettings, replicas: Numbers.PositiveInt, agent: t.string, judge: JudgeSettings, ...trainerProps })
+  t.partial({
+    reward: RewardSpec.RewardSpec,
+    rollout: RolloutSettings,
+    replicas: Numbers.PositiveInt,
+    rolloutThreads: Numbers.PositiveInt,
+    agent: t.string,
+    judge: JudgeSettings,
+    ...trainerProps
+  })
 ])
 export type RlStage = t.TypeOf<typeof RlStage>
 
@@ -186,8 +197,17 @@ export type Resolved = Omit<Recipe, 'eval'> & {
 
 const invalid = (path: string, what: string): E.Either<string, never> => E.left(`invalid recipe:\n  ${path}: ${what}`)
 
-/** Checks one stage: an SFT stage has demonstrations; an RL stage's trainer configuration holds together (estimator options included), and its replicas have a separate critic to copy. */
-const checkStage = (stage: Stage, i: number, shareTrunk: boolean): E.Either<string, Stage> => {
+/** An RL stage's rollout threads: none beside an agent written as code or worker processes, which play the episodes elsewhere. */
+const checkRolloutThreads = (stage: RlStage, i: number, scaledOut: boolean): E.Either<string, RlStage> => {
+  const threads = stage.rolloutThreads ?? 1
+  if (threads > 1 && stage.agent !== undefined)
+    return invalid(`stages.${i}.rolloutThreads`, `expected 1 with an agent written as code (its runs play through the served policy), got ${threads}`)
+  if (threads > 1 && scaledOut) return invalid(`stages.${i}.rolloutThreads`, `expected 1 with scaleOut (worker processes play the episodes), got ${threads}`)
+  return E.right(stage)
+}
+
+/** Checks one stage: an SFT stage has demonstrations; an RL stage's trainer configuration holds together (estimator options included), its replicas have a separate critic to copy, its rollout threads play its own episodes. */
+const checkStage = (stage: Stage, i: number, shareTrunk: boolean, scaledOut: boolean): E.Either<string, Stage> => {
   if (stage.kind === 'sft') {
     if (stage.episodes === undefined && stage.data === undefined)
       return invalid(`stages.${i}`, 'an sft stage needs "episodes" (expert demonstrations) or "data" (a JSONL file)')
@@ -209,6 +229,8 @@ const checkStage = (stage: Stage, i: number, shareTrunk: boolean): E.Either<stri
       `stages.${i}.replicas`,
       `expected 1 with a critic that shares the policy trunk (critic.shareTrunk: its update is one pass in one thread), got ${stage.replicas}`
     )
+  const threads = checkRolloutThreads(stage, i, scaledOut)
+  if (E.isLeft(threads)) return threads
   return pipe(
     Decode.decode('trainer configuration', TrainerConfig.Config)(trainerConfig(stage, Rollout.defaultOptions, 0)),
     E.bimap(
@@ -222,7 +244,8 @@ const checkStage = (stage: Stage, i: number, shareTrunk: boolean): E.Either<stri
 const checkSemantics = (recipe: Recipe): E.Either<string, Recipe> => {
   if (recipe.stages.length === 0) return invalid('stages', 'expected at least one stage, got []')
   for (const [i, stage] of recipe.stages.entries()) {
-    const checked = checkStage(stage, i, recipe.critic?.shareTrunk === true)
+    const scaledOut = recipe.scaleOut !== undefined && (recipe.scaleOut.redis !== undefined || (recipe.scaleOut.workers ?? 0) > 0)
+    const checked = checkStage(stage, i, recipe.critic?.shareTrunk === true, scaledOut)
     if (E.isLeft(checked)) return checked
   }
   if (
@@ -284,7 +307,18 @@ export const decode = (json: unknown): E.Either<string, Resolved> =>
 
 /** The trainer configuration of an RL stage: the library's defaults under the stage's fields; a checkpoint every `checkpointEvery` iterations (0: only on a stop). */
 export const trainerConfig = (stage: RlStage, rollout: Rollout.Options, seed: number, checkpointEvery = 0): TrainerConfig.Config => {
-  const { kind: _kind, env: _env, iterations, reward: _reward, rollout: _stageRollout, replicas: _replicas, agent: _agent, judge: _judge, ...overrides } = stage
+  const {
+    kind: _kind,
+    env: _env,
+    iterations,
+    reward: _reward,
+    rollout: _stageRollout,
+    replicas: _replicas,
+    rolloutThreads: _threads,
+    agent: _agent,
+    judge: _judge,
+    ...overrides
+  } = stage
   return TrainerConfig.override({ ...overrides, policy: { decayIterations: iterations, ...overrides.policy }, rollout, seed, checkpointEvery })(
     TrainerConfig.defaultConfig
   )

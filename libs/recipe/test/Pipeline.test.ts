@@ -98,6 +98,24 @@ describe('Pipeline', () => {
     expect(iterations[1]!['grad/critic_norm']).toBeGreaterThan(0)
   })
 
+  it('an RL stage with rollout threads plays its episodes on them and trains as a one-thread stage does', async () => {
+    const metricsOf = async (dir: string, threads: number, lines: string[] = []) => {
+      const run = RunDir.create('t', join(root, dir))
+      const result = await _.run({ run, backend, reporter: quiet(lines) })(recipe([{ ...rl, rolloutThreads: threads }], { evalAfterEachStage: false }))()
+      if (E.isLeft(result)) throw new Error(result.left.message)
+      const timeless = (m: Record<string, unknown>) => Object.fromEntries(Object.entries(m).filter(([k]) => !/^time\/|per_s|_per_second|tokens_per/.test(k)))
+      return run
+        .readMetrics()
+        .filter((m) => m['kind'] === 'rl')
+        .map(timeless)
+    }
+    const lines: string[] = []
+    const threaded = await metricsOf('threads-2', 2, lines)
+    expect(lines.filter((l) => l.includes('episodes played by 2 threads (workers on cpu)'))).toHaveLength(1)
+    expect(threaded).toHaveLength(2)
+    expect(threaded).toEqual(await metricsOf('threads-1', 1))
+  })
+
   it('a PPO stage with a critic warm-up says the policy was not updated in its first iteration, and prints losses after it', async () => {
     const run = RunDir.create('t', join(root, 'warm-up'))
     const lines: string[] = []

@@ -191,6 +191,21 @@ describe('Recipe', () => {
     expect(error({ ...shared, stages: [good.stages[0], { ...rl, algorithm: 'grpo', budget: { groupSize: 4 } }] })).toBe('decoded')
   })
 
+  it("RL rollout threads play the stage's own episodes: not with an agent written as code nor with scale-out workers", () => {
+    const rl = { ...good.stages[1]!, rolloutThreads: 2 }
+    expect(error({ ...good, stages: [good.stages[0], rl] })).toBe('decoded')
+    expect(error({ ...good, stages: [good.stages[0], { ...rl, rolloutThreads: 0 }] })).toMatch(/stages\.1\.rolloutThreads: expected a positive integer, got 0/)
+    expect(error({ ...good, stages: [good.stages[0], { ...rl, agent: 'agents/play.ts' }] })).toMatch(
+      /stages\.1\.rolloutThreads: expected 1 with an agent written as code .*got 2/
+    )
+    expect(error({ ...good, stages: [good.stages[0], rl], scaleOut: { workers: 2 } })).toMatch(/stages\.1\.rolloutThreads: expected 1 with scaleOut .*got 2/)
+    expect(error({ ...good, stages: [good.stages[0], rl], scaleOut: { redis: 'redis://127.0.0.1:6379' } })).toMatch(
+      /stages\.1\.rolloutThreads: expected 1 with scaleOut/
+    )
+    expect(error({ ...good, stages: [good.stages[0], { ...rl, rolloutThreads: 1 }], scaleOut: { workers: 2 } })).toBe('decoded')
+    expect(_.trainerConfig(rl as _.RlStage, {} as never, 0)).not.toHaveProperty('rolloutThreads')
+  })
+
   it("an SFT stage's `until` checks the trained weights, so it refuses a weight average", () => {
     const until = { ...good.stages[0], until: { success: 0.3, every: 20 } }
     expect(error({ ...good, stages: [until] })).toBe('decoded')

@@ -16,12 +16,10 @@
  */
 import { Optimizer } from '@mtrl/optim'
 import * as tf from '@tensorflow/tfjs'
-import { createRequire } from 'node:module'
-import { dirname, join } from 'node:path'
-import { pathToFileURL } from 'node:url'
-import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads'
+import { MessageChannel, receiveMessageOnPort, type MessagePort, type Worker } from 'node:worker_threads'
 import type { Init, Request, Response, Setup, Task } from './internal/protocol.js'
 import { flatten } from './Task.js'
+import * as Thread from './Thread.js'
 
 /**
  * How a replica's thread prepares itself before it builds its models: it imports the module at
@@ -65,37 +63,11 @@ interface Internal extends Pool {
 /** How long a blocked caller waits for a replica's answer before giving up. */
 const answerTimeoutMs = 10 * 60 * 1000
 
-/** Source-mode bootstrap: the worker registers tsx and the `@mtrl/source` condition, then loads the TypeScript worker. */
-const sourceBootstrap = (target: string, tsxApi: string): string => {
-  const hook =
-    'data:text/javascript,' +
-    encodeURIComponent(
-      "export async function resolve(s, c, n) { return n(s, { ...c, conditions: c.conditions.includes('@mtrl/source') ? c.conditions : ['@mtrl/source', ...c.conditions] }) }"
-    )
-  return `const { register } = require('node:module');
-(async () => {
-  register(${JSON.stringify(hook)});
-  const tsx = await import(${JSON.stringify(tsxApi)});
-  tsx.register();
-  await import(${JSON.stringify(target)});
-})().catch((e) => { process.nextTick(() => { throw e }) });`
-}
-
 const spawn = (setup: Setup): Worker => {
   const here = import.meta.url
-  const transfer = [setup.port as unknown as MessagePort]
-  // a worker inherits the process's flags; --input-type (from `node --input-type=module -e`) breaks file workers
-  const execArgv = process.execArgv.filter((flag) => !flag.startsWith('--input-type'))
+  const target = here.endsWith('.ts') ? new URL('./internal/worker.ts', here).href : new URL('./worker.js', here).href
   // TypeScript anywhere (this library, the task or the init run from sources) needs tsx in the thread
-  const typescript = [here, setup.task.url, setup.init?.url ?? ''].some((url) => url.endsWith('.ts'))
-  if (typescript) {
-    const target = here.endsWith('.ts') ? new URL('./internal/worker.ts', here).href : new URL('./worker.js', here).href
-    // tsx's ES-module API, found from this file (require.resolve would give its CommonJS entry)
-    const tsxRoot = dirname(createRequire(here).resolve('tsx/package.json'))
-    const tsxApi = pathToFileURL(join(tsxRoot, 'dist', 'esm', 'api', 'index.mjs')).href
-    return new Worker(sourceBootstrap(target, tsxApi), { eval: true, workerData: setup, transferList: transfer, execArgv })
-  }
-  return new Worker(new URL('./worker.js', here), { workerData: setup, transferList: transfer, execArgv })
+  return Thread.start(target, { workerData: setup, transferList: [setup.port as unknown as MessagePort], imports: [setup.task.url, setup.init?.url] })
 }
 
 const takeMessage = (replica: Replica): Response | undefined => receiveMessageOnPort(replica.port)?.message as Response | undefined

@@ -5,3 +5,4 @@
  */
 export * as Pool from './Pool.js'
 export * as Task from './Task.js'
+export * as Thread from './Thread.js'

@@ -155,6 +155,36 @@ interface Entry {
 const tokenizerOf = (record: ModelRecord): Tokenizer.Tokenizer =>
   record.tokenizer.kind === 'mtrl-word' ? WordTokenizer.fromWords(record.tokenizer.words) : HfTokenizer.fromJson(record.tokenizer.json, record.tokenizer.config)
 
+/**
+ * A policy built from a model record, with its tokenizer and chat template.
+ *
+ * @category models
+ * @since 0.2.0
+ */
+export interface Built {
+  readonly policy: Policy.Policy
+  readonly tokenizer: Tokenizer.Tokenizer
+  readonly template: Tokenizer.ChatTemplate
+}
+
+/**
+ * The policy of a model record with `weights` (host arrays by tensor name, as `Policy.toHost`
+ * gives them), its tokenizer (`tokenizer`, or the record's) and chat template: what a worker
+ * builds from a version (the caller owns the policy).
+ *
+ * @category constructors
+ * @since 0.2.0
+ */
+export const fromRecord = (
+  record: ModelRecord,
+  weights: Parameters<typeof Policy.fromHost>[1],
+  tokenizer: Tokenizer.Tokenizer = tokenizerOf(record)
+): Built => ({
+  policy: Policy.fromHost(record.config, weights, { tokenizer, ...(record.lora === null ? {} : { lora: record.lora }) }),
+  tokenizer,
+  template: ChatTemplate.make(tokenizer)
+})
+
 /** A model record and its tokenizer, kept by model key: versions of one run share them. */
 type Records = Map<string, { readonly record: ModelRecord; readonly tokenizer: Tokenizer.Tokenizer }>
 
@@ -226,10 +256,9 @@ export const cache = (redis: Redis): Cache => {
       if (E.isLeft(model)) return model
       const weights = await readWeights(redis, ref.weights)
       if (E.isLeft(weights)) return weights
-      const { record, tokenizer } = model.right
-      const policy = Policy.fromHost(record.config, weights.right, { tokenizer, ...(record.lora === null ? {} : { lora: record.lora }) })
+      const built = fromRecord(model.right.record, weights.right, model.right.tokenizer)
       loaded.push(ref.weights)
-      return E.right({ policy, tokenizer, template: ChatTemplate.make(tokenizer), holders: 0 })
+      return E.right({ ...built, holders: 0 })
     } catch (e) {
       return E.left(QueueError.redisUnavailable(urlOf(redis), e instanceof Error ? e.message : String(e)))
     }

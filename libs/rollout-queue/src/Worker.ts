@@ -20,7 +20,7 @@ import { Redis } from 'ioredis'
 import { hostname } from 'node:os'
 import { connect, defaults } from './internal/connection.js'
 import * as Play from './internal/play.js'
-import type { EnvPool } from './internal/play.js'
+import { cachedSources as internalCachedSources, envPool } from './internal/envPool.js'
 import * as PolicyStore from './PolicyStore.js'
 import * as QueueError from './QueueError.js'
 
@@ -45,21 +45,8 @@ export type EnvResolver = (spec: unknown) => E.Either<string, Env.EnvFactory>
  * @category constructors
  * @since 0.1.0
  */
-export const cachedSources = (decode: (spec: unknown) => E.Either<string, Env.EnvSource>): { readonly envs: EnvResolver; readonly dispose: () => void } => {
-  const sources = new Map<string, Env.EnvSource>()
-  return {
-    envs: (spec) => {
-      const key = JSON.stringify(spec)
-      const known = sources.get(key)
-      if (known !== undefined) return E.right((): Env.Env => known.make())
-      return E.map((source: Env.EnvSource) => {
-        sources.set(key, source)
-        return (): Env.Env => source.make()
-      })(decode(spec))
-    },
-    dispose: () => sources.forEach((s) => s.dispose())
-  }
-}
+export const cachedSources: (decode: (spec: unknown) => E.Either<string, Env.EnvSource>) => { readonly envs: EnvResolver; readonly dispose: () => void } =
+  internalCachedSources
 
 /**
  * What a worker reports as it goes (libs never log; the app prints these).
@@ -108,28 +95,6 @@ export interface RunningWorker {
   readonly name: string
   readonly finished: () => number
   readonly close: () => Task<void>
-}
-
-/** Environments per spec, kept between jobs (one per episode slot in use). */
-const envPool = (resolve: EnvResolver): EnvPool => {
-  const idle = new Map<string, Env.Env[]>()
-  return {
-    take: (spec: unknown, n: number): E.Either<string, Env.Env[]> => {
-      const key = JSON.stringify(spec)
-      const free = idle.get(key) ?? []
-      idle.set(key, free)
-      const factory = free.length >= n ? E.right(undefined) : resolve(spec)
-      if (E.isLeft(factory)) return factory
-      return E.right(Array.from({ length: n }, () => free.pop() ?? factory.right!()))
-    },
-    give: (spec: unknown, envs: ReadonlyArray<Env.Env>): void => {
-      idle.get(JSON.stringify(spec))?.push(...envs)
-    },
-    close: async (): Promise<void> => {
-      await Promise.all([...idle.values()].flat().map((env) => env.close()()))
-      idle.clear()
-    }
-  }
 }
 
 /**

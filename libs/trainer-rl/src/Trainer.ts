@@ -10,7 +10,7 @@
  */
 import { Decode, Rng, type Env, type EnvError, type RewardFn, type Sampler as SamplerContract, type Tokenizer } from '@mtrl/core'
 import { Critic, Policy, Sampler } from '@mtrl/policy'
-import { Batch, type Rollout } from '@mtrl/rollout'
+import { Batch, type Generator, type Rollout } from '@mtrl/rollout'
 import { Optimizer, Schedule } from '@mtrl/optim'
 import * as E from 'fp-ts/lib/Either.js'
 import type * as TE from 'fp-ts/lib/TaskEither.js'
@@ -55,9 +55,11 @@ export interface Setup {
   readonly reward?: RewardFn.RewardFn
   /**
    * Plays each iteration's episodes in place of the in-process sampler, from the same input
-   * (e.g. `Runner.asRollout` of `@mtrl/rollout-queue`, on worker processes); default `Rollout.run`.
+   * (e.g. `Runner.asRollout` of `@mtrl/rollout-queue`, on worker processes; its `Threads`, on
+   * worker threads and this one); default `Rollout.run`. `generator` is the trainer's own
+   * (its sampler session, template, tokenizer), for a player that plays some episodes here.
    */
-  readonly play?: (input: Rollout.Input) => TE.TaskEither<EnvError.EnvError, Rollout.Result>
+  readonly play?: (input: Rollout.Input, generator: Generator.Generator) => TE.TaskEither<EnvError.EnvError, Rollout.Result>
   /**
    * Data-parallel replicas of the update (`UpdateReplicas.start` of this policy and critic):
    * each minibatch's gradients are shared between this thread and the workers. The caller

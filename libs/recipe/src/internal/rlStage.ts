@@ -8,13 +8,14 @@ import type { Env } from '@mtrl/core'
 import { Progress } from '@mtrl/experiment'
 import { Agent, Critic } from '@mtrl/policy'
 import { RewardSpec } from '@mtrl/rewards'
-import { Runner } from '@mtrl/rollout-queue'
+import { Runner, Threads } from '@mtrl/rollout-queue'
 import { Completions, Rollouts, Server } from '@mtrl/serving'
 import { Algorithm, Driver, Trainer, UpdateReplicas, type Metrics } from '@mtrl/trainer-rl'
 import * as E from 'fp-ts/lib/Either.js'
 import { trainerConfig, type JudgeSettings, type RlStage } from '../Recipe.js'
 import { failed, stopped, type RunError } from '../RunError.js'
 import { noBar, pct, rolloutOptions, type Context } from './context.js'
+import * as ThreadEnvs from './threadEnvs.js'
 
 /** Makes the RL trainer of a stage (its envs, reward, and the reference policy: the KL anchor when a KL term is on, and the drift diagnostic `kl/prior` always; with a queue, who plays its episodes). */
 const makeTrainer = (
@@ -23,13 +24,13 @@ const makeTrainer = (
   stage: RlStage,
   source: Env.EnvSource,
   replicas: UpdateReplicas.Pool,
-  served: Served | undefined
+  played: Played | undefined
 ): Trainer.Trainer => {
   const agent = ctx.agent
   const rollout = rolloutOptions(source, ctx.recipe.rollout, stage.rollout)
   const config = trainerConfig(stage, rollout, ctx.recipe.seed + 100 * (i + 1), ctx.recipe.checkpointEvery)
   const play =
-    served?.play ??
+    played?.play ??
     (ctx.queue && Runner.asRollout(ctx.queue, { env: stage.env, rollout, policy: agent.policy, contextLength: agent.contextLength, envName: source.name }))
   return Trainer.make({
     config,
@@ -41,17 +42,43 @@ const makeTrainer = (
     tokenizer: agent.tokenizer,
     contextLength: agent.contextLength,
     // an agent written as code gives its own rewards, or its judge does (the episode's turn rewards), unless the stage names a reward to compute from its turn reports
-    reward: served === undefined || stage.reward !== undefined ? RewardSpec.fromSpec(stage.reward ?? { kind: 'outcome' }) : (t) => t.turnRewards,
+    reward: stage.agent === undefined || stage.reward !== undefined ? RewardSpec.fromSpec(stage.reward ?? { kind: 'outcome' }) : (t) => t.turnRewards,
     ...(play === undefined ? {} : { play }),
     ...(replicas.size === 0 ? {} : { replicas })
   })
 }
 
-/** The policy served over the OpenAI API for an agent written as code, and the episodes its runs play. */
-interface Served {
+/** Who plays a stage's episodes when not the trainer alone: an agent written as code on the served policy, or rollout threads; `close` stops them. */
+interface Played {
   readonly play: NonNullable<Trainer.Setup['play']>
   readonly close: () => Promise<void>
 }
+
+/** The stage's rollout threads (`rolloutThreads - 1` workers besides this thread); none for 1; not beside worker processes. */
+const startThreads = async (ctx: Context, stage: RlStage, name: string, source: Env.EnvSource): Promise<E.Either<RunError, Played | undefined>> => {
+  const threads = stage.rolloutThreads ?? 1
+  if (threads === 1) return E.right(undefined)
+  if (ctx.queue !== undefined)
+    return E.left(failed(`${name}: rolloutThreads ${threads}: expected 1 when worker processes play the episodes (--redis, --workers)`))
+  const { rollout } = trainerConfig(stage, rolloutOptions(source, ctx.recipe.rollout, stage.rollout), 0)
+  const { policy, contextLength } = ctx.agent
+  const started = await Threads.start({
+    threads,
+    policy,
+    rollout,
+    contextLength,
+    env: stage.env,
+    envs: ThreadEnvs.url(),
+    ...(ctx.replicaInit === undefined ? {} : { init: ctx.replicaInit })
+  })()
+  if (E.isLeft(started)) return E.left(failed(`${name}: ${Threads.message(started.left)}`))
+  ctx.reporter.line(`${name}: episodes played by ${threads} threads (workers on ${started.right.backends.join(', ')})`)
+  return E.right({ play: started.right.play, close: started.right.dispose })
+}
+
+/** Who plays the stage's episodes: the agent written as code it names, or its rollout threads, or the trainer. */
+const player = (ctx: Context, stage: RlStage, name: string, source: Env.EnvSource): Promise<E.Either<RunError, Played | undefined>> =>
+  stage.agent === undefined ? startThreads(ctx, stage, name, source) : serve(ctx, stage, source, stage.agent)
 
 /** The judge of a stage's runs (its key read from the environment variable the recipe names). */
 const judgeOf = (settings: JudgeSettings): E.Either<RunError, Judge.Judge> => {
@@ -63,7 +90,7 @@ const judgeOf = (settings: JudgeSettings): E.Either<RunError, Judge.Judge> => {
 }
 
 /** Serves the stage's policy and loads its agent module (see `RlStage.agent`). */
-const serve = async (ctx: Context, stage: RlStage, source: Env.EnvSource, module: string): Promise<E.Either<RunError, Served>> => {
+const serve = async (ctx: Context, stage: RlStage, source: Env.EnvSource, module: string): Promise<E.Either<RunError, Played>> => {
   const given = ctx.agents[module]
   const loaded = given === undefined ? await Play.fromModule(module) : E.right(given)
   if (E.isLeft(loaded)) return E.left(failed(loaded.left))
@@ -143,14 +170,14 @@ export const run = async (ctx: Context, i: number, stage: RlStage, name: string)
   const withCritic = Algorithm.registry[stage.algorithm ?? 'ppo'].critic
   const replicas = await UpdateReplicas.start(ctx.agent.policy, withCritic ? ctx.agent.critic : undefined, (stage.replicas ?? 1) - 1, ctx.replicaInit)
   if (replicas.size > 0) ctx.reporter.line(`${name}: ${replicas.size + 1} data-parallel update replicas (workers on ${replicas.backends.join(', ')})`)
-  const served = stage.agent === undefined ? undefined : await serve(ctx, stage, source, stage.agent)
-  if (served !== undefined && E.isLeft(served)) {
+  const played = await player(ctx, stage, name, source)
+  if (E.isLeft(played)) {
     await replicas.dispose()
-    return served
+    return played
   }
-  if (served !== undefined) ctx.reporter.line(`${name}: episodes played by the agent ${stage.agent} through the policy's OpenAI endpoint`)
+  if (stage.agent !== undefined) ctx.reporter.line(`${name}: episodes played by the agent ${stage.agent} through the policy's OpenAI endpoint`)
   try {
-    const trainer = makeTrainer(ctx, i, stage, source, replicas, served?.right)
+    const trainer = makeTrainer(ctx, i, stage, source, replicas, played.right)
     try {
       return await iterate(ctx, i, stage, name, trainer)
     } finally {
@@ -158,7 +185,7 @@ export const run = async (ctx: Context, i: number, stage: RlStage, name: string)
       await Promise.all(trainer.setup.envs.map((env) => env.close()()))
     }
   } finally {
-    await served?.right.close()
+    await played.right?.close()
     await replicas.dispose()
   }
 }

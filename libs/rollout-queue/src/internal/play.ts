@@ -5,21 +5,15 @@
  */
 import { Decode, type Env, type EnvError } from '@mtrl/core'
 import { Sampler } from '@mtrl/policy'
-import { Rollout, type RolloutMetrics } from '@mtrl/rollout'
+import type { Rollout } from '@mtrl/rollout'
 import { UnrecoverableError, type Job } from 'bullmq'
 import * as E from 'fp-ts/lib/Either.js'
 import type * as PolicyStore from '../PolicyStore.js'
 import * as QueueError from '../QueueError.js'
 import * as Wire from '../Wire.js'
 import type { Event } from '../Worker.js'
-
-/** Environments per spec, kept between jobs. */
-export interface EnvPool {
-  /** `n` environments for `spec`, idle ones first; the resolver's message when it cannot build them. */
-  readonly take: (spec: unknown, n: number) => E.Either<string, Env.Env[]>
-  readonly give: (spec: unknown, envs: ReadonlyArray<Env.Env>) => void
-  readonly close: () => Promise<void>
-}
+import type { EnvPool } from './envPool.js'
+import { playSlice, resultOf } from './slice.js'
 
 /** What playing a job needs of the worker. */
 export interface Player {
@@ -39,20 +33,6 @@ const yielding = (env: Env.Env): Env.Env => {
     reset: (seed) => async () => (await tick(), env.reset(seed)()),
     step: (action) => async () => (await tick(), env.step(action)()),
     close: env.close
-  }
-}
-
-/** The rollout counters of a result (exact: the rates are ratios of integers it knows). */
-const countersOf = (result: Rollout.Result): RolloutMetrics.Counters => {
-  const m = result.metrics
-  const pairs = result.episodes.reduce((n, e) => n + Math.max(0, e.trajectory.turns.length - 1), 0)
-  return {
-    generatedTokens: m.generatedTokens,
-    contextTokens: m.contextTokens,
-    cutOff: Math.round(m.cutOffRate * m.turns),
-    hackingPairs: Math.round(m.actionHackingRate * pairs),
-    pairs,
-    seconds: m.seconds
   }
 }
 
@@ -91,22 +71,10 @@ const playEpisodes = async (
   envs: ReadonlyArray<Env.Env>
 ): Promise<Rollout.Result> => {
   const generator = { session, template: loaded.template, tokenizer: loaded.tokenizer, contextLength: data.contextLength }
-  const played = await Rollout.run(data.rollout)(generator)({
-    envs: envs.map(yielding),
-    seeds: data.seeds,
-    groupSize: data.groupSize,
-    streams: { key: data.key, firstSlot: data.firstSlot }
-  })()
+  const played = await playSlice(data, generator, envs.map(yielding))
   if (E.isLeft(played)) throw new Error(JSON.stringify({ _tag: 'EnvFailed', error: played.left satisfies EnvError.EnvError }))
   return played.right
 }
-
-/** The job's result: the episodes with their slots counted from the job's first slot, and the counters. */
-const resultOf = (data: Wire.Job, played: Rollout.Result, worker: string): Wire.JobResult => ({
-  episodes: played.episodes.map((e) => ({ ...e, slot: e.slot + data.firstSlot })),
-  counters: countersOf(played),
-  worker
-})
 
 /** Plays one job and returns its encoded `Wire.JobResult`; reports `Started`, then `Finished` or `Failed`. */
 export const play =

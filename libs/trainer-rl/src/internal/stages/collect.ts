@@ -41,8 +41,8 @@ export const collect = async (trainer: Trainer): Promise<E.Either<EnvError.EnvEr
   const played = config.budget.seedsPerIteration * config.selection.oversample
   const drawn = Replay.draw(config.replay, played, () => state.tasks.int(2147483647))(state.replay)
   const generator: Generator.Generator = { session: trainer.session, template: setup.template, tokenizer: setup.tokenizer, contextLength: setup.contextLength }
-  const play = setup.play ?? Rollout.run(config.rollout)(generator)
-  const rolled = await play({ envs: setup.envs, seeds: drawn.seeds, groupSize: config.budget.groupSize, rng: state.sampling })()
+  const input: Rollout.Input = { envs: setup.envs, seeds: drawn.seeds, groupSize: config.budget.groupSize, rng: state.sampling }
+  const rolled = await (setup.play === undefined ? Rollout.run(config.rollout)(generator)(input) : setup.play(input, generator))()
   if (E.isLeft(rolled)) return rolled
   const { episodes, metrics } = rolled.right
   state.replay = Replay.record(config.replay, played, drawn, lostGames(drawn.seeds, episodes))(drawn.queue)
