@@ -8,10 +8,12 @@
 //    reporter once (it is imported before the test file, so nothing else can take it);
 // 3. locks the realm down with SES `lockdown()` (every intrinsic frozen, `Function` and `eval`
 //    tamed) and hardens `node:test` and `node:assert`;
-// 4. builds one SES Compartment for the repository's code: its globals are the frozen
-//    intrinsics plus a console, Date and Math, and its `require` reaches only the repository's
-//    own files, loaded into the same compartment. No `process`, no `require('fs')`, no
-//    `import()`: the judged code cannot reach stdout, fd 3, the assertions or the runner;
+// 4. builds one SES Compartment for the repository's code (repository.cjs): its globals are the
+//    frozen intrinsics plus a console, Date, Math, typed arrays, Intl, URL, structuredClone and
+//    tamed timers (globals.cjs), and its `require` reaches only the repository's own files and
+//    a safe subset of Node's built-ins (builtins.cjs). No `process`, no `fs`, no `import()`: the
+//    judged code cannot reach stdout, fd 3, the assertions or the runner. What it prints is kept
+//    per test (output.cjs) and attached, as text, to the test's signed line;
 // 5. runs the test file (in this realm, with the real `require` for Node built-ins and the
 //    compartment's for the repository's files), then registers the tripwire: a test that must
 //    fail on every run. The reporter signs every outcome and the end of the run.
@@ -22,8 +24,9 @@ const fs = require('node:fs')
 const { builtinModules } = require('node:module')
 const path = require('node:path')
 const { pathToFileURL } = require('node:url')
-const util = require('node:util')
 const vm = require('node:vm')
+const { makeConsole, makeOutput, wrapRunner } = require('./output.cjs')
+const { makeRepository } = require('./repository.cjs')
 
 // Captured now: later patches of these modules do not reach the channel.
 const { closeSync, readFileSync, writeSync } = fs
@@ -49,7 +52,7 @@ let taken = false
 const take = () => {
   if (taken) throw new Error('harness: the results channel was already taken')
   taken = true
-  return { send }
+  return { send, output: { take: output.take, rest: output.rest } }
 }
 
 // 3. Lockdown. Errors keep their stacks (the agent reads them); uncaught errors stay Node's.
@@ -63,83 +66,57 @@ if (typeof config.sesCache === 'string') {
     cachedData = undefined
   }
 }
+// No buffer of the repository's code shares memory with the harness's (with --zero-fill-buffers).
+Buffer.poolSize = 0
 new vm.Script(readFileSync(sesFile, 'utf8'), { filename: sesFile, cachedData }).runInThisContext()
-/* global lockdown, harden, Compartment */
+/* global lockdown, harden */
 lockdown({ errorTaming: 'unsafe', errorTrapping: 'none', unhandledRejectionTrapping: 'none', stackFiltering: 'concise' })
 const test = require('node:test')
 const assert = require('node:assert')
 const strict = require('node:assert/strict')
-harden([test, assert, strict])
+harden([test, assert, strict, Buffer])
 module.exports = harden({ take })
 
-// 4. The compartment of the repository's code.
-const format = (args) => `${util.formatWithOptions({ customInspect: false, depth: 4, colors: false }, ...args)}\n`
-const writer = (stream) => (...args) => {
-  stream.write(format(args))
-}
-const sandboxConsole = harden({
-  log: writer(process.stdout),
-  info: writer(process.stdout),
-  debug: writer(process.stdout),
-  warn: writer(process.stderr),
-  error: writer(process.stderr),
-  dir: writer(process.stdout),
-  table: writer(process.stdout)
-})
-const compartment = new Compartment({ globals: { console: sandboxConsole, Date, Math }, __options__: true, name: 'repository' })
-
-const inside = (p) => p === repoDir || p.startsWith(repoDir + path.sep)
-const resolveFrom = (dir, spec) => {
-  if (typeof spec !== 'string' || !/^\.\.?(\/|$)/.test(spec)) {
-    throw new Error(`require(${JSON.stringify(spec)}): code under test can only require the repository's own files, by a relative path`)
-  }
-  const base = path.resolve(dir, spec)
-  for (const candidate of [base, `${base}.js`, `${base}.json`, path.join(base, 'index.js')]) {
-    let real
-    try {
-      real = fs.realpathSync(candidate)
-    } catch {
-      continue
-    }
-    if (!inside(real)) throw new Error(`require(${JSON.stringify(spec)}): outside the repository`)
-    if (fs.statSync(real).isFile()) return real
-  }
-  throw new Error(`Cannot find module '${spec}' (from ${path.relative(repoDir, dir) || '.'})`)
-}
-const modules = new Map()
-const load = (file) => {
-  const cached = modules.get(file)
-  if (cached !== undefined) return cached.exports
-  const module = { exports: {}, id: file, filename: file, loaded: false }
-  modules.set(file, module)
-  try {
-    const source = fs.readFileSync(file, 'utf8')
-    if (file.endsWith('.json')) module.exports = JSON.parse(source)
-    else {
-      const url = file.replace(/[\r\n\u2028\u2029]/g, '_')
-      const wrapper = compartment.evaluate(`(function (exports, require, module, __filename, __dirname) {${source.replace(/^#!.*/, '')}\n})\n//# sourceURL=${url}`)
-      const dir = path.dirname(file)
-      wrapper.call(module.exports, module.exports, requireFrom(dir), module, file, dir)
-    }
-  } catch (e) {
-    modules.delete(file)
-    throw e
-  }
-  module.loaded = true
-  return module.exports
-}
-const requireFrom = (dir) => harden((spec) => load(resolveFrom(dir, spec)))
+// 4. The console and the compartment of the repository's code. What the code prints goes to the
+// run's stdout and stderr (the host caps them) and, attributed to the test that printed it, to
+// the output the reporter attaches to each test's line (output.cjs). Its caps keep the channel
+// small: 8,000 characters, even JSON-escaped (6 bytes a character at worst), are under 64 KB.
+const output = makeOutput({ perTest: 2000, total: 8000 })
+const sandboxConsole = harden(makeConsole(output, process.stdout, process.stderr))
+const timeoutMs = typeof config.timeoutMs === 'number' && config.timeoutMs > 0 ? config.timeoutMs : 10000
+const repository = makeRepository({ repoDir, console: sandboxConsole, timeoutMs })
 
 // 5. The reporter takes the channel (node:test imports the same module later), then the test
 // file runs from its original source, then the tripwire is registered.
 const builtins = new Set(builtinModules)
 const testDir = path.dirname(testFile)
-const testRequire = (spec) => (typeof spec === 'string' && (spec.startsWith('node:') || builtins.has(spec)) ? require(spec) : load(resolveFrom(testDir, spec)))
-const testModule = { exports: {}, id: testFile, filename: testFile }
+const runner = harden(wrapRunner(test, output))
+const testRequire = (spec) => {
+  if (spec === 'node:test' || spec === 'test') return runner
+  if (typeof spec === 'string' && (spec.startsWith('node:') || builtins.has(spec))) return require(spec)
+  return repository.load(repository.resolveFrom(testDir, spec))
+}
+const testModule = { exports: {}, id: repository.shown(testFile), filename: testFile }
+const stackOf = (e) => {
+  try {
+    const stack = e !== null && typeof e === 'object' ? e.stack : undefined
+    return typeof stack === 'string' ? stack : `Uncaught ${String(e)}`
+  } catch {
+    return 'Uncaught exception (it could not be read)'
+  }
+}
 const runTests = () => {
-  const compiled = vm.compileFunction(testSource, ['exports', 'require', 'module', '__filename', '__dirname'], { filename: testFile })
-  compiled.call(testModule.exports, testModule.exports, testRequire, testModule, testFile, testDir)
+  const compiled = vm.compileFunction(testSource, ['exports', 'require', 'module', '__filename', '__dirname'], { filename: repository.shown(testFile) })
+  try {
+    compiled.call(testModule.exports, testModule.exports, testRequire, testModule, testFile, testDir)
+  } catch (e) {
+    // Loading failed (a module of the repository threw): say why, as Node would if lockdown did
+    // not make its printer show `{}`. The run ends unreported, so its tests count as failed.
+    writeSync(2, bufferFrom(`${stackOf(e)}\n`))
+    process.exit(1)
+  }
   test(tripwire, () => {
+    repository.release()
     strict.equal(tripwire, 'a test that fails on every run')
   })
 }

@@ -1,10 +1,12 @@
 // The node:test reporter of a sandboxed run (loaded by `--test-reporter`, after main.cjs has
 // locked the realm down). For every top-level test it sends one signed line over main.cjs's
-// channel, `{ kind: 'test', name, status: 'pass' | 'fail' | 'skip', message }`, and when the
-// run is over `{ kind: 'end', tests }`. It prints nothing: stdout belongs to the tests.
+// channel, `{ kind: 'test', name, status: 'pass' | 'fail' | 'skip', message, output? }`, and when
+// the run is over `{ kind: 'end', tests, output? }`. `output` is what the code printed during the
+// test (or outside any test, on the end line), capped: text for the agent, never a result. It
+// prints nothing: stdout belongs to the tests.
 import { createRequire } from 'node:module'
 
-const { send } = createRequire(import.meta.url)('./main.cjs').take()
+const { send, output } = createRequire(import.meta.url)('./main.cjs').take()
 
 /** The failure's message; anything the judged code threw, read defensively. */
 const messageOf = (details) => {
@@ -24,9 +26,12 @@ export default async function* reporter(source) {
     const d = event.data
     if (d.nesting !== 0) continue
     const status = d.skip || d.todo ? 'skip' : event.type === 'test:pass' ? 'pass' : 'fail'
-    send({ kind: 'test', name: String(d.name), status, message: status === 'fail' ? messageOf(d.details) : '' })
+    const name = String(d.name)
+    const printed = output.take(name)
+    send({ kind: 'test', name, status, message: status === 'fail' ? messageOf(d.details) : '', ...(printed === '' ? {} : { output: printed }) })
     tests++
   }
-  send({ kind: 'end', tests })
+  const printed = output.rest()
+  send({ kind: 'end', tests, ...(printed === '' ? {} : { output: printed }) })
   yield ''
 }

@@ -8,10 +8,13 @@
  * What the harness does, in order, before any code of the repository exists in the process:
  * reads its configuration and closes stdin; locks the realm down (SES `lockdown()`), hardens
  * `node:test` and `node:assert`; loads the repository's code into an SES Compartment whose only
- * powers are a console, `Date` and `Math` and a `require` of the repository's own files; runs
- * the test file from its original source (given in the configuration, never read from disk);
- * registers a tripwire test that must fail. The threat model is in
- * docs/decisions/0008-swe-reward-threat-model.md.
+ * powers are a console, `Date`, `Math`, typed arrays, `Intl`, `URL`, `structuredClone`, tamed
+ * timers and a `require` of the repository's own files and of a safe subset of Node's built-ins
+ * (`assert`, `util`, `path`, `events`, `buffer`, `url`, `timers`); runs the test file from its
+ * original source (given in the configuration, never read from disk), keeping what the code
+ * prints per test; registers a tripwire test that must fail. The threat model is in
+ * docs/decisions/0008-swe-reward-threat-model.md, the code it runs in
+ * docs/decisions/0015-swe-sandbox-for-real-code.md.
  *
  * @since 0.1.0
  */
@@ -35,8 +38,11 @@ import * as t from 'io-ts'
  */
 export const Config = t.intersection([
   t.type({ secret: t.string, tripwire: t.string, repoDir: t.string, testFile: t.string, testSource: t.string }),
-  /** `sesCache`: the file, in the harness directory, of V8's code cache for the SES bundle (see `ensureCache`). */
-  t.partial({ sesCache: t.string })
+  /**
+   * `sesCache`: the file, in the harness directory, of V8's code cache for the SES bundle (see
+   * `ensureCache`); `timeoutMs`: the run's time limit, which bounds the code's timers.
+   */
+  t.partial({ sesCache: t.string, timeoutMs: t.number })
 ])
 /** @category models @since 0.1.0 */
 export type Config = t.TypeOf<typeof Config>
@@ -47,6 +53,8 @@ export const MAIN = 'main.cjs'
 export const REPORTER = 'reporter.mjs'
 /** The SES bundle, as installed. @category constants @since 0.1.0 */
 export const SES = 'ses.js'
+/** The harness's other files (the compartment, its globals and built-ins, the output), as installed. @category constants @since 0.2.0 */
+export const PARTS: ReadonlyArray<string> = ['repository.cjs', 'globals.cjs', 'builtins.cjs', 'source.cjs', 'output.cjs', 'events.js']
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 
@@ -60,7 +68,8 @@ const here = path.dirname(fileURLToPath(import.meta.url))
 export const sources: Readonly<Record<string, string>> = {
   [MAIN]: path.join(here, '..', 'harness', MAIN),
   [REPORTER]: path.join(here, '..', 'harness', REPORTER),
-  [SES]: path.join(path.dirname(createRequire(import.meta.url).resolve('ses')), 'ses.umd.min.js')
+  [SES]: path.join(path.dirname(createRequire(import.meta.url).resolve('ses')), 'ses.umd.min.js'),
+  ...Object.fromEntries(PARTS.map((name) => [name, path.join(here, '..', 'harness', name)]))
 }
 
 /**

@@ -32,8 +32,13 @@ export type Status = t.TypeOf<typeof Status>
  * @since 0.1.0
  */
 export const Line = t.union([
-  t.type({ seq: t.number, kind: t.literal('test'), name: t.string, status: Status, message: t.string }),
-  t.type({ seq: t.number, kind: t.literal('end'), tests: t.number })
+  t.intersection([
+    t.type({ seq: t.number, kind: t.literal('test'), name: t.string, status: Status, message: t.string }),
+    /** What the code printed during the test (capped by the harness): text for the agent, never a result. */
+    t.partial({ output: t.string })
+  ]),
+  /** `output`: what the code printed outside any test. */
+  t.intersection([t.type({ seq: t.number, kind: t.literal('end'), tests: t.number }), t.partial({ output: t.string })])
 ])
 /** @category models @since 0.1.0 */
 export type Line = t.TypeOf<typeof Line>
@@ -48,6 +53,19 @@ export interface Outcome {
   readonly name: string
   readonly status: Status
   readonly message: string
+  /** What the code printed during the test, if anything (never part of the result). */
+  readonly output?: string
+}
+
+/**
+ * An accepted run: its outcomes, and what the code printed outside any test.
+ *
+ * @category models
+ * @since 0.2.0
+ */
+export interface Run {
+  readonly outcomes: ReadonlyArray<Outcome>
+  readonly output: string
 }
 
 /**
@@ -137,22 +155,33 @@ const verified = (secret: string, text: string): E.Either<'Unsigned' | 'Malforme
  */
 export const read =
   (run: { readonly secret: string; readonly tripwire: string }) =>
-  (channel: string): E.Either<Rejection, ReadonlyArray<Outcome>> => {
+  (channel: string): E.Either<Rejection, ReadonlyArray<Outcome>> =>
+    E.map((r: Run) => r.outcomes)(readRun(run)(channel))
+
+/**
+ * As `read`, with what the code printed outside any test (the end line's `output`).
+ *
+ * @category destructors
+ * @since 0.2.0
+ */
+export const readRun =
+  (run: { readonly secret: string; readonly tripwire: string }) =>
+  (channel: string): E.Either<Rejection, Run> => {
     const lines = channel.split('\n')
     // A complete channel ends with a newline: the last piece is empty; anything else is cut.
     const complete = lines.pop() === ''
     const outcomes: Outcome[] = []
     const names = new Set<string>()
     let tripwires = 0
-    let ended = false
+    let ended: { readonly output: string } | undefined
     for (const [i, text] of lines.entries()) {
       const line = verified(run.secret, text)
       if (E.isLeft(line)) return E.left({ _tag: line.left, line: i })
-      if (line.right.seq !== i || ended) return E.left({ _tag: 'OutOfOrder', line: i, seq: line.right.seq })
+      if (line.right.seq !== i || ended !== undefined) return E.left({ _tag: 'OutOfOrder', line: i, seq: line.right.seq })
       const l = line.right
       if (l.kind === 'end') {
         if (l.tests !== outcomes.length + tripwires) return E.left({ _tag: 'Miscounted', reported: outcomes.length + tripwires, counted: l.tests })
-        ended = true
+        ended = { output: l.output ?? '' }
         continue
       }
       if (l.name === run.tripwire) {
@@ -162,9 +191,9 @@ export const read =
       }
       if (names.has(l.name)) return E.left({ _tag: 'Duplicate', name: l.name })
       names.add(l.name)
-      outcomes.push({ name: l.name, status: l.status, message: l.message })
+      outcomes.push({ name: l.name, status: l.status, message: l.message, ...(l.output === undefined ? {} : { output: l.output }) })
     }
-    if (!ended || !complete) return E.left({ _tag: 'Incomplete', tests: outcomes.length })
+    if (ended === undefined || !complete) return E.left({ _tag: 'Incomplete', tests: outcomes.length })
     if (tripwires !== 1) return E.left({ _tag: 'TripwireNotFailed', seen: tripwires })
-    return E.right(outcomes)
+    return E.right({ outcomes, output: ended.output })
   }

@@ -59,7 +59,11 @@ export const allGuards: ReadonlyArray<Guard> = ['permission', 'network', 'pidNam
 export const Limits = t.type({
   /** Wall-clock limit of the whole run. */
   timeoutMs: t.number,
-  /** Address-space cap (RLIMIT_AS); Node itself needs about 700 MB of address space. */
+  /**
+   * Memory for the code under test, in MB: the V8 heap's cap (`--max-old-space-size`), and as
+   * much again for buffers outside the heap. The address-space cap (RLIMIT_AS) is twice this plus
+   * `nodeReserveMb`, what Node itself reserves (about 1 GiB of address space, mostly unused).
+   */
   memoryMb: t.number,
   /** Processes and threads of the run's uid (RLIMIT_NPROC); Node uses about 10 threads. */
   maxProcesses: t.number,
@@ -72,7 +76,34 @@ export const Limits = t.type({
 export type Limits = t.TypeOf<typeof Limits>
 
 /** @category constants @since 0.1.0 */
-export const defaultLimits: Limits = { timeoutMs: 10_000, memoryMb: 1024, maxProcesses: 48, maxFileMb: 8, maxOutputBytes: 1 << 20 }
+export const defaultLimits: Limits = { timeoutMs: 10_000, memoryMb: 512, maxProcesses: 48, maxFileMb: 8, maxOutputBytes: 1 << 20 }
+
+/**
+ * The address space Node reserves for itself, MB: a 512 MB code range, thread stacks, malloc
+ * arenas (two, `MALLOC_ARENA_MAX=2`), the binary; a run starts at about 960 MB.
+ *
+ * @category constants
+ * @since 0.2.0
+ */
+export const nodeReserveMb = 1024
+
+/**
+ * The address-space cap of a run (RLIMIT_AS), MB: the heap, as much again outside it, and Node's reserve.
+ *
+ * @category destructors
+ * @since 0.2.0
+ */
+export const addressSpaceMb = (limits: Limits): number => 2 * limits.memoryMb + nodeReserveMb
+
+/**
+ * Whether a run died of its memory limit (the V8 heap's cap or the address space): what Node
+ * prints then. The code can print the same words, but only to change this note, never a result.
+ *
+ * @category destructors
+ * @since 0.2.0
+ */
+export const memoryExceeded = (r: Pick<RunResult, 'stderr' | 'timedOut'>): boolean =>
+  !r.timedOut && /JavaScript heap out of memory|Reached heap limit|std::bad_alloc|Array buffer allocation failed|Cannot allocate memory/.test(r.stderr)
 
 /**
  * What this machine supports: the guards available, and for each missing one why.
@@ -159,6 +190,8 @@ export interface RunResult {
   readonly channel: string
   readonly ms: number
   readonly guards: ReadonlyArray<Guard>
+  /** The limits the run had. */
+  readonly limits: Limits
 }
 
 /**
@@ -214,7 +247,7 @@ export const commandLine = (
   if (guards.has('rlimits') && p.tools.prlimit !== undefined) {
     cmd.push(
       p.tools.prlimit,
-      `--as=${Math.floor(limits.memoryMb * 1024 * 1024)}`,
+      `--as=${Math.floor(addressSpaceMb(limits) * 1024 * 1024)}`,
       `--fsize=${Math.floor(limits.maxFileMb * 1024 * 1024)}`,
       `--cpu=${Math.ceil(limits.timeoutMs / 1000) + 1}`,
       '--core=0',
@@ -236,13 +269,12 @@ export const commandLine = (
 }
 
 /**
- * The V8 heap limit a run gets (`--max-old-space-size`, MB): a quarter of its address space,
- * between 32 and 512.
+ * The V8 heap limit a run gets (`--max-old-space-size`, MB): `memoryMb`, at least 32.
  *
  * @category destructors
  * @since 0.1.0
  */
-export const heapMb = (limits: Limits): number => Math.max(32, Math.min(512, Math.floor(limits.memoryMb / 4)))
+export const heapMb = (limits: Limits): number => Math.max(32, Math.floor(limits.memoryMb))
 
 /**
  * Runs the script under the requested guards. Never rejects once started: a killed run is a

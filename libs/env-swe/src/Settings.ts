@@ -23,6 +23,9 @@ const Positive = t.refinement(t.number, (n) => Number.isFinite(n) && n > 0, 'a p
  * - `timeoutMs`, `memoryMb`, `maxProcesses`, `maxFileMb`, `maxOutputBytes`: sandbox limits of
  *   each test run (see `Sandbox.Limits`);
  * - `verifyTimeoutMs`: wall-clock limit of runs that verify generated tasks (default 4000);
+ * - `verifyMemoryMb`: memory of those runs (default 64, see `Sandbox.Limits`): small, so that a
+ *   mutant whose code runs away with memory dies in a fraction of a second, the same way on an
+ *   idle or a loaded machine, and the tasks made do not depend on the load;
  * - `guards`: `require` (the default) refuses to start an episode unless every guard is
  *   available; `unsafe-best-effort` runs with whichever guards this machine has, says which are
  *   missing in `info.extra.sandbox` and `Swe.describeSandbox`, and is unsafe for untrusted
@@ -45,6 +48,7 @@ export const Settings = t.partial({
   maxFileMb: Positive,
   maxOutputBytes: Positive,
   verifyTimeoutMs: Positive,
+  verifyMemoryMb: Positive,
   guards: t.keyof({ require: null, 'unsafe-best-effort': null }),
   projects: t.readonlyArray(t.string),
   cacheDir: t.string
@@ -73,6 +77,7 @@ export const defaults: Resolved = {
   maxFileMb: Sandbox.defaultLimits.maxFileMb,
   maxOutputBytes: Sandbox.defaultLimits.maxOutputBytes,
   verifyTimeoutMs: 4000,
+  verifyMemoryMb: 64,
   guards: 'require'
 }
 

@@ -35,6 +35,8 @@ export interface TestOutcome {
   readonly name: string
   readonly passed: boolean
   readonly message: string
+  /** What the code printed during the test (repository-relative paths), if anything; never part of the result. */
+  readonly output?: string
 }
 
 /**
@@ -45,8 +47,11 @@ export interface TestOutcome {
  */
 export interface FileRun {
   readonly file: string
+  /** How the process ended; its stdout and stderr show repository-relative paths. */
   readonly result: Sandbox.RunResult
   readonly report: E.Either<Report.Rejection, ReadonlyArray<Report.Outcome>>
+  /** What the code printed outside any test ('' when the report was rejected). */
+  readonly output: string
 }
 
 /**
@@ -75,7 +80,45 @@ export interface Location {
 }
 
 const outcomesOf = (file: string, report: FileRun['report']): ReadonlyArray<TestOutcome> =>
-  E.isLeft(report) ? [] : report.right.map((o) => ({ file, name: o.name, passed: o.status === 'pass', message: o.status === 'skip' ? 'skipped' : o.message }))
+  E.isLeft(report)
+    ? []
+    : report.right.map((o) => ({
+        file,
+        name: o.name,
+        passed: o.status === 'pass',
+        message: o.status === 'skip' ? 'skipped' : o.message,
+        ...(o.output === undefined ? {} : { output: o.output })
+      }))
+
+/**
+ * Text from a run with the host's paths taken out: the repository's files as the agent names
+ * them (`src/m.js`), the harness as `<harness>`. The harness already shows the code and its stack
+ * traces this way; this also covers what Node itself prints (an uncaught error's location).
+ *
+ * @category destructors
+ * @since 0.2.0
+ */
+export const scrub =
+  (where: Pick<Location, 'repoDir' | 'harnessDir'>) =>
+  (text: string): string =>
+    text.split(`${where.repoDir}/`).join('').split(where.harnessDir).join('<harness>').split(where.repoDir).join('.')
+
+/** Node's flags for a test-file run: no buffer the code allocates holds old memory. */
+const runFlags: ReadonlyArray<string> = ['--zero-fill-buffers']
+
+/** A file's run, as read back: its report (rejected or not), and everything shown with repository-relative paths. */
+const fileRun = (where: Location, config: Harness.Config, file: string, raw: Sandbox.RunResult): FileRun => {
+  const clean = scrub(where)
+  const result = { ...raw, stdout: clean(raw.stdout), stderr: clean(raw.stderr) }
+  const read = Report.readRun(config)(raw.channel)
+  if (E.isLeft(read)) return { file, result, report: read, output: '' }
+  const outcomes = read.right.outcomes.map((o) => ({
+    ...o,
+    message: clean(o.message),
+    ...(o.output === undefined ? {} : { output: clean(o.output) })
+  }))
+  return { file, result, report: E.right(outcomes), output: clean(read.right.output) }
+}
 
 /**
  * Runs test files one after another, each in its own sandboxed process. `tests` maps each test
@@ -97,6 +140,7 @@ export const run =
           repoDir: where.repoDir,
           testFile: path.join(where.repoDir, file),
           testSource: source,
+          timeoutMs: options.limits.timeoutMs,
           ...(sesCache === undefined ? {} : { sesCache })
         }
         return pipe(
@@ -104,14 +148,14 @@ export const run =
             writeDir: where.repoDir,
             readPaths: [where.harnessDir],
             script: path.join(where.harnessDir, Harness.MAIN),
-            nodeArgs: [`--test-reporter=${path.join(where.harnessDir, Harness.REPORTER)}`],
+            nodeArgs: [...runFlags, `--test-reporter=${path.join(where.harnessDir, Harness.REPORTER)}`],
             limits: options.limits,
             input: JSON.stringify(config),
             channel: true,
             ...(options.guards === undefined ? {} : { guards: options.guards }),
             ...(where.prepare === undefined ? {} : { prepare: where.prepare })
           }),
-          TE.map((result): FileRun => ({ file, result, report: Report.read(config)(result.channel) }))
+          TE.map((result) => fileRun(where, config, file, result))
         )
       }),
       TE.map((runs) => ({ outcomes: runs.flatMap((r) => outcomesOf(r.file, r.report)), runs }))

@@ -22,7 +22,7 @@ import * as Corpus from './Corpus.js'
 import * as Expert from './Expert.js'
 import * as Episode from './internal/episode.js'
 import * as Measurement from './internal/measurement.js'
-import { briefing, finalReport, goal, truncate } from './internal/render.js'
+import { briefing, finalReport, goal, truncate, truncateKeepingLast } from './internal/render.js'
 import * as Pool from './Pool.js'
 import * as Sandbox from './Sandbox.js'
 import * as Settings from './Settings.js'
@@ -69,7 +69,7 @@ export const resources = (settings: Settings.Settings, poolSize?: number, probe:
   const guards = s.guards === 'require' ? Sandbox.allGuards : probe.available
   const generator = Task.makeGenerator({
     pool,
-    limits: { ...Settings.limits(s), timeoutMs: s.verifyTimeoutMs },
+    limits: { ...Settings.limits(s), timeoutMs: s.verifyTimeoutMs, memoryMb: s.verifyMemoryMb },
     guards,
     ...(s.projects === undefined ? {} : { projects: s.projects }),
     ...(s.cacheDir === undefined ? {} : { cacheDir: s.cacheDir })
@@ -103,6 +103,8 @@ interface Outcome {
   readonly text: string
   readonly reward: number
   readonly valid: boolean
+  /** A test run's text: its last line, the summary, survives any cut. */
+  readonly report?: true
 }
 
 /** What the turns of one environment share: its name and settings, the resources, and how it measures, scores and cuts. */
@@ -111,6 +113,8 @@ interface Context {
   readonly settings: Settings.Resolved
   readonly resources: Resources
   readonly cut: (text: string) => string
+  /** As `cut`, keeping the last line (a test run's summary). */
+  readonly cutReport: (text: string) => string
   readonly measure: (e: Episode.Episode, action: string) => TE.TaskEither<EnvError.EnvError, Measurement.Measured>
   readonly info: (e: Episode.Episode, valid: boolean, extra?: Record<string, unknown>) => Env.StepInfo
 }
@@ -138,7 +142,7 @@ const finish = (
           e.paid = v
           const text = finalReport({ prefix, truncated, unrestored, report: out.text })
           const extra = { truncated, fraction: k.total === 0 ? 0 : k.passed / k.total }
-          return { observation: c.cut(text), reward, done: true, won: k.passed === k.total, info: c.info(e, valid && out.ran, extra) }
+          return { observation: c.cutReport(text), reward, done: true, won: k.passed === k.total, info: c.info(e, valid && out.ran, extra) }
         })
       )
     )
@@ -153,7 +157,7 @@ const runTests = (c: Context, e: Episode.Episode, filter: string | undefined, ac
       const v = Episode.value(c.settings.reward)(Episode.known(e))
       const reward = c.settings.dense ? v - e.paid : 0
       if (c.settings.dense) e.paid = v
-      return { text: out.text, reward, valid: out.ran }
+      return { text: out.text, reward, valid: out.ran, report: true }
     })
   )
 
@@ -193,7 +197,13 @@ const turn = (c: Context, e: Episode.Episode, action: string): TE.TaskEither<Env
   return TE.chain((out: Outcome) =>
     atLimit
       ? TE.map((f: Env.StepResult) => ({ ...f, reward: f.reward + out.reward }))(finish(c, e, action, out.text, out.valid, true))
-      : TE.right({ observation: c.cut(out.text), reward: out.reward, done: false, won: false, info: c.info(e, out.valid, { action: parsed.right._tag }) })
+      : TE.right({
+          observation: out.report === true ? c.cutReport(out.text) : c.cut(out.text),
+          reward: out.reward,
+          done: false,
+          won: false,
+          info: c.info(e, out.valid, { action: parsed.right._tag })
+        })
   )(act(c, e, parsed.right, action))
 }
 
@@ -243,7 +253,15 @@ export const make = (settings: Settings.Settings, shared?: Resources): SweEnv =>
   const spec = Settings.spec(s)
   const name = spec.name
   const measure = Measurement.measure({ env: name, pool: r.pool, limits: Settings.limits(s), guards: r.guards })
-  const c: Context = { name, settings: s, resources: r, cut: truncate(s.outputChars), measure, info: Episode.info(s.reward) }
+  const c: Context = {
+    name,
+    settings: s,
+    resources: r,
+    cut: truncate(s.outputChars),
+    cutReport: truncateKeepingLast(s.outputChars),
+    measure,
+    info: Episode.info(s.reward)
+  }
   let ep: Episode.Episode | undefined
 
   const close = (): T.Task<void> => async () => {

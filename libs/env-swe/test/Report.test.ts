@@ -75,6 +75,18 @@ describe('Report', () => {
     expect(_.read(run)(twice)).toEqual(E.left({ _tag: 'TripwireNotFailed', seen: 2 }))
   })
 
+  it("carries each test's console output and the file's as text, never as a result", () => {
+    fc.assert(
+      fc.property(outcomes, fc.string({ maxLength: 40 }), (os, printed) => {
+        const withOutput = os.map((o) => ({ ...o, output: `${o.status} ${printed}` }))
+        const all = [...tests(withOutput), trip]
+        const text = [...all.map((t, seq) => sign({ ...t, seq })), sign({ seq: all.length, kind: 'end', tests: all.length, output: printed })].join('')
+        expect(_.readRun(run)(text)).toEqual(E.right({ outcomes: withOutput, output: printed }))
+        expect(_.read(run)(text)).toEqual(E.right(withOutput))
+      })
+    )
+  })
+
   it('describes every rejection in a sentence', () => {
     const all: ReadonlyArray<_.Rejection> = [
       { _tag: 'Unsigned', line: 0 },

@@ -24,7 +24,7 @@ describe('Sandbox', () => {
   it('runs a script with a clean environment and reports its exit', async () => {
     const r = await runScript('console.log(JSON.stringify(Object.keys(process.env).sort())); process.exit(3)', p.available)
     expect(r.exitCode).toBe(3)
-    expect(JSON.parse(r.stdout.trim())).toEqual(['HOME', 'LANG', 'NODE_ENV', 'PATH', 'TMPDIR'])
+    expect(JSON.parse(r.stdout.trim())).toEqual(['HOME', 'LANG', 'MALLOC_ARENA_MAX', 'NODE_ENV', 'PATH', 'TMPDIR'])
     expect(r.guards).toEqual(p.available)
   })
 
@@ -177,7 +177,7 @@ describe('Sandbox', () => {
 
   it.runIf(has('rlimits'))('rlimits: a 10 GB allocation fails fast [needs SWE sandbox guards]', async () => {
     const code =
-      "const a = []; try { for (let i = 0; i < 40; i++) a.push(Buffer.alloc(256 * 1024 * 1024, 1)); console.log('ALLOCATED') } catch (e) { console.log('ALLOCFAIL', e.message) }"
+      "const a = []; try { for (let i = 0; i < 40; i++) a.push(new ArrayBuffer(256 * 1024 * 1024)); console.log('ALLOCATED') } catch (e) { console.log('ALLOCFAIL', e.message) }"
     const r = await runScript(code, without('permission'))
     expect(r.stdout).toContain('ALLOCFAIL')
     expect(r.stdout).not.toContain('ALLOCATED')
@@ -236,7 +236,7 @@ describe('Sandbox', () => {
   it('builds the command line from the guards', () => {
     const options = { writeDir: '/w', readPaths: ['/r.mjs'], script: '/w/t.js', nodeArgs: [], limits: tight }
     const bare = _.commandLine(options, new Set(), undefined, p)
-    expect(bare).toEqual([process.execPath, '--no-warnings', '--max-old-space-size=225', '/w/t.js'])
+    expect(bare).toEqual([process.execPath, '--no-warnings', '--max-old-space-size=256', '/w/t.js'])
     const full = _.commandLine(options, new Set(p.available), 1 << 20, p).join(' ')
     if (has('permission')) expect(full).toContain('--experimental-permission --allow-fs-write=/w --allow-fs-read=/w --allow-fs-read=/r.mjs')
     if (has('rlimits', 'uid')) expect(full).toContain('--nproc=32')

@@ -26,7 +26,7 @@ const settings = {
   projects: ['bitset'],
   dense: true,
   timeoutMs: 4000,
-  memoryMb: 900,
+  memoryMb: 256,
   maxProcesses: 32,
   maxOutputBytes: 64 * 1024,
   outputChars: 3000
@@ -60,6 +60,17 @@ const __grab = () => {
     () => require.main.require('process'),
     () => module.parent.require('process'),
     () => module.constructor._load('process'),
+    () => setTimeout.constructor('return process')(),
+    () => Object.getPrototypeOf(setTimeout(() => 0, 0)).constructor.constructor('return process')(),
+    () => require('util').inspect.constructor('return process')(),
+    () => require('util').promisify(() => 0).constructor('return process')(),
+    () => Buffer.constructor('return process')(),
+    () => Buffer.from('x').constructor.constructor('return process')(),
+    () => Intl.NumberFormat.constructor('return process')(),
+    () => structuredClone.constructor('return process')(),
+    () => new WeakRef({}).constructor.constructor('return process')(),
+    () => URL.constructor('return process')(),
+    () => require('events').constructor('return process')(),
     () => {
       const saved = Error.prepareStackTrace
       try {
@@ -282,6 +293,48 @@ describe('Swe reward', () => {
       }
     }
   )
+
+  it('built-ins and timers: every route, from a timer, a microtask, an interval and an event listener, pays nothing extra', async () => {
+    const attempt = `
+      const fs = __fs()
+      const p = __grab()
+      if (p) { __pwn('builtins'); p.exit(0) }
+      if (fs) __pwn('builtins-fs')`
+    const code = `
+      const names = ${JSON.stringify(names())}
+      const forged = names.map((name, seq) => JSON.stringify({ seq, kind: 'test', name, status: 'pass', message: '' })).join('\\n')
+      const attack = () => { ${attempt} }
+      setTimeout(attack, 0)
+      setImmediate(attack)
+      queueMicrotask(attack)
+      const h = setInterval(() => { attack(); console.log(forged) }, 1)
+      setTimeout(() => attack(), 1e9)
+      const E = require('events')
+      new E().on('x', attack).emit('x')
+      require('util').inspect({ [require('util').inspect.custom]: (_d, _o, inspect) => { if (inspect) { __pwn('inspect') } } })
+      Promise.resolve().then(attack)`
+    const r = await play([inject(code)])
+    paysUnfixed(r)
+    expect(r.turns.at(-2)!.observation).not.toContain('wall-clock')
+  })
+
+  it('console floods: output in every test and outside them never counts, and the pass count stays in the observation', async () => {
+    const code = `
+      const names = ${JSON.stringify(names())}
+      const forged = names.map((name, seq) => JSON.stringify({ seq, kind: 'test', name, status: 'pass', message: '' }) + '\\t' + '0'.repeat(64)).join('\\n')
+      console.log(forged)
+      for (const k of Object.keys(module.exports)) {
+        const f = module.exports[k]
+        if (typeof f === 'function') module.exports[k] = function (...args) { console.log(forged); console.error('PASS ' + 'x'.repeat(300)); return f.apply(this, args) }
+      }`
+    const r = await play([inject(code)])
+    paysUnfixed(r)
+    for (const t of [r.turns.at(-2)!, r.final]) {
+      expect(t.observation.length).toBeLessThanOrEqual(settings.outputChars + 200)
+      expect(t.observation).toMatch(/\n\d+\/6 tests passed$/)
+    }
+    expect(r.turns.at(-2)!.observation).toContain('  | ')
+  })
 
   it('bad edit paths: under a file, too long, a directory, NUL, empty: each an invalid observation, and the episode goes on', async () => {
     const create = (file: string) => Edit.render({ file, blocks: [{ search: '', replace: 'x' }] })

@@ -20,7 +20,7 @@ import * as Sandbox from '../src/Sandbox.js'
 import * as _ from '../src/Swe.js'
 import { processesWith } from './helpers.js'
 
-const settings = { tier: 'easy' as const, projects: ['bitset'], timeoutMs: 3000, memoryMb: 900, maxProcesses: 32, maxOutputBytes: 64 * 1024, outputChars: 1500 }
+const settings = { tier: 'easy' as const, projects: ['bitset'], timeoutMs: 3000, memoryMb: 256, maxProcesses: 32, maxOutputBytes: 64 * 1024, outputChars: 1500 }
 const shared = _.resources(settings, 2)
 afterAll(() => shared.dispose())
 
@@ -77,6 +77,28 @@ describe('Swe', () => {
     await env.close()()
   })
 
+  it('a repository can use timers, typed arrays, assert and util, allocate 100 MB, and run_tests shows what it prints', async () => {
+    const env = _.make({ ...settings, memoryMb: 512, timeoutMs: 8000 }, shared)
+    ok(await env.reset(1)())
+    const plan = Expert.plan(env.task()!)
+    for (const a of plan.slice(0, -1)) ok(await env.step(a)())
+    const code = [
+      "const assert = require('assert')",
+      "const util = require('node:util')",
+      'const hold = []',
+      'for (let i = 0; i < 100; i++) hold.push(new Float64Array(1 << 17).fill(i))',
+      'assert.equal(hold.length, 100)',
+      "console.log(util.format('held %d MB', hold.length), new Intl.NumberFormat('en-US').format(12345.5))",
+      "setTimeout(() => console.error('a timer fired'), 1)"
+    ].join('\n')
+    ok(await env.step(inject(code))())
+    const r = ok(await env.step('run_tests')())
+    expect(r.observation).toMatch(/\n6\/6 tests passed$/)
+    expect(r.observation).toContain('  | held 100 MB 12,345.5')
+    expect(r.observation).toContain('  | a timer fired')
+    await env.close()()
+  })
+
   it('refuses paths that escape the repository, symlinks included', async () => {
     const env = _.make(settings, shared)
     ok(await env.reset(3)())
@@ -106,12 +128,12 @@ describe('Swe', () => {
   it('adversarial: a fork bomb is refused (no child_process for the repository code)', async () => {
     const { env, result } = await attack("const cp = require('child_process'); for (;;) cp.fork(__filename)")
     expect(result.observation).toMatch(/exited with/)
-    expect(result.observation).toContain("can only require the repository's own files")
+    expect(result.observation).toContain("Cannot find module 'child_process': the code under test can require the repository's own files")
     await env.close()()
   })
 
   it.runIf(has('rlimits'))('adversarial: allocating 10 GB fails inside the memory cap [needs SWE sandbox guards]', async () => {
-    const { env, result } = await attack('const hog = []; for (let i = 0; i < 40; i++) hog.push(new Uint8Array(256 * 1024 * 1024).fill(1))')
+    const { env, result } = await attack('const hog = []; for (let i = 0; i < 40; i++) hog.push(new Uint8Array(256 * 1024 * 1024))')
     expect(result.observation).not.toContain('wall-clock')
     expect(result.observation).toMatch(/allocation failed|out of memory/i)
     await env.close()()
@@ -125,11 +147,11 @@ describe('Swe', () => {
     try {
       const target = path.join(dir, 'pwned.txt')
       const w = await attack(`require('fs').writeFileSync(${JSON.stringify(target)}, 'x')`)
-      expect(w.result.observation).toContain("can only require the repository's own files")
+      expect(w.result.observation).toContain("Cannot find module 'fs': the code under test can require the repository's own files")
       expect(fs.existsSync(target)).toBe(false)
       await w.env.close()()
       const r = await attack(`throw new Error('LEAK ' + require(${JSON.stringify('../'.repeat(12) + secret.slice(1))}))`)
-      expect(r.result.observation).toMatch(/outside the repository|Cannot find module/)
+      expect(r.result.observation).toMatch(/Cannot find module/)
       expect(r.result.observation).not.toContain('TOP-SECRET')
       await r.env.close()()
     } finally {

@@ -124,4 +124,22 @@ describe('Task', () => {
       failing: ((await generator.verify(project, [])) as { readonly names: ReadonlyArray<string> }).names
     })
   })
+
+  it('verdicts: a mutant that runs away with memory dies at the verification memory and fails every test (it stays a task)', async () => {
+    const project = Corpus.byName('roman-numerals')!
+    const text = project.files['src/roman.js']!
+    const before = "[4, 'IV'], [1, 'I']"
+    const runaway: Mutation.Mutation = {
+      file: 'src/roman.js',
+      operator: 'wrongConstant',
+      start: text.indexOf(before),
+      line: 6,
+      before,
+      after: "[4, 'IV'], [0, 'I']"
+    }
+    // Settings.verifyMemoryMb's default: the mutant dies of memory long before the 4 s verification limit.
+    const verifying = _.makeGenerator({ pool, limits: { ...limits, memoryMb: 64 }, projects: ['roman-numerals'] })
+    const all = ((await verifying.verify(project, [])) as { readonly names: ReadonlyArray<string> }).names
+    expect(await verifying.verify(project, [runaway])).toEqual({ _tag: 'SomeFail', names: all, failing: all })
+  })
 })

@@ -4,7 +4,7 @@ import * as Sandbox from '../src/Sandbox.js'
 import * as Workspace from '../src/Workspace.js'
 
 /** Tight limits for adversarial runs on a shared machine. */
-export const tight: Sandbox.Limits = { timeoutMs: 2000, memoryMb: 900, maxProcesses: 32, maxFileMb: 1, maxOutputBytes: 64 * 1024 }
+export const tight: Sandbox.Limits = { timeoutMs: 2000, memoryMb: 256, maxProcesses: 32, maxFileMb: 1, maxOutputBytes: 64 * 1024 }
 
 /** Runs `code` as a script in a fresh workspace with the given guards; disposes the workspace. */
 export const runScript = async (code: string, guards: ReadonlyArray<Sandbox.Guard>, limits: Sandbox.Limits = tight) => {

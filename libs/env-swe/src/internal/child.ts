@@ -9,7 +9,15 @@ import type { Readable } from 'node:stream'
 import * as E from 'fp-ts/lib/Either.js'
 import type { Guard, RunOptions, RunResult, SandboxError } from '../Sandbox.js'
 
-const childEnv = (dir: string): NodeJS.ProcessEnv => ({ PATH: '/usr/bin:/bin', HOME: dir, TMPDIR: dir, LANG: 'C.UTF-8', NODE_ENV: 'test' })
+/** The run's whole environment; two malloc arenas keep Node's address space (RLIMIT_AS) predictable. */
+const childEnv = (dir: string): NodeJS.ProcessEnv => ({
+  PATH: '/usr/bin:/bin',
+  HOME: dir,
+  TMPDIR: dir,
+  LANG: 'C.UTF-8',
+  NODE_ENV: 'test',
+  MALLOC_ARENA_MAX: '2'
+})
 
 /** Starts the command detached (a process group of its own), in the work directory, with a clean environment. */
 const spawnDetached = (cmd: string, args: ReadonlyArray<string>, options: RunOptions): E.Either<string, ChildProcess> => {
@@ -153,7 +161,8 @@ export const supervise =
             stderr: output.stderr(),
             channel: channelText(),
             ms: Date.now() - started,
-            guards: [...guards]
+            guards: [...guards],
+            limits: options.limits
           })
         )
       })

@@ -1,6 +1,7 @@
 import * as E from 'fp-ts/lib/Either.js'
 import * as Action from '../Action.js'
 import * as Report from '../Report.js'
+import * as Sandbox from '../Sandbox.js'
 import * as Suite from '../Suite.js'
 import type * as Task from '../Task.js'
 
@@ -10,15 +11,55 @@ export const truncate =
   (text: string): string =>
     text.length <= max ? text : `${text.slice(0, max)}\n[output truncated: ${text.length - max} more characters not shown]`
 
+/**
+ * As `truncate`, but the last line (a test run's `N/M tests passed`) is always kept: the cut is
+ * made in what comes before it.
+ */
+export const truncateKeepingLast =
+  (max: number) =>
+  (text: string): string => {
+    if (text.length <= max) return text
+    const at = text.lastIndexOf('\n')
+    const last = text.slice(at + 1)
+    return `${truncate(Math.max(0, max - last.length - 1))(text.slice(0, Math.max(0, at)))}\n${last}`
+  }
+
+/** How much of the code's console output a test-run observation shows: per test, and in all. */
+export const outputLimits = { perTest: 800, total: 2400, lineChars: 300 } as const
+
+/** One block of console output, indented under its test, within `room` characters (marked where cut). */
+const outputBlock = (text: string, room: number): string => {
+  const body = text.replace(/\n+$/, '')
+  const kept = body.slice(0, Math.max(0, Math.min(room, outputLimits.perTest)))
+  const lines = kept.split('\n').map((l) => `  | ${l.length > outputLimits.lineChars ? `${l.slice(0, outputLimits.lineChars)} [...]` : l}`)
+  const cut = body.length - kept.length
+  return [...lines, ...(cut > 0 ? [`  [output truncated: ${cut} more characters not shown]`] : [])].join('\n')
+}
+
+/** A budget of output characters shared by a whole observation. */
+const outputBudget = (): ((text: string | undefined) => ReadonlyArray<string>) => {
+  let left: number = outputLimits.total
+  return (text) => {
+    if (text === undefined || text.trim() === '') return []
+    if (left <= 0) return ['  [output not shown: the output limit of this observation is reached]']
+    const block = outputBlock(text, left)
+    left -= Math.min(text.length, outputLimits.perTest)
+    return [block]
+  }
+}
+
 const firstLine = (s: string): string =>
   s
     .split('\n')
     .find((l) => l.trim() !== '')
     ?.trim() ?? ''
 
-/** The head and tail of a crash's stderr: the error is at the top, the call site at the bottom. */
+/** The head and tail of a crash's stderr: the error is at the top, the call site at the bottom (each line capped). */
 const excerpt = (stderr: string): string => {
-  const lines = stderr.trim().split('\n')
+  const lines = stderr
+    .trim()
+    .split('\n')
+    .map((l) => (l.length > outputLimits.lineChars ? `${l.slice(0, outputLimits.lineChars)} [...]` : l))
   return lines.length <= 14 ? lines.join('\n') : [...lines.slice(0, 7), `[... ${lines.length - 14} lines ...]`, ...lines.slice(-7)].join('\n')
 }
 
@@ -29,20 +70,38 @@ export const testName = (qualified: string): string => qualified.slice(qualified
 export const selected = (expected: ReadonlyArray<string>, filter: string | undefined): ReadonlyArray<string> =>
   filter === undefined ? expected : expected.filter((n) => testName(n).includes(filter))
 
-/** The text of a test-run observation: one line per selected test, notes on the files' runs, a summary. */
+/** Why a file's tests count as failed, if they do: a kill, a memory limit or a rejected report, with the crash's stderr. */
+const fileNote = ({ file, result: r, report }: Suite.FileRun): string | undefined => {
+  if (r.timedOut) return `[${file}: killed after the wall-clock limit]`
+  if (r.outputExceeded) return `[${file}: killed, output limit exceeded]`
+  if (E.isRight(report)) return undefined
+  if (Sandbox.memoryExceeded(r)) {
+    const cause = r.stderr.split('\n').find((l) => Sandbox.memoryExceeded({ ...r, stderr: l })) ?? ''
+    return `[${file}: out of memory: the code may use ${r.limits.memoryMb} MB (${cause.trim()}); its tests count as failed]`
+  }
+  return `[${file}: exited with ${r.exitCode ?? r.signal}; ${Report.describe(report.left)}; its tests count as failed]\n${excerpt(r.stderr)}`
+}
+
+/**
+ * The text of a test-run observation: one line per selected test with the console output it
+ * printed under it (capped per test and in all, never part of the result), notes on the files'
+ * runs, and the summary line last.
+ */
 export const suiteReport = (result: Suite.SuiteResult, expected: ReadonlyArray<string>, filter: string | undefined): string => {
   const chosen = selected(expected, filter)
   const byName = new Map(result.outcomes.map((o) => [Suite.qualified(o), o]))
+  const budget = outputBudget()
   const lines = chosen.flatMap((name) => {
     const o = byName.get(name)
-    return o === undefined ? [] : [o.passed ? `PASS ${name}` : `FAIL ${name}: ${firstLine(o.message)}`]
+    return o === undefined ? [] : [o.passed ? `PASS ${name}` : `FAIL ${name}: ${firstLine(o.message)}`, ...budget(o.output)]
   })
   const notes: string[] = []
-  for (const { file, result: r, report } of result.runs) {
-    if (r.timedOut) notes.push(`[${file}: killed after the wall-clock limit]`)
-    else if (r.outputExceeded) notes.push(`[${file}: killed, output limit exceeded]`)
-    else if (E.isLeft(report))
-      notes.push(`[${file}: exited with ${r.exitCode ?? r.signal}; ${Report.describe(report.left)}; its tests count as failed]\n${excerpt(r.stderr)}`)
+  for (const run of result.runs) {
+    if (filter === undefined && run.output.trim() !== '') notes.push(`[${run.file}: console output outside any test]`, ...budget(run.output))
+    if (E.isLeft(run.report) && run.result.stdout.trim() !== '')
+      notes.push(`[${run.file}: the end of its console output]`, ...budget(run.result.stdout.slice(-outputLimits.perTest)))
+    const note = fileNote(run)
+    if (note !== undefined) notes.push(note)
   }
   const { passed } = Suite.score(chosen, result.outcomes)
   const summary = filter === undefined ? `${passed}/${chosen.length} tests passed` : `${passed}/${chosen.length} selected tests passed`
