@@ -53,10 +53,14 @@ const shortJson = (value: unknown): string => {
   return text.length > 60 ? `${text.slice(0, 57)}...` : text
 }
 
+/** A refinement's base codec (a refinement validates its base in its own context), down to a codec that is not one. */
+const unrefined = (codec: { readonly _tag?: string; readonly type?: unknown } | undefined): { readonly _tag?: string } | undefined =>
+  codec?._tag === 'RefinementType' ? unrefined(codec.type as { readonly _tag?: string; readonly type?: unknown }) : codec
+
 const pathOf = (context: t.Context): string => {
   const keys: string[] = []
   for (let i = 1; i < context.length; i++) {
-    const parent = context[i - 1]?.type as { readonly _tag?: string } | undefined
+    const parent = unrefined(context[i - 1]?.type as { readonly _tag?: string; readonly type?: unknown } | undefined)
     // Union and intersection members are indexed too; they are not fields of the data.
     if (parent?._tag === 'UnionType' || parent?._tag === 'IntersectionType') continue
     const key = context[i]?.key
@@ -78,7 +82,12 @@ export const issuesOf = (errors: t.Errors): ReadonlyArray<DecodeIssue> => {
     if (verdict === 'drop') return []
     if (verdict !== undefined) return [verdict]
     const last = error.context[error.context.length - 1]
-    return [{ path: pathOf(error.context), expected: error.message ?? last?.type.name ?? 'unknown', actual: shortJson(error.value) }]
+    const path = pathOf(error.context)
+    if (error.message?.startsWith(wholeMessage) === true) {
+      const message = error.message.slice(wholeMessage.length)
+      return [{ path, expected: message, actual: shortJson(error.value), message }]
+    }
+    return [{ path, expected: error.message ?? last?.type.name ?? 'unknown', actual: shortJson(error.value) }]
   })
   // several alternatives failing at one field (a union's forms): the shortest description says it
   const best = new Map<string, DecodeIssue>()
@@ -181,7 +190,12 @@ export interface Violation {
   readonly path: ReadonlyArray<string>
   readonly expected: string
   readonly actual: unknown
+  /** When set, the whole message for the field (in place of `expected ..., got ...`). */
+  readonly message?: string
 }
+
+/** Marks an io-ts error message that is a whole message (a {@link Violation}'s `message`), not a type's name. */
+const wholeMessage = '\u0000whole:'
 
 /**
  * The codec with rules that bind its fields to each other (a bound set by another field, an
@@ -214,8 +228,9 @@ export const withRules = <C extends t.Any>(codec: C, rules: (value: t.TypeOf<C>)
             : E.left(
                 broken.map((v) => ({
                   value: v.actual,
-                  context: [...c, ...v.path.map((key) => ({ key, type: t.unknown, actual: v.actual }))],
-                  message: v.expected
+                  // an empty key first: the rule's path starts below the value, whatever its codec is
+                  context: [...c, { key: '', type: t.unknown, actual: value }, ...v.path.map((key) => ({ key, type: t.unknown, actual: v.actual }))],
+                  message: v.message === undefined ? v.expected : `${wholeMessage}${v.message}`
                 }))
               )
         })

@@ -113,6 +113,17 @@ describe('Decode', () => {
       )
     })
 
+    it('a violation with a message is that whole message at its field', () => {
+      const Stage = _.withRules(t.partial({ episodes: t.number, data: t.string }), (st) =>
+        st.episodes === undefined && st.data === undefined
+          ? [{ path: [], expected: 'episodes or data', actual: st, message: 'a stage needs "episodes" or "data"' }]
+          : []
+      )
+      expect(message(_.decode('recipe', t.type({ stages: t.array(Stage) }))({ stages: [{ episodes: 3 }, {}] }))).toBe(
+        'invalid recipe:\n  stages.1: a stage needs "episodes" or "data"'
+      )
+    })
+
     it('lets decodeStrict see the fields inside', () => {
       expect(message(_.decodeStrict('config', Config)({ name: 'a', range: { low: 1, high: 2, hgih: 3 } }))).toContain(
         'range.hgih: unknown field (did you mean "high"?)'

@@ -7,7 +7,10 @@
  * `Config.Config`, `Rollout.Options`, `Evaluate.Settings`, `ModelConfig.Settings`), so a field
  * means and checks what the library says. The whole recipe is validated before any work:
  * unknown fields and bad values are rejected with the path of the field and what was expected,
- * estimator options included. {@link resolve} fills the defaults (the libraries'); the resolved
+ * estimator options included. Every check is in the codecs: the rules that bind fields (an SFT
+ * stage's demonstrations, a judge's agent, a stage's replicas and the recipe's critic, a model's
+ * heads and width, each RL stage's trainer configuration) are `Decode.withRules` refinements of
+ * the stage and recipe codecs, each naming its field. {@link resolve} fills the defaults (the libraries'); the resolved
  * recipe is saved with the run.
  *
  * @since 0.1.0
@@ -66,14 +69,37 @@ export type SftUntil = t.TypeOf<typeof SftUntil>
 /** The first seed of an SFT stage's held-out checks: in the validation range (never the test seeds), 2.5e8 past the seeds validation evaluations play. */
 export const untilSeedBase = Evaluate.splitSeedBase.validation + 250_000_000
 
-/** SFT on expert demonstrations: `episodes` from the environment's expert, or a JSONL file (`data`); `until`: end it early on a held-out check. */
-export const SftStage = t.intersection([
+const SftStageFields = t.intersection([
   t.type({ kind: t.literal('sft'), env: EnvConfig }),
   t.partial({ data: t.string, until: SftUntil }),
   Demonstrations.Settings,
   Sft.Settings,
   Sft.RunSettings
 ])
+
+/** An SFT stage's rules: demonstrations to learn from (episodes of an expert the environment has, or a file); checks that play the trained weights. */
+const sftRules = (stage: t.TypeOf<typeof SftStageFields>): ReadonlyArray<Decode.Violation> => {
+  const rule = (path: ReadonlyArray<string>, actual: unknown, message: string): Decode.Violation => ({ path, expected: message, actual, message })
+  if (stage.episodes === undefined && stage.data === undefined)
+    return [rule([], stage, 'an sft stage needs "episodes" (expert demonstrations) or "data" (a JSONL file)')]
+  return [
+    ...(stage.data === undefined && !hasExpert(stage.env)
+      ? [rule(['env'], stage.env, `${stage.env.kind} environments have no expert: give "data" (a JSONL file)`)]
+      : []),
+    ...(stage.until !== undefined && (stage.emaDecay ?? 0) > 0
+      ? [
+          rule(
+            ['until'],
+            stage.until,
+            `expected no weight average (emaDecay 0): the checks play the trained weights, not their average, got emaDecay ${stage.emaDecay}`
+          )
+        ]
+      : [])
+  ]
+}
+
+/** SFT on expert demonstrations: `episodes` from the environment's expert, or a JSONL file (`data`); `until`: end it early on a held-out check. */
+export const SftStage = Decode.withRules(SftStageFields, sftRules)
 export type SftStage = t.TypeOf<typeof SftStage>
 
 /** A slice's fields, each optional: a stage sets the ones it changes (`TrainerConfig.override`). */
@@ -115,6 +141,20 @@ export const JudgeSettings = t.intersection([
 ])
 export type JudgeSettings = t.TypeOf<typeof JudgeSettings>
 
+const RlStageFields = t.intersection([
+  t.type({ kind: t.literal('rl'), env: EnvConfig, iterations: Numbers.PositiveInt }),
+  t.partial({
+    reward: RewardSpec.RewardSpec,
+    rollout: RolloutSettings,
+    replicas: Numbers.PositiveInt,
+    rolloutThreads: Numbers.PositiveInt,
+    agent: t.string,
+    judge: JudgeSettings,
+    ...trainerProps
+  })
+])
+type RlStageFields = t.TypeOf<typeof RlStageFields>
+
 /**
  * RL on the policy's own episodes: `iterations` of (rollout, rewards, advantages, updates).
  * `replicas`: threads that share each minibatch's gradients (this one and `replicas - 1` workers,
@@ -129,18 +169,7 @@ export type JudgeSettings = t.TypeOf<typeof JudgeSettings>
  * them as for its own rollouts. `judge` (with `agent`, without `reward`): each group of runs is
  * scored by a judge model ({@link JudgeSettings}), whose scores are the runs' rewards.
  */
-export const RlStage = t.intersection([
-  t.type({ kind: t.literal('rl'), env: EnvConfig, iterations: Numbers.PositiveInt }),
-  t.partial({
-    reward: RewardSpec.RewardSpec,
-    rollout: RolloutSettings,
-    replicas: Numbers.PositiveInt,
-    rolloutThreads: Numbers.PositiveInt,
-    agent: t.string,
-    judge: JudgeSettings,
-    ...trainerProps
-  })
-])
+export const RlStage = Decode.withRules(RlStageFields, (stage) => rlRules(stage))
 export type RlStage = t.TypeOf<typeof RlStage>
 
 export const Stage = t.union([SftStage, RlStage])
@@ -154,7 +183,7 @@ export type Eval = t.TypeOf<typeof Eval>
 export const ScaleOut = LocalWorkers.Settings
 export type ScaleOut = LocalWorkers.Settings
 
-export const Recipe = t.intersection([
+const RecipeFields = t.intersection([
   t.type({ name: t.string, stages: t.array(Stage) }),
   t.partial({
     description: t.string,
@@ -174,6 +203,40 @@ export const Recipe = t.intersection([
     ablation: t.intersection([t.type({ grid: t.record(t.string, t.array(t.unknown)) }), t.partial({ seeds: t.array(Numbers.NonNegativeInt) })])
   })
 ])
+
+/** The rules across a recipe's parts: at least one stage; what a stage's update replicas and rollout threads need of the recipe's critic and scale-out; heads that divide the width. */
+const recipeRules = (recipe: t.TypeOf<typeof RecipeFields>): ReadonlyArray<Decode.Violation> => {
+  const shareTrunk = recipe.critic?.shareTrunk === true
+  const scaledOut = recipe.scaleOut !== undefined && (recipe.scaleOut.redis !== undefined || (recipe.scaleOut.workers ?? 0) > 0)
+  const stageRules = recipe.stages.flatMap((stage, i): Decode.Violation[] => {
+    if (stage.kind !== 'rl') return []
+    const at = (field: string): ReadonlyArray<string> => ['stages', String(i), field]
+    const threads = stage.rolloutThreads ?? 1
+    return [
+      ...((stage.replicas ?? 1) > 1 && shareTrunk && TrainerAlgorithm.registry[stage.algorithm ?? 'ppo'].critic
+        ? [
+            {
+              path: at('replicas'),
+              expected: '1 with a critic that shares the policy trunk (critic.shareTrunk: its update is one pass in one thread)',
+              actual: stage.replicas
+            }
+          ]
+        : []),
+      ...(threads > 1 && scaledOut ? [{ path: at('rolloutThreads'), expected: '1 with scaleOut (worker processes play the episodes)', actual: threads }] : [])
+    ]
+  })
+  const { model } = recipe
+  return [
+    ...(recipe.stages.length === 0 ? [{ path: ['stages'], expected: 'at least one stage', actual: recipe.stages }] : []),
+    ...stageRules,
+    ...(model?.kind === 'scratch' && model.dModel !== undefined && model.heads !== undefined && model.dModel % model.heads !== 0
+      ? [{ path: ['model', 'heads'], expected: `a divisor of model.dModel (${model.dModel})`, actual: model.heads }]
+      : [])
+  ]
+}
+
+/** A recipe (see the module's comment), with the rules that bind its parts. */
+export const Recipe = Decode.withRules(RecipeFields, recipeRules)
 export type Recipe = t.TypeOf<typeof Recipe>
 
 /**
@@ -195,67 +258,36 @@ export type Resolved = Omit<Recipe, 'eval'> & {
   readonly checkpointEvery: number
 }
 
-const invalid = (path: string, what: string): E.Either<string, never> => E.left(`invalid recipe:\n  ${path}: ${what}`)
-
-/** An RL stage's rollout threads: none beside an agent written as code or worker processes, which play the episodes elsewhere. */
-const checkRolloutThreads = (stage: RlStage, i: number, scaledOut: boolean): E.Either<string, RlStage> => {
+/** An RL stage's own rules: a judge scores an agent's runs (and replaces the reward); rollout threads play the trainer's own episodes; its trainer configuration decodes (estimator options included). */
+const rlRules = (stage: RlStageFields): ReadonlyArray<Decode.Violation> => {
   const threads = stage.rolloutThreads ?? 1
-  if (threads > 1 && stage.agent !== undefined)
-    return invalid(`stages.${i}.rolloutThreads`, `expected 1 with an agent written as code (its runs play through the served policy), got ${threads}`)
-  if (threads > 1 && scaledOut) return invalid(`stages.${i}.rolloutThreads`, `expected 1 with scaleOut (worker processes play the episodes), got ${threads}`)
-  return E.right(stage)
-}
-
-/** Checks one stage: an SFT stage has demonstrations; an RL stage's trainer configuration holds together (estimator options included), its replicas have a separate critic to copy, its rollout threads play its own episodes. */
-const checkStage = (stage: Stage, i: number, shareTrunk: boolean, scaledOut: boolean): E.Either<string, Stage> => {
-  if (stage.kind === 'sft') {
-    if (stage.episodes === undefined && stage.data === undefined)
-      return invalid(`stages.${i}`, 'an sft stage needs "episodes" (expert demonstrations) or "data" (a JSONL file)')
-    if (stage.data === undefined && !hasExpert(stage.env))
-      return invalid(`stages.${i}.env`, `${stage.env.kind} environments have no expert: give "data" (a JSONL file)`)
-    if (stage.until !== undefined && (stage.emaDecay ?? 0) > 0)
-      return invalid(
-        `stages.${i}.until`,
-        `expected no weight average (emaDecay 0): the checks play the trained weights, not their average, got emaDecay ${stage.emaDecay}`
-      )
-    return E.right(stage)
-  }
-  if (stage.judge !== undefined && stage.agent === undefined)
-    return invalid(`stages.${i}.judge`, 'a judge scores the runs of an agent written as code: give "agent" too')
-  if (stage.judge !== undefined && stage.reward !== undefined)
-    return invalid(`stages.${i}.reward`, "expected no reward with a judge: the judge's scores are the runs' rewards")
-  if ((stage.replicas ?? 1) > 1 && shareTrunk && TrainerAlgorithm.registry[stage.algorithm ?? 'ppo'].critic)
-    return invalid(
-      `stages.${i}.replicas`,
-      `expected 1 with a critic that shares the policy trunk (critic.shareTrunk: its update is one pass in one thread), got ${stage.replicas}`
-    )
-  const threads = checkRolloutThreads(stage, i, scaledOut)
-  if (E.isLeft(threads)) return threads
-  return pipe(
-    Decode.decode('trainer configuration', TrainerConfig.Config)(trainerConfig(stage, Rollout.defaultOptions, 0)),
-    E.bimap(
-      (e) => Decode.formatError({ ...e, subject: 'recipe', issues: e.issues.map((issue) => ({ ...issue, path: `stages.${i}.${issue.path}` })) }),
-      () => stage
-    )
-  )
-}
-
-/** Checks what a codec cannot: at least one stage; every stage holds together; the model's heads divide its width. */
-const checkSemantics = (recipe: Recipe): E.Either<string, Recipe> => {
-  if (recipe.stages.length === 0) return invalid('stages', 'expected at least one stage, got []')
-  for (const [i, stage] of recipe.stages.entries()) {
-    const scaledOut = recipe.scaleOut !== undefined && (recipe.scaleOut.redis !== undefined || (recipe.scaleOut.workers ?? 0) > 0)
-    const checked = checkStage(stage, i, recipe.critic?.shareTrunk === true, scaledOut)
-    if (E.isLeft(checked)) return checked
-  }
-  if (
-    recipe.model?.kind === 'scratch' &&
-    recipe.model.dModel !== undefined &&
-    recipe.model.heads !== undefined &&
-    recipe.model.dModel % recipe.model.heads !== 0
-  )
-    return invalid('model.heads', `expected a divisor of model.dModel (${recipe.model.dModel}), got ${recipe.model.heads}`)
-  return E.right(recipe)
+  const trainer = Decode.decode('trainer configuration', TrainerConfig.Config)(trainerConfig(stage, Rollout.defaultOptions, 0))
+  return [
+    ...(stage.judge !== undefined && stage.agent === undefined
+      ? [{ path: ['judge'], expected: 'an agent', actual: stage.judge, message: 'a judge scores the runs of an agent written as code: give "agent" too' }]
+      : []),
+    ...(stage.judge !== undefined && stage.reward !== undefined
+      ? [
+          {
+            path: ['reward'],
+            expected: 'no reward',
+            actual: stage.reward,
+            message: "expected no reward with a judge: the judge's scores are the runs' rewards"
+          }
+        ]
+      : []),
+    ...(threads > 1 && stage.agent !== undefined
+      ? [{ path: ['rolloutThreads'], expected: '1 with an agent written as code (its runs play through the served policy)', actual: threads }]
+      : []),
+    ...(E.isLeft(trainer)
+      ? trainer.left.issues.map((issue) => ({
+          path: issue.path === '' ? [] : issue.path.split('.'),
+          expected: issue.expected,
+          actual: issue.actual,
+          message: issue.message ?? `expected ${issue.expected}, got ${issue.actual}`
+        }))
+      : [])
+  ]
 }
 
 /** Where the fields of an RL stage's flat configuration (before 0.6) went in the nested one. */
@@ -303,7 +335,7 @@ const withMoves = (error: Decode.DecodeError): Decode.DecodeError => ({
 
 /** Decodes a recipe strictly (unknown fields are errors), checks it whole, and fills its defaults. */
 export const decode = (json: unknown): E.Either<string, Resolved> =>
-  pipe(Decode.decodeStrict('recipe', Recipe)(json), E.mapLeft(flow(withMoves, Decode.formatError)), E.chain(checkSemantics), E.map(resolve))
+  pipe(Decode.decodeStrict('recipe', Recipe)(json), E.bimap(flow(withMoves, Decode.formatError), resolve))
 
 /** The trainer configuration of an RL stage: the library's defaults under the stage's fields; a checkpoint every `checkpointEvery` iterations (0: only on a stop). */
 export const trainerConfig = (stage: RlStage, rollout: Rollout.Options, seed: number, checkpointEvery = 0): TrainerConfig.Config => {
