@@ -20,12 +20,12 @@
  */
 import { Backend, ThreadInit } from '@mtrl/backend'
 import { Settings, TextWorld } from '@mtrl/env-textworld'
-import { ChatTemplate, ModelConfig, Policy, WordTokenizer } from '@mtrl/policy'
-import { Layout } from '@mtrl/rollout'
+import { ModelConfig, Policy } from '@mtrl/policy'
 import { Config, Kl, Trainer, UpdateReplicas } from '@mtrl/trainer-rl'
 import * as E from 'fp-ts/lib/Either.js'
 import { loadavg } from 'node:os'
 import { Threads } from '../src/index.js'
+import * as DefaultShape from './defaultShape.js'
 
 const load = (): string =>
   loadavg()
@@ -46,15 +46,7 @@ const budget = algorithm === 'grpo' ? { seedsPerIteration: 16, groupSize: 4 } : 
 const slots = budget.seedsPerIteration * budget.groupSize
 
 // the tokenizer from the game's own text, as a recipe builds it (the words of 40 games)
-const corpus: string[] = [Layout.system('', 'plain')]
-for (let seed = 0; seed < 40; seed++) {
-  const start = await TextWorld.make(settings).reset(seed)()
-  if (E.isLeft(start)) throw new Error(JSON.stringify(start.left))
-  corpus.push(start.right.goal, start.right.text, ...(start.right.info.admissibleActions ?? []))
-}
-const tokenizer = WordTokenizer.build({ maxVocab: 1024, minCount: 1 })(corpus)
-const template = ChatTemplate.make(tokenizer)
-const model = ModelConfig.make({ vocab: tokenizer.vocabSize, dModel: 128, layers: 2, heads: 8, maxLen: contextLength, prevTokenEmbedding: true, canonSpan: 3 })
+const { tokenizer, template, model } = await DefaultShape.build(contextLength)
 const config = Config.make({
   algorithm,
   budget,

@@ -15,7 +15,7 @@
 import { Backend } from '@mtrl/backend'
 import { Rng } from '@mtrl/core'
 import { Settings, TextWorld } from '@mtrl/env-textworld'
-import { ChatTemplate, Critic, ModelConfig, Policy, Sampler, WordTokenizer } from '@mtrl/policy'
+import { Critic, ModelConfig, Policy, Sampler } from '@mtrl/policy'
 import { Layout, Rollout } from '@mtrl/rollout'
 import { Config, Trainer } from '@mtrl/trainer-rl'
 import * as E from 'fp-ts/lib/Either.js'
@@ -23,6 +23,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { loadavg } from 'node:os'
 import { fileURLToPath } from 'node:url'
 import { QueueError, RedisServer, Runner } from '../src/index.js'
+import * as DefaultShape from './defaultShape.js'
 
 const load = (): string =>
   loadavg()
@@ -47,15 +48,7 @@ const rollout: Rollout.Options = { ...Rollout.defaultOptions, maxTurns, maxNewTo
 
 // The default recipe's model (d 128, 2 layers, 8 heads, previous-token embedding, canon 3), freshly
 // initialised: every action is invalid, every episode runs its whole turn budget (a steady load).
-const corpus: string[] = [Layout.system('', 'plain')]
-for (let seed = 0; seed < 40; seed++) {
-  const start = await TextWorld.make(settings).reset(seed)()
-  if (E.isLeft(start)) throw new Error(JSON.stringify(start.left))
-  corpus.push(start.right.goal, start.right.text, ...(start.right.info.admissibleActions ?? []))
-}
-const tokenizer = WordTokenizer.build({ maxVocab: 1024, minCount: 1 })(corpus)
-const template = ChatTemplate.make(tokenizer)
-const model = ModelConfig.make({ vocab: tokenizer.vocabSize, dModel: 128, layers: 2, heads: 8, maxLen: contextLength, prevTokenEmbedding: true, canonSpan: 3 })
+const { tokenizer, template, model } = await DefaultShape.build(contextLength)
 console.log(
   `model: ${ModelConfig.parameterCount(model).toLocaleString('en')} parameters; ${slots} episodes per iteration (${seedsPerIteration} seeds x ${groupSize}) on TextWorld w2-o3-q4, <= ${maxTurns} turns x <= 10 new tokens`
 )

@@ -14,11 +14,12 @@
  */
 import { Backend, ThreadInit } from '@mtrl/backend'
 import { Settings, TextWorld } from '@mtrl/env-textworld'
-import { ChatTemplate, ModelConfig, Policy, Sampler, WordTokenizer } from '@mtrl/policy'
-import { Layout, Rollout } from '@mtrl/rollout'
+import { ModelConfig, Policy, Sampler } from '@mtrl/policy'
+import { Rollout } from '@mtrl/rollout'
 import * as E from 'fp-ts/lib/Either.js'
 import { loadavg } from 'node:os'
 import { Threads } from '../src/index.js'
+import * as DefaultShape from './defaultShape.js'
 
 const load = (): string =>
   loadavg()
@@ -38,15 +39,7 @@ const contextLength = 512
 const rollout: Rollout.Options = { ...Rollout.defaultOptions, maxTurns: 8, maxNewTokens: 10, temperature: 0.7, systemPrompt: '' }
 
 // the tokenizer from the game's own text, as a recipe builds it (the words of 40 games)
-const corpus: string[] = [Layout.system('', 'plain')]
-for (let seed = 0; seed < 40; seed++) {
-  const start = await TextWorld.make(settings).reset(seed)()
-  if (E.isLeft(start)) throw new Error(JSON.stringify(start.left))
-  corpus.push(start.right.goal, start.right.text, ...(start.right.info.admissibleActions ?? []))
-}
-const tokenizer = WordTokenizer.build({ maxVocab: 1024, minCount: 1 })(corpus)
-const template = ChatTemplate.make(tokenizer)
-const model = ModelConfig.make({ vocab: tokenizer.vocabSize, dModel: 128, layers: 2, heads: 8, maxLen: contextLength, prevTokenEmbedding: true, canonSpan: 3 })
+const { tokenizer, template, model } = await DefaultShape.build(contextLength)
 const policy = Policy.make(model, 0, { tokenizer })
 const session = Sampler.make(policy, { slots, maxLen: contextLength })
 const generator = { session, template, tokenizer, contextLength }
