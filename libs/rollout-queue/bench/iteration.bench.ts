@@ -18,35 +18,28 @@
  *   npm run bench:iteration
  *   MTRL_BACKEND=tensorflow REPLICAS=1 ROLLOUT_THREADS=1 npm run bench:iteration
  */
-import { Backend, ThreadInit } from '@mtrl/backend'
-import { Settings, TextWorld } from '@mtrl/env-textworld'
+import { ThreadInit } from '@mtrl/backend'
+import { TextWorld } from '@mtrl/env-textworld'
 import { ModelConfig, Policy } from '@mtrl/policy'
 import { Config, Kl, Trainer, UpdateReplicas } from '@mtrl/trainer-rl'
 import * as E from 'fp-ts/lib/Either.js'
-import { loadavg } from 'node:os'
 import { Threads } from '../src/index.js'
-import * as DefaultShape from './defaultShape.js'
+import * as Setup from './benchSetup.js'
 
-const load = (): string =>
-  loadavg()
-    .map((x) => x.toFixed(2))
-    .join(' ')
-const loadBefore = load()
-const selected = await Backend.selectFromEnvironment()()
-if (E.isLeft(selected)) throw new Error(Backend.message(selected.left))
-const backend = selected.right
+const loadBefore = Setup.load()
+const backend = await Setup.selectBackend()
 
 const algorithm = (process.env['ALGORITHM'] ?? 'grpo') as 'grpo' | 'reinforce++'
 const replicas = Number(process.env['REPLICAS'] ?? 2)
 const rolloutThreads = Number(process.env['ROLLOUT_THREADS'] ?? 2)
 const iterations = Number(process.env['ITERATIONS'] ?? 3)
-const settings = Settings.custom(2, 3, 4)
+const { settings } = Setup
 const contextLength = 512
 const budget = algorithm === 'grpo' ? { seedsPerIteration: 16, groupSize: 4 } : { seedsPerIteration: 64, groupSize: 1 }
 const slots = budget.seedsPerIteration * budget.groupSize
 
 // the tokenizer from the game's own text, as a recipe builds it (the words of 40 games)
-const { tokenizer, template, model } = await DefaultShape.build(contextLength)
+const { tokenizer, template, model } = await Setup.build(contextLength)
 const config = Config.make({
   algorithm,
   budget,
@@ -116,4 +109,4 @@ if (algorithm === 'grpo')
   console.log(
     `vs TRL 1.13 GRPOTrainer here (medians ${trl.seconds} s, rollout ${trl.rollout} s, update ${trl.update} s, ${trl.tokensPerSecond} tok/s): iteration x${(mean(totals.seconds) / trl.seconds).toFixed(2)}, rollout x${(mean(totals.rollout) / trl.rollout).toFixed(2)}, update x${(mean(totals.update) / trl.update).toFixed(2)} (time; < 1 is faster)`
   )
-console.log(`load average after: ${load()}`)
+console.log(`load average after: ${Setup.load()}`)

@@ -12,32 +12,25 @@
  *   ROUNDS=5 WHOLE=1 npm run bench -w @mtrl/rollout-queue
  *   SEEDS=32 npm run bench -w @mtrl/rollout-queue     (64 episodes per iteration, as recipes/paper/rl-lift.json)
  */
-import { Backend } from '@mtrl/backend'
 import { Rng } from '@mtrl/core'
-import { Settings, TextWorld } from '@mtrl/env-textworld'
+import { TextWorld } from '@mtrl/env-textworld'
 import { Critic, ModelConfig, Policy, Sampler } from '@mtrl/policy'
 import { Layout, Rollout } from '@mtrl/rollout'
 import { Config, Trainer } from '@mtrl/trainer-rl'
 import * as E from 'fp-ts/lib/Either.js'
 import { spawn, type ChildProcess } from 'node:child_process'
-import { loadavg } from 'node:os'
 import { fileURLToPath } from 'node:url'
 import { QueueError, RedisServer, Runner } from '../src/index.js'
-import * as DefaultShape from './defaultShape.js'
+import * as Setup from './benchSetup.js'
 
-const load = (): string =>
-  loadavg()
-    .map((x) => x.toFixed(2))
-    .join(' ')
-const loadBefore = load()
-const selected = await Backend.selectFromEnvironment()()
-if (E.isLeft(selected)) throw new Error(Backend.message(selected.left))
-const backend = selected.right.name
-console.log(`backend: ${backend} via ${selected.right.via}; load average ${loadBefore}`)
+const loadBefore = Setup.load()
+const selected = await Setup.selectBackend()
+const backend = selected.name
+console.log(`backend: ${backend} via ${selected.via}; load average ${loadBefore}`)
 
 const rounds = Number(process.env['ROUNDS'] ?? 3)
 const iterations = Number(process.env['ITERATIONS'] ?? 2)
-const settings = Settings.custom(2, 3, 4)
+const { settings } = Setup
 const spec = { textworld: 'w2-o3-q4' }
 const seedsPerIteration = Number(process.env['SEEDS'] ?? 16)
 const groupSize = 2
@@ -48,7 +41,7 @@ const rollout: Rollout.Options = { ...Rollout.defaultOptions, maxTurns, maxNewTo
 
 // The default recipe's model (d 128, 2 layers, 8 heads, previous-token embedding, canon 3), freshly
 // initialised: every action is invalid, every episode runs its whole turn budget (a steady load).
-const { tokenizer, template, model } = await DefaultShape.build(contextLength)
+const { tokenizer, template, model } = await Setup.build(contextLength)
 console.log(
   `model: ${ModelConfig.parameterCount(model).toLocaleString('en')} parameters; ${slots} episodes per iteration (${seedsPerIteration} seeds x ${groupSize}) on TextWorld w2-o3-q4, <= ${maxTurns} turns x <= 10 new tokens`
 )
@@ -248,4 +241,4 @@ try {
   session.dispose()
   policy.dispose()
 }
-console.log(`load average after: ${load()}`)
+console.log(`load average after: ${Setup.load()}`)

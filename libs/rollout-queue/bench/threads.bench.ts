@@ -12,34 +12,28 @@
  *   npm run bench:threads -w @mtrl/rollout-queue
  *   ROUNDS=5 THREADS=2 npm run bench:threads -w @mtrl/rollout-queue
  */
-import { Backend, ThreadInit } from '@mtrl/backend'
-import { Settings, TextWorld } from '@mtrl/env-textworld'
+import { ThreadInit } from '@mtrl/backend'
+import { TextWorld } from '@mtrl/env-textworld'
 import { ModelConfig, Policy, Sampler } from '@mtrl/policy'
 import { Rollout } from '@mtrl/rollout'
 import * as E from 'fp-ts/lib/Either.js'
-import { loadavg } from 'node:os'
 import { Threads } from '../src/index.js'
-import * as DefaultShape from './defaultShape.js'
+import * as Setup from './benchSetup.js'
 
-const load = (): string =>
-  loadavg()
-    .map((x) => x.toFixed(2))
-    .join(' ')
-const loadBefore = load()
-const selected = await Backend.selectFromEnvironment()()
-if (E.isLeft(selected)) throw new Error(Backend.message(selected.left))
-const backend = selected.right.name
+const loadBefore = Setup.load()
+const selected = await Setup.selectBackend()
+const backend = selected.name
 
 const rounds = Number(process.env['ROUNDS'] ?? 3)
 const threads = Number(process.env['THREADS'] ?? 2)
-const settings = Settings.custom(2, 3, 4)
+const { settings } = Setup
 const [seedsPerIteration, groupSize] = [16, 4]
 const slots = seedsPerIteration * groupSize
 const contextLength = 512
 const rollout: Rollout.Options = { ...Rollout.defaultOptions, maxTurns: 8, maxNewTokens: 10, temperature: 0.7, systemPrompt: '' }
 
 // the tokenizer from the game's own text, as a recipe builds it (the words of 40 games)
-const { tokenizer, template, model } = await DefaultShape.build(contextLength)
+const { tokenizer, template, model } = await Setup.build(contextLength)
 const policy = Policy.make(model, 0, { tokenizer })
 const session = Sampler.make(policy, { slots, maxLen: contextLength })
 const generator = { session, template, tokenizer, contextLength }
@@ -80,7 +74,7 @@ for (let round = 0; round <= rounds; round++) {
   totals.threaded += threaded.seconds
 }
 console.log(
-  `mean over ${rounds}: one thread ${(totals.alone / rounds).toFixed(2)} s, ${threads} threads ${(totals.threaded / rounds).toFixed(2)} s per rollout: x${(totals.alone / totals.threaded).toFixed(2)}; load average after: ${load()}`
+  `mean over ${rounds}: one thread ${(totals.alone / rounds).toFixed(2)} s, ${threads} threads ${(totals.threaded / rounds).toFixed(2)} s per rollout: x${(totals.alone / totals.threaded).toFixed(2)}; load average after: ${Setup.load()}`
 )
 await pool.right.dispose()
 session.dispose()
