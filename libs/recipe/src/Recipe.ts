@@ -108,12 +108,13 @@ const partialOf = (codec: t.Mixed): t.Mixed => {
   return t.partial(inner.props ?? inner.type!.props)
 }
 const { rollout: _rollout, seed: _seed, checkpointEvery: _every, ...trainerFields } = TrainerConfig.Fields.props
-const { algorithm, kl, priorKlEvery, ...slices } = trainerFields
+const { algorithm, kl, priorKlEvery, maxStaleness, ...slices } = trainerFields
 /** The trainer configuration's fields an RL stage sets: the algorithm, the KL term, and any part of each slice. */
 const trainerProps = {
   algorithm,
   kl,
   priorKlEvery,
+  maxStaleness,
   ...(Object.fromEntries(Object.entries(slices).map(([name, codec]) => [name, partialOf(codec)])) as {
     readonly [K in keyof typeof slices]: t.PartialC<
       (typeof slices)[K] extends { readonly props: infer P extends t.Props }
@@ -161,7 +162,9 @@ type RlStageFields = t.TypeOf<typeof RlStageFields>
  * `@mtrl/trainer-rl`'s `UpdateReplicas`; default 1), for backends that use one core (wasm).
  * `rolloutThreads`: threads that play each iteration's episodes (this one and `rolloutThreads - 1`
  * workers, `@mtrl/rollout-queue`'s `Threads`: the same episodes, token for token; default 1); not
- * with `agent` nor with `scaleOut`, which play the episodes elsewhere.
+ * with `agent` nor with `scaleOut`, which play the episodes elsewhere. With `maxStaleness` above 0
+ * (the trainer's: play the next iterations' episodes while this thread updates), the episodes are
+ * played by `rolloutThreads` worker threads (or by `scaleOut`'s workers); not with `agent`.
  * `agent`: a module (path from the working directory) that exports an agent written as code
  * (`@mtrl/agent-rl` `Play.Agent`, as `default` or `agent`): its runs play the episodes through the
  * policy served over the OpenAI API, and return their rewards; with a `reward` here, the agent
@@ -258,7 +261,7 @@ export type Resolved = Omit<Recipe, 'eval'> & {
   readonly checkpointEvery: number
 }
 
-/** An RL stage's own rules: a judge scores an agent's runs (and replaces the reward); rollout threads play the trainer's own episodes; its trainer configuration decodes (estimator options included). */
+/** An RL stage's own rules: a judge scores an agent's runs (and replaces the reward); rollout threads and playing ahead are for the trainer's own episodes; its trainer configuration decodes (estimator options included). */
 const rlRules = (stage: RlStageFields): ReadonlyArray<Decode.Violation> => {
   const threads = stage.rolloutThreads ?? 1
   const trainer = Decode.decode('trainer configuration', TrainerConfig.Config)(trainerConfig(stage, Rollout.defaultOptions, 0))
@@ -278,6 +281,15 @@ const rlRules = (stage: RlStageFields): ReadonlyArray<Decode.Violation> => {
       : []),
     ...(threads > 1 && stage.agent !== undefined
       ? [{ path: ['rolloutThreads'], expected: '1 with an agent written as code (its runs play through the served policy)', actual: threads }]
+      : []),
+    ...((stage.maxStaleness ?? 0) > 0 && stage.agent !== undefined
+      ? [
+          {
+            path: ['maxStaleness'],
+            expected: '0 with an agent written as code (its runs play through the policy served from the updating thread)',
+            actual: stage.maxStaleness
+          }
+        ]
       : []),
     ...(E.isLeft(trainer)
       ? trainer.left.issues.map((issue) => ({

@@ -116,6 +116,17 @@ describe('Pipeline', () => {
     expect(threaded).toEqual(await metricsOf('threads-1', 1))
   })
 
+  it('an RL stage that plays ahead (maxStaleness 1) has a worker thread play the next iteration while this one updates', async () => {
+    const run = RunDir.create('t', join(root, 'ahead'))
+    const lines: string[] = []
+    const result = await _.run({ run, backend, reporter: quiet(lines) })(recipe([{ ...rl, iterations: 3, maxStaleness: 1 }], { evalAfterEachStage: false }))()
+    if (E.isLeft(result)) throw new Error(result.left.message)
+    expect(lines.filter((l) => l.includes('episodes played up to 1 iteration(s) ahead by 1 worker thread(s) (cpu) while this thread updates'))).toHaveLength(1)
+    const iterations = run.readMetrics().filter((m) => m['kind'] === 'rl')
+    expect(iterations.map((m) => m['rollout/staleness'])).toEqual([0, 1, 1])
+    for (const m of iterations) expect(m['grad/policy_norm']).toBeGreaterThan(0)
+  })
+
   it('a PPO stage with a critic warm-up says the policy was not updated in its first iteration, and prints losses after it', async () => {
     const run = RunDir.create('t', join(root, 'warm-up'))
     const lines: string[] = []

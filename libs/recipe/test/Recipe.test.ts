@@ -206,6 +206,20 @@ describe('Recipe', () => {
     expect(_.trainerConfig(rl as _.RlStage, {} as never, 0)).not.toHaveProperty('rolloutThreads')
   })
 
+  it("RL playing ahead (maxStaleness) is for the trainer's own episodes: not with an agent written as code", () => {
+    const rl = { ...good.stages[1]!, maxStaleness: 1 }
+    expect(error({ ...good, stages: [good.stages[0], rl] })).toBe('decoded')
+    expect(error({ ...good, stages: [good.stages[0], { ...rl, maxStaleness: -1 }] })).toMatch(
+      /stages\.1\.maxStaleness: expected a non-negative integer, got -1/
+    )
+    expect(error({ ...good, stages: [good.stages[0], { ...rl, agent: 'agents/play.ts' }] })).toMatch(
+      /stages\.1\.maxStaleness: expected 0 with an agent written as code .*got 1/
+    )
+    expect(error({ ...good, stages: [good.stages[0], rl], scaleOut: { workers: 2 } })).toBe('decoded')
+    expect(_.trainerConfig(rl as _.RlStage, {} as never, 0).maxStaleness).toBe(1)
+    expect(_.trainerConfig(good.stages[1] as _.RlStage, {} as never, 0).maxStaleness).toBe(0)
+  })
+
   it("an SFT stage's `until` checks the trained weights, so it refuses a weight average", () => {
     const until = { ...good.stages[0], until: { success: 0.3, every: 20 } }
     expect(error({ ...good, stages: [until] })).toBe('decoded')

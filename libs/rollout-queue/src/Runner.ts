@@ -158,7 +158,7 @@ const collectAndClean = async (
   return collected
 }
 
-/** `Runner.run`: publishes the policy, cuts the groups into jobs (split over the live workers unless `groupsPerJob`), plays and merges them. */
+/** `Runner.run`: publishes the policy (its weights as they are at the call), cuts the groups into jobs (split over the live workers unless `groupsPerJob`), plays and merges them. */
 const run =
   (connected: Connected) =>
   ({ env, rollout, policy, contextLength }: Episodes) =>
@@ -167,13 +167,18 @@ const run =
     const started = performance.now()
     const streams = Rollout.streamsOf(input)
     const call = connected.nextCall()
+    const idPrefix = `${connected.runId}-${call}`
+    // the weights as they are at the call (encoded before the first await): a trainer that plays ahead updates meanwhile
+    const publishing = connected.publish(policy, idPrefix)()
     const alive = await connected.workers()()
-    if (E.isLeft(alive)) return alive
+    const published = await publishing
+    if (E.isLeft(alive)) {
+      if (E.isRight(published)) await PolicyStore.retire(connected.redis)(published.right)()
+      return alive
+    }
+    if (E.isLeft(published)) return published
     const groups = input.seeds.length
     const perJob = Math.max(1, connected.options.groupsPerJob ?? Math.ceil(groups / Math.max(1, alive.right)))
-    const idPrefix = `${connected.runId}-${call}`
-    const published = await connected.publish(policy, idPrefix)()
-    if (E.isLeft(published)) return published
     const { seeds, groupSize } = input
     const jobs = Jobs.cut({ idPrefix, policy: published.right, env, rollout, contextLength, seeds, groupSize, streams }, perJob)
     const enqueued = await enqueue(connected, jobs)

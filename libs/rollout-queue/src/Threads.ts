@@ -42,7 +42,10 @@ import type { Result } from './Runner.js'
 export type Init = ModuleRef
 
 /**
- * - `threads`: threads that play, the calling one included (1: it plays alone);
+ * - `threads`: threads that play, the calling one included (1: it plays alone), unless
+ *   `callerPlays` is false: then `threads` worker threads play every share while the calling
+ *   thread is free for other work, e.g. the update of a trainer that plays ahead
+ *   (`maxStaleness` of `@mtrl/trainer-rl`);
  * - `policy`: read as it is at each call (its model record, `PolicyStore.recordOf`, is sent once);
  * - `rollout`, `contextLength`: as the caller's `Rollout.run` and sampler session;
  * - `env`: the environment spec the threads build (JSON, e.g. a recipe's env entry), with
@@ -63,6 +66,8 @@ export interface Options {
   readonly env: unknown
   readonly envs: string
   readonly init?: Init
+  /** Whether the calling thread plays a share (default true). */
+  readonly callerPlays?: boolean
 }
 
 /**
@@ -94,7 +99,7 @@ export const message = (error: StartError): string => `rollout thread ${error.th
  */
 export interface Pool {
   readonly _tag: 'RolloutThreads'
-  /** Worker threads (the calling thread is one more). */
+  /** Worker threads (the calling thread plays too unless `callerPlays` is false). */
   readonly size: number
   /** The TensorFlow.js backend each worker thread samples on. */
   readonly backends: ReadonlyArray<string>
@@ -149,7 +154,11 @@ const playMine = async (
   return E.isLeft(played) ? played : E.right([{ id: 'main', attempts: 1, result: resultOf(slice, played.right, 'main') }])
 }
 
-/** `Pool.play`: cuts the groups in even shares (the caller's first), sends the threads theirs (with the weights when they changed), plays its own, merges. */
+/**
+ * `Pool.play`: cuts the groups in even shares (the caller's first, unless it does not play),
+ * sends the threads theirs (with the weights as they are at the call, when they changed since a
+ * thread's last share), plays its own, merges. Everything is sent before the first `await`.
+ */
 const play =
   (options: Options, handles: ReadonlyArray<Handle>, version: () => number, onSend: () => void) =>
   (input: Rollout.Input, generator: Generator.Generator): TE.TaskEither<EnvError.EnvError, Result> =>
@@ -160,11 +169,12 @@ const play =
     const started = performance.now()
     const env = input.envs[0]?.spec.name ?? 'environment'
     const streams = Rollout.streamsOf(input)
-    const parts = Jobs.parts(seeds, groupSize, streams.firstSlot, Jobs.even(seeds.length, handles.length + 1))
+    const callerPlays = options.callerPlays ?? true
+    const parts = Jobs.parts(seeds, groupSize, streams.firstSlot, Jobs.even(seeds.length, handles.length + (callerPlays ? 1 : 0)))
     const slices = parts.map((part): Slice => ({ rollout: options.rollout, contextLength: options.contextLength, groupSize, ...part, key: streams.key }))
     const now = version()
     let host: Weights | undefined
-    const asked = slices.slice(1).map(async (slice, k) => {
+    const asked = slices.slice(callerPlays ? 1 : 0).map(async (slice, k) => {
       const handle = handles[k]!
       const weights = handle.sent === now ? undefined : (host ??= [...Policy.toHost(options.policy.variables)])
       if (weights !== undefined) onSend()
@@ -172,7 +182,7 @@ const play =
       return received(handle, await handle.ask({ _tag: 'Play', slice, weights }), env)
     })
     // a throw here (a programmer error) still waits for the threads, so none is left with a share in hand
-    const mine = await playMine(slices[0], generator, input.envs).catch(async (e: unknown) => {
+    const mine = await playMine(callerPlays ? slices[0] : undefined, generator, input.envs).catch(async (e: unknown) => {
       await Promise.all(asked)
       throw e
     })
@@ -197,7 +207,7 @@ const ready = async (handles: ReadonlyArray<Handle>): Promise<E.Either<StartErro
 }
 
 /**
- * Starts `threads - 1` rollout threads (none for 1). Resolves once each has activated its
+ * Starts `threads - 1` rollout threads (none for 1; `threads` when the caller does not play). Resolves once each has activated its
  * backend and built its environment source; a thread that fails to is a `ThreadFailed` error
  * (the others are stopped). Throws (a programmer error) when `threads` is not a positive integer
  * or the policy has no tokenizer a thread can rebuild (`PolicyStore.recordOf`).
@@ -217,7 +227,8 @@ export const start =
     if (!Number.isInteger(options.threads) || options.threads < 1) throw new Error(`Threads.start: threads must be a positive integer, got ${options.threads}`)
     const record = PolicyStore.recordOf(options.policy)
     const setup = (i: number) => ({ init: options.init, envs: options.envs, spec: options.env, record, name: `thread ${i}` })
-    const handles = Array.from({ length: options.threads - 1 }, (_, k) => spawn(setup(k + 1), k + 1))
+    const workers = (options.callerPlays ?? true) ? options.threads - 1 : options.threads
+    const handles = Array.from({ length: workers }, (_, k) => spawn(setup(k + 1), k + 1))
     const stop = async (): Promise<void> => void (await Promise.all(handles.map((h) => h.stop())))
     const backends = await ready(handles)
     if (E.isLeft(backends)) {

@@ -78,6 +78,36 @@ describe.runIf(Services.available('redis-server'))(`Runner ${Services.tag('redis
     }
   })
 
+  it('takes the weights as they are at the call: an update that runs meanwhile (a trainer playing ahead) does not reach the episodes', async () => {
+    const made = await _.make({ url: redis.url })()
+    if (E.isLeft(made)) throw new Error(QueueError.message(made.left))
+    const runner = made.right
+    const [p, other] = [World.policy(), World.policy(5)]
+    try {
+      const seeds = [21, 22, 23]
+      const expected = await local(seeds, 2, Rng.make(4))
+      const running = runner.run({ env: World.spec, rollout: World.rollout, policy: p, contextLength: World.contextLength })({
+        seeds,
+        groupSize: 2,
+        rng: Rng.make(4)
+      })()
+      for (const [name, v] of Object.entries(p.variables)) v.assign(other.variables[name]!)
+      const got = await running
+      if (E.isLeft(got)) throw new Error(QueueError.message(got.left))
+      expect(got.right.episodes).toEqual(expected.episodes)
+      const changed = await runner.run({ env: World.spec, rollout: World.rollout, policy: p, contextLength: World.contextLength })({
+        seeds,
+        groupSize: 2,
+        rng: Rng.make(4)
+      })()
+      expect(E.isRight(changed) && changed.right.episodes).not.toEqual(expected.episodes)
+    } finally {
+      await runner.close()()
+      p.dispose()
+      other.dispose()
+    }
+  })
+
   it('a trainer whose episodes workers play takes the same steps as a local one: same metrics, same weights', async () => {
     const made = await _.make({ url: redis.url })()
     if (E.isLeft(made)) throw new Error(QueueError.message(made.left))

@@ -54,8 +54,8 @@ const threaded = (
 ): Promise<E.Either<EnvError.EnvError, Runner.Result>> =>
   withSession(policy, seeds.length * groupSize, (g) => pool.play({ envs: envsOf(s, seeds.length * groupSize), seeds, groupSize, rng }, g)())
 
-const started = async (threads: number, policy: Policy.Policy, s: Spec = spec): Promise<_.Pool> => {
-  const pool = await _.start({ threads, policy, rollout: World.rollout, contextLength: World.contextLength, env: s, envs: envsUrl, init })()
+const started = async (threads: number, policy: Policy.Policy, s: Spec = spec, callerPlays = true): Promise<_.Pool> => {
+  const pool = await _.start({ threads, policy, rollout: World.rollout, contextLength: World.contextLength, env: s, envs: envsUrl, init, callerPlays })()
   if (E.isLeft(pool)) throw new Error(_.message(pool.left))
   return pool.right
 }
@@ -230,6 +230,86 @@ describe('Threads', () => {
       await pool.dispose()
       pa.dispose()
       pb.dispose()
+    }
+  })
+
+  it('with the caller free (callerPlays: false), the worker threads play every share, token for token the one-thread rollout', async () => {
+    const pool = await started(2, policy, spec, false)
+    try {
+      expect(pool.size).toBe(2)
+      const seeds = [11, 12, 13, 14, 15]
+      const expected = right(await alone(policy, seeds, 3, Rng.make(7)))
+      const got = right(await threaded(pool, policy, seeds, 3, Rng.make(7)))
+      expect(got.episodes).toEqual(expected.episodes)
+      expect(bits(got)).toEqual(bits(expected))
+      expect(got.jobs).toEqual([9, 6].map((episodes, i) => expect.objectContaining({ id: `thread-${i + 1}`, episodes })))
+    } finally {
+      await pool.dispose()
+    }
+  })
+
+  it("a trainer that plays one iteration ahead on them (maxStaleness 1): iteration k + 1's episodes are the one-thread rollout of the weights before update k", async () => {
+    const config: Config.Config = Config.make({
+      algorithm: 'grpo',
+      kl: Kl.none,
+      budget: { seedsPerIteration: 3, groupSize: 2 },
+      rollout: World.rollout,
+      policy: { lr: 1e-2 },
+      seed: 9,
+      maxStaleness: 1
+    })
+    const p = World.policy(3)
+    const pool = await started(2, p, spec, false)
+    type Call = { readonly seeds: ReadonlyArray<number>; readonly rng: Rng.RngState; readonly weights: Map<string, Policy.HostTensor>; result?: Rollout.Result }
+    const calls: Call[] = []
+    const play: _.Pool['play'] = (input, generator) => {
+      if (!('rng' in input)) throw new Error('the trainer passes its sampling stream')
+      const call: Call = { seeds: [...input.seeds], rng: input.rng.state(), weights: Policy.toHost(p.variables) }
+      calls.push(call)
+      const task = pool.play(input, generator)
+      return async () => {
+        const r = await task()
+        if (E.isRight(r)) call.result = r.right
+        return r
+      }
+    }
+    const trainer = Trainer.make({
+      config,
+      policy: p,
+      envs: envsOf(spec, 6),
+      template,
+      tokenizer: World.tokenizer,
+      contextLength: World.contextLength,
+      reward: (t) => t.turns.map((turn) => turn.action.length % 3),
+      play
+    })
+    const host = () => [...Policy.toHost(p.variables)].map(([n, w]) => [n, Array.from(w.data)])
+    try {
+      const after = [host()]
+      const staleness: number[] = []
+      for (let k = 0; k < 3; k++) {
+        staleness.push(right(await Trainer.iterate(trainer, { following: 2 - k })())['rollout/staleness'])
+        after.push(host())
+      }
+      expect(staleness).toEqual([0, 1, 1])
+      expect(calls).toHaveLength(3)
+      // call k + 1 started in iteration k, before its update: it sent the weights after update k - 1
+      expect(calls.map((c) => [...c.weights].map(([n, w]) => [n, Array.from(w.data)]))).toEqual([after[0], after[0], after[1]])
+      expect(after[1]).not.toEqual(after[0])
+      for (const call of calls) {
+        const copy = Policy.fromHost(p.config, call.weights, { tokenizer: World.tokenizer })
+        try {
+          const expected = right(await alone(copy, call.seeds, 2, Rng.fromState(call.rng)))
+          expect(call.result!.episodes).toEqual(expected.episodes)
+          expect(bits(call.result!)).toEqual(bits(expected))
+        } finally {
+          copy.dispose()
+        }
+      }
+    } finally {
+      trainer.dispose()
+      await pool.dispose()
+      p.dispose()
     }
   })
 })

@@ -128,7 +128,8 @@ const copyInto = (target: Policy.NamedVariables, source: Policy.NamedVariables, 
 
 /**
  * Restores a checkpoint into a trainer built from the same setup (same config, same model
- * shapes): weights, optimizer moments, iteration, KL coefficient, RNG streams.
+ * shapes): weights, optimizer moments, iteration, KL coefficient, RNG streams. Rollouts the
+ * trainer started ahead (`maxStaleness`) are waited for and dropped first: they played other weights.
  *
  * @category combinators
  * @since 0.1.0
@@ -137,6 +138,7 @@ export const restore =
   (checkpoint: string) =>
   (trainer: Trainer): TE.TaskEither<CheckpointError, Trainer> =>
   async () => {
+    await Promise.allSettled(trainer.ahead.splice(0))
     const loaded = await Checkpoint.load(checkpoint)()
     if (E.isLeft(loaded)) return E.left({ _tag: 'Storage', error: loaded.left })
     const { policy, critic, optimizerState, extra } = loaded.right

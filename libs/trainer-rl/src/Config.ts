@@ -8,6 +8,7 @@
  * | `budget` | collect | {@link Budget}: task seeds per iteration and episodes per seed |
  * | `rollout` | collect | how episodes are played (`Rollout.Options`) |
  * | `replay` | collect | replays of recently lost training games (`Replay.Options`) |
+ * | `maxStaleness` | collect | how many updates the next iterations' episodes may be played ahead of (0: none) |
  * | `selection` | collect, select | {@link Selection}: which groups and episodes the update takes |
  * | `importanceSampling` | score, optimise | the sampler/trainer mismatch's correction (`ImportanceSampling.Settings`) |
  * | `kl` | score, estimate, optimise | the KL term (`Kl.Settings`); null: the algorithm's |
@@ -217,6 +218,14 @@ export type Update = t.TypeOf<typeof Update>
  *   term in the reward or loss needs the reference every iteration and ignores it;
  * - `replay`: the share of each iteration's seeds replaying recently lost training games, and
  *   how often one game is replayed at most (see {@link Replay}; default share 0: off);
+ * - `maxStaleness`: play up to N iterations' episodes ahead, while the update runs, with the
+ *   weights of the moment (default 0: each iteration plays, then updates). With 1, iteration
+ *   k + 1's episodes are played by the weights before iteration k's update, on a player that
+ *   computes off the trainer's thread (`Setup.play`: `Threads` of `@mtrl/rollout-queue` with the
+ *   caller waiting, or its queue's workers); the update's `pi_old` is the sampler's log-probs
+ *   (the behaviour policy's, clipped against as in several PPO epochs), or with
+ *   `importanceSampling` on, the trainer's own at the current weights corrected to the sampler's
+ *   (TIS/MIS, decoupled PPO);
  * - `importanceSampling`: `mode` off | tis | mis, `level` token | sequence | geometric, `cap`,
  *   `floor` (default off). When on, the trainer scores the batch itself (its `pi_old`) and weighs
  *   each token's policy gradient by its importance weight against the sampler;
@@ -235,6 +244,7 @@ export const Fields = t.type({
   importanceSampling: ImportanceSampling.Settings,
   kl: t.union([Kl.Settings, t.null]),
   priorKlEvery: Numbers.NonNegativeInt,
+  maxStaleness: Numbers.NonNegativeInt,
   advantage: Advantage,
   loss: Loss,
   policy: PolicyOptimiser,
@@ -313,6 +323,7 @@ export const defaultConfig: Config = {
   importanceSampling: ImportanceSampling.off,
   kl: null,
   priorKlEvery: 5,
+  maxStaleness: 0,
   advantage: { estimator: null, options: {}, truncation: 'terminal' },
   loss: { clipLow: 0.2, clipHigh: 0.2, dualClip: 3, aggregation: null, entropyCoef: 0, contextCoef: 0, exploredCredit: 'positive' },
   policy: { lr: 1e-4, warmupIterations: 0, minLrRatio: 1, decayIterations: 0 },

@@ -2,8 +2,9 @@
  * A trainer driven through a stage: a check that a reply fits after the environment's first
  * prompt, then `Trainer.iterate` to a budget of iterations, with a checkpoint every
  * `config.checkpointEvery` iterations and on request to stop, continuing (when resuming) from
- * the newest checkpoint with the same random streams. What `Sft.trainAsync` is for SFT; the
- * caller logs the metrics it is handed.
+ * the newest checkpoint with the same random streams (with `maxStaleness`, the rollouts played
+ * ahead are not in a checkpoint: a resumed stage plays its next iteration anew). What
+ * `Sft.trainAsync` is for SFT; the caller logs the metrics it is handed.
  *
  * @since 0.1.0
  */
@@ -128,16 +129,22 @@ export const run =
     const ready = await resumed(options, trainer)
     if (E.isLeft(ready)) return ready
     const every = trainer.setup.config.checkpointEvery
-    while (trainer.state.iteration < options.iterations) {
-      const metrics = await Trainer.iterate(trainer)()
-      if (E.isLeft(metrics)) return E.left({ _tag: 'Env', error: metrics.left })
-      options.onIteration?.(metrics.right, trainer.state.iteration)
-      const stop = options.stop?.() === true
-      if ((every > 0 && trainer.state.iteration % every === 0) || stop) {
-        const saved = await Checkpointing.save(options.dir)(trainer)()
-        if (E.isLeft(saved)) return E.left({ _tag: 'Checkpoint', error: saved.left })
+    try {
+      while (trainer.state.iteration < options.iterations) {
+        // no episodes are played ahead for iterations past the budget or after a requested stop
+        const following = options.stop?.() === true ? 0 : options.iterations - trainer.state.iteration - 1
+        const metrics = await Trainer.iterate(trainer, { following })()
+        if (E.isLeft(metrics)) return E.left({ _tag: 'Env', error: metrics.left })
+        options.onIteration?.(metrics.right, trainer.state.iteration)
+        const stop = options.stop?.() === true
+        if ((every > 0 && trainer.state.iteration % every === 0) || stop) {
+          const saved = await Checkpointing.save(options.dir)(trainer)()
+          if (E.isLeft(saved)) return E.left({ _tag: 'Checkpoint', error: saved.left })
+        }
+        if (stop) return E.right({ _tag: 'Stopped', iteration: trainer.state.iteration })
       }
-      if (stop) return E.right({ _tag: 'Stopped', iteration: trainer.state.iteration })
+      return E.right({ _tag: 'Finished' })
+    } finally {
+      await Trainer.settle(trainer)
     }
-    return E.right({ _tag: 'Finished' })
   }

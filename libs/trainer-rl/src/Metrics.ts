@@ -1,7 +1,7 @@
 /**
  * The metrics of one RL iteration, as data with namespaced names (the app logs them):
  * `loss/*`, `kl/*`, `clip/*`, `entropy/*`, `grad/*`, `value/*`, `advantage/*`, `episode/*`,
- * `batch/*`, `replay/*`, `logprob/*`, `mismatch/*`, `lr/*`, `perf/*`, `time/*`. Undefined quantities (no critic, no update) are NaN.
+ * `batch/*`, `replay/*`, `rollout/*`, `logprob/*`, `mismatch/*`, `lr/*`, `perf/*`, `time/*`. Undefined quantities (no critic, no update) are NaN.
  *
  * - `logprob/sampler_trainer_gap`: mean |sampler log-prob - trainer log-prob| over sampled action
  *   tokens (exploration moves have no sampler log-probs) (0 up to float error when sampling and scoring agree; grows with top-k / top-p sampling);
@@ -27,7 +27,12 @@
  * - `replay/games`: how many of the iteration's games replay a lost one (`Config.replay`);
  *   `replay/success_rate`: the share of their episodes won (NaN when none). With replay on,
  *   `episode/success_rate` is over fresh and replayed games together, so it reads lower than
- *   the policy's success on fresh games.
+ *   the policy's success on fresh games;
+ * - `rollout/staleness`: how many updates the weights that played the iteration's episodes are
+ *   behind the ones the iteration updates (0 unless `maxStaleness` plays ahead);
+ * - `time/rollout_s`: the rollout's own time; `time/wait_s`: how long the iteration waited for
+ *   it (the same when nothing is played ahead; less, down to 0, when the rollout ran during the
+ *   update before); `time/update_s`: from the episodes' arrival to the end of the update.
  *
  * @since 0.1.0
  */
@@ -69,10 +74,12 @@ export interface Metrics {
   readonly 'mismatch/kl': number
   readonly 'mismatch/max_ratio': number
   readonly 'mismatch/corrected_fraction': number
+  readonly 'rollout/staleness': number
   readonly 'lr/policy': number
   readonly 'perf/tokens_per_s': number
   readonly 'perf/update_tokens_per_s': number
   readonly 'time/rollout_s': number
+  readonly 'time/wait_s': number
   readonly 'time/update_s': number
 }
 
@@ -82,7 +89,7 @@ export interface Metrics {
  * @category models
  * @since 0.1.0
  */
-export const timing: ReadonlyArray<string> = ['perf/tokens_per_s', 'perf/update_tokens_per_s', 'time/rollout_s', 'time/update_s']
+export const timing: ReadonlyArray<string> = ['perf/tokens_per_s', 'perf/update_tokens_per_s', 'time/rollout_s', 'time/wait_s', 'time/update_s']
 
 /**
  * `1 - Var(returns - values) / Var(returns)` over the positions where `mask` is 1 (NaN when the

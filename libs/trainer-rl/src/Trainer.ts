@@ -17,7 +17,7 @@ import type * as TE from 'fp-ts/lib/TaskEither.js'
 import * as Algorithm from './Algorithm.js'
 import * as Config from './Config.js'
 import { exploredMask } from './internal/explored.js'
-import { collect } from './internal/stages/collect.js'
+import { collect, type Collected } from './internal/stages/collect.js'
 import { estimate } from './internal/stages/estimate.js'
 import { optimise } from './internal/stages/optimise.js'
 import { report, reportIdle } from './internal/stages/report.js'
@@ -58,6 +58,9 @@ export interface Setup {
    * (e.g. `Runner.asRollout` of `@mtrl/rollout-queue`, on worker processes; its `Threads`, on
    * worker threads and this one); default `Rollout.run`. `generator` is the trainer's own
    * (its sampler session, template, tokenizer), for a player that plays some episodes here.
+   * With `config.maxStaleness` above 0 it is needed, and must compute off this thread (e.g.
+   * `Threads` with `callerPlays: false`) and take the weights (and everything else it plays
+   * from) when called, before its first `await`: the trainer calls it just before an update.
    */
   readonly play?: (input: Rollout.Input, generator: Generator.Generator) => TE.TaskEither<EnvError.EnvError, Rollout.Result>
   /**
@@ -97,6 +100,12 @@ export interface Trainer {
   readonly policyOptimizer: Optimizer.Optimizer
   readonly criticOptimizer: Optimizer.Optimizer | undefined
   readonly session: SamplerContract.SamplerSession
+  /**
+   * The next iterations' rollouts, started ahead while an update runs (`config.maxStaleness`;
+   * empty otherwise), in iteration order. Not checkpointed: a resumed run plays its first
+   * iteration anew.
+   */
+  readonly ahead: Array<Promise<E.Either<EnvError.EnvError, Collected>>>
   readonly dispose: () => void
 }
 
@@ -127,6 +136,10 @@ const checkSetup = (setup: Setup, config: Config.Resolved, algorithm: Algorithm.
       `Trainer.make: ${setup.envs.length} envs for ${seedsPerIteration} seeds x groupSize ${groupSize} x oversample ${config.selection.oversample}`
     )
   if (algorithm.critic && setup.critic === undefined) throw new Error(`Trainer.make: ${algorithm.name} needs a critic`)
+  if (config.maxStaleness > 0 && setup.play === undefined)
+    throw new Error(
+      `Trainer.make: maxStaleness ${config.maxStaleness} plays episodes while the update runs, which needs a player off this thread (setup.play, e.g. Threads of @mtrl/rollout-queue with callerPlays: false)`
+    )
   if (config.kl.placement !== 'none' && setup.reference === undefined)
     throw new Error(
       `Trainer.make: ${algorithm.name}'s KL term (${config.kl.placement}) needs a reference policy; give one, or turn the term off with "kl": Kl.none`
@@ -165,6 +178,7 @@ export const make = (setup: Setup): Trainer => {
     policyOptimizer,
     criticOptimizer,
     session,
+    ahead: [],
     dispose: () => {
       session.dispose()
       policyOptimizer.dispose()
@@ -188,10 +202,44 @@ export const policyLrAt =
     })(iteration)
 
 /**
+ * What {@link iterate} may know of the run: `following`, how many iterations will follow this one
+ * (default: no end), so that no episodes are played ahead for an iteration that will not run.
+ *
+ * @category models
+ * @since 0.7.0
+ */
+export interface IterateOptions {
+  readonly following?: number
+}
+
+/** Starts the rollouts of the next `depth` iterations that are not started yet, each once the one before it has come back. */
+const playAhead = (trainer: Trainer, depth: number): void => {
+  while (trainer.ahead.length < depth) {
+    const last = trainer.ahead.at(-1)
+    const next = last === undefined ? collect(trainer) : last.then((r) => (E.isLeft(r) ? r : collect(trainer)))
+    next.catch(() => undefined) // awaited by its iteration; meanwhile a rejection is not unhandled
+    trainer.ahead.push(next)
+  }
+}
+
+/**
+ * Waits for the rollouts started ahead and drops them (their seeds and sampling draws are spent):
+ * for a run that stops or fails, before its player is closed.
+ *
+ * @category combinators
+ * @since 0.7.0
+ */
+export const settle = async (trainer: Trainer): Promise<void> => {
+  await Promise.allSettled(trainer.ahead.splice(0))
+}
+
+/**
  * One iteration, as its stages (`internal/stages/`):
  * 1. **collect**: draw `seedsPerIteration` task seeds (`oversample` x as many with dynamic
  *    sampling; a share of them replays of recently lost games when `config.replay` is on) and
- *    play `groupSize` episodes of each;
+ *    play `groupSize` episodes of each; with `maxStaleness` N > 0, the episodes come from a
+ *    rollout started up to N iterations before, and the next iterations' rollouts start before
+ *    this update (`rollout/staleness` says how many updates behind the episodes' weights are);
  * 2. **select**: reward them, keep the groups `filterZeroVariance` keeps (at most
  *    `seedsPerIteration`) and of each the `keepPerGroup` most varied episodes;
  * 3. **score**: behaviour log-probs (and the sampler's mismatch to them), the reference's
@@ -199,7 +247,8 @@ export const policyLrAt =
  * 4. **estimate**: advantages and returns, the samples of each episode linked;
  * 5. **optimise**: the critic and (after `criticWarmup` iterations) the policy, by minibatches;
  * 6. **report**: the metrics, and the KL controller's step.
- * Environment failures end the iteration with the environment's error (no update is made).
+ * Environment failures end the iteration with the environment's error (no update is made; the
+ * rollouts started ahead are waited for and dropped).
  *
  * @example
  * import { Trainer } from '@mtrl/trainer-rl'
@@ -210,14 +259,20 @@ export const policyLrAt =
  * @since 0.1.0
  */
 export const iterate =
-  (trainer: Trainer): TE.TaskEither<EnvError.EnvError, Metrics> =>
+  (trainer: Trainer, options: IterateOptions = {}): TE.TaskEither<EnvError.EnvError, Metrics> =>
   async () => {
-    const collected = await collect(trainer)
-    if (E.isLeft(collected)) return collected
+    const waiting = performance.now()
+    const collected = await (trainer.ahead.shift() ?? collect(trainer))
+    const waited = (performance.now() - waiting) / 1000
+    if (E.isLeft(collected)) {
+      await settle(trainer)
+      return collected
+    }
+    playAhead(trainer, Math.min(trainer.config.maxStaleness, options.following ?? Number.POSITIVE_INFINITY))
     const rolledAt = performance.now()
     const sinceRollout = (): number => (performance.now() - rolledAt) / 1000
     const selected = select(trainer, collected.right.episodes)
-    const base = { collected: collected.right, selected, policyLr: policyLrAt(trainer.config.policy)(trainer.state.iteration) }
+    const base = { collected: collected.right, selected, policyLr: policyLrAt(trainer.config.policy)(trainer.state.iteration), waited }
     let metrics: Metrics
     if (selected.samples.length === 0) metrics = reportIdle(trainer, base, sinceRollout())
     else {

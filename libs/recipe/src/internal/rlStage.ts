@@ -54,12 +54,17 @@ interface Played {
   readonly close: () => Promise<void>
 }
 
-/** The stage's rollout threads (`rolloutThreads - 1` workers besides this thread); none for 1; not beside worker processes. */
+/**
+ * The stage's rollout threads: `rolloutThreads - 1` workers besides this thread (none for 1), or
+ * with `maxStaleness` above 0, `rolloutThreads` workers and this thread free for the update; not
+ * beside worker processes (which play ahead by themselves).
+ */
 const startThreads = async (ctx: Context, stage: RlStage, name: string, source: Env.EnvSource): Promise<E.Either<RunError, Played | undefined>> => {
   const threads = stage.rolloutThreads ?? 1
-  if (threads === 1) return E.right(undefined)
-  if (ctx.queue !== undefined)
+  const ahead = (stage.maxStaleness ?? 0) > 0
+  if (threads > 1 && ctx.queue !== undefined)
     return E.left(failed(`${name}: rolloutThreads ${threads}: expected 1 when worker processes play the episodes (--redis, --workers)`))
+  if ((threads === 1 && !ahead) || ctx.queue !== undefined) return E.right(undefined)
   const { rollout } = trainerConfig(stage, rolloutOptions(source, ctx.recipe.rollout, stage.rollout), 0)
   const { policy, contextLength } = ctx.agent
   const started = await Threads.start({
@@ -69,10 +74,16 @@ const startThreads = async (ctx: Context, stage: RlStage, name: string, source: 
     contextLength,
     env: stage.env,
     envs: ThreadEnvs.url(),
+    callerPlays: !ahead,
     ...(ctx.replicaInit === undefined ? {} : { init: ctx.replicaInit })
   })()
   if (E.isLeft(started)) return E.left(failed(`${name}: ${Threads.message(started.left)}`))
-  ctx.reporter.line(`${name}: episodes played by ${threads} threads (workers on ${started.right.backends.join(', ')})`)
+  const workers = `workers on ${started.right.backends.join(', ')}`
+  ctx.reporter.line(
+    ahead
+      ? `${name}: episodes played up to ${stage.maxStaleness} iteration(s) ahead by ${threads} worker thread(s) (${started.right.backends.join(', ')}) while this thread updates`
+      : `${name}: episodes played by ${threads} threads (${workers})`
+  )
   return E.right({ play: started.right.play, close: started.right.dispose })
 }
 

@@ -17,6 +17,8 @@ export interface Base {
   readonly replayed: number
   readonly replaySuccess: number
   readonly rolloutSeconds: number
+  readonly waitSeconds: number
+  readonly staleness: number
   readonly policyLr: number
 }
 
@@ -86,7 +88,9 @@ const bookkeeping = (base: Base, stats: Stats | undefined, updateSeconds: number
     'lr/policy': base.policyLr,
     'perf/tokens_per_s': base.rollout.tokensPerSecond,
     'perf/update_tokens_per_s': stats?.updateTokensPerSecond ?? Number.NaN,
+    'rollout/staleness': base.staleness,
     'time/rollout_s': base.rolloutSeconds,
+    'time/wait_s': base.waitSeconds,
     'time/update_s': updateSeconds
   }) satisfies Partial<Metrics>
 

@@ -11,12 +11,13 @@ import * as Groups from '../../Groups.js'
 import * as Replay from '../../Replay.js'
 import type { Trainer } from '../../Trainer.js'
 
-/** What was played: the episodes, the rollout's metrics, the drawn seeds and the time it took. */
+/** What was played: the episodes, the rollout's metrics, the drawn seeds, the time it took, and the iteration whose weights played it (the updates made before it started). */
 export interface Collected {
   readonly episodes: ReadonlyArray<Rollout.Episode>
   readonly rollout: Rollout.Result['metrics']
   readonly drawn: Replay.Draw
   readonly seconds: number
+  readonly version: number
 }
 
 /** Per drawn seed: whether an episode of its game was lost (false when none of it came back). */
@@ -33,11 +34,17 @@ export const replaySuccess = (drawn: Replay.Draw, episodes: ReadonlyArray<Rollou
   return played.length === 0 ? Number.NaN : played.filter((e) => e.trajectory.won).length / played.length
 }
 
-/** Plays the iteration's episodes (updates the trainer's task stream and replay queue). */
+/**
+ * Plays an iteration's episodes (updates the trainer's task stream and replay queue). Everything
+ * the episodes depend on (the seeds, the sampling key, the weights a player off this thread
+ * copies) is taken before the first `await`, so a collect started just before an update plays
+ * with the weights before it.
+ */
 export const collect = async (trainer: Trainer): Promise<E.Either<EnvError.EnvError, Collected>> => {
   const { setup, state } = trainer
   const { config } = trainer
   const started = performance.now()
+  const version = state.iteration
   const played = config.budget.seedsPerIteration * config.selection.oversample
   const drawn = Replay.draw(config.replay, played, () => state.tasks.int(2147483647))(state.replay)
   const generator: Generator.Generator = { session: trainer.session, template: setup.template, tokenizer: setup.tokenizer, contextLength: setup.contextLength }
@@ -50,5 +57,5 @@ export const collect = async (trainer: Trainer): Promise<E.Either<EnvError.EnvEr
     const checked = Groups.check(config.budget.groupSize)(episodes.map((e) => e.trajectory))
     if (E.isLeft(checked)) throw new Error(`Trainer.iterate: group integrity: ${checked.left}`)
   }
-  return E.right({ episodes, rollout: metrics, drawn, seconds: (performance.now() - started) / 1000 })
+  return E.right({ episodes, rollout: metrics, drawn, seconds: (performance.now() - started) / 1000, version })
 }

@@ -53,6 +53,8 @@ export interface Base {
   readonly collected: Collected
   readonly selected: Selected
   readonly policyLr: number
+  /** Seconds the iteration waited for its episodes (less than the rollout's when it was played ahead). */
+  readonly waited: number
 }
 
 const baseOf = (trainer: Trainer, base: Base) => ({
@@ -64,6 +66,8 @@ const baseOf = (trainer: Trainer, base: Base) => ({
   replayed: base.collected.drawn.replays.filter((r) => r > 0).length,
   replaySuccess: replaySuccess(base.collected.drawn, base.collected.episodes),
   rolloutSeconds: base.collected.seconds,
+  waitSeconds: base.waited,
+  staleness: trainer.state.iteration - base.collected.version,
   policyLr: base.policyLr
 })
 
