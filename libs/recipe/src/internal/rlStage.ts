@@ -133,6 +133,12 @@ const serve = async (ctx: Context, stage: RlStage, source: Env.EnvSource, module
   return E.right({ play, close: async () => (await server.close(), await model.close()) })
 }
 
+/** Rollout + update seconds; for episodes played ahead, the wait for them + update, and the rollout's own time. */
+const timing = (m: Metrics.Metrics): string => {
+  const [rollout, wait, update] = [m['time/rollout_s'] ?? 0, m['time/wait_s'] ?? 0, m['time/update_s'] ?? 0].map((x) => x.toFixed(1))
+  return (m['rollout/staleness'] ?? 0) > 0 ? `(${wait}+${update} s; played ahead in ${rollout} s)` : `(${rollout}+${update} s)`
+}
+
 /** An iteration's line; an iteration without a policy update (the critic's warm-up) says so instead of a NaN policy loss and entropy. */
 const iterationLine = (name: string, iteration: number, iterations: number, m: Metrics.Metrics): string => {
   const policy = Number.isNaN(m['loss/policy'] ?? 0)
@@ -140,7 +146,7 @@ const iterationLine = (name: string, iteration: number, iterations: number, m: M
     : `loss/policy ${(m['loss/policy'] ?? 0).toFixed(4)} entropy ${(m['entropy/mean'] ?? 0).toFixed(3)}`
   return (
     `${name}: iter ${iteration}/${iterations} success ${pct(m['episode/success_rate'] ?? 0)} return ${(m['episode/return'] ?? 0).toFixed(3)} turns ${(m['episode/turns'] ?? 0).toFixed(1)} ` +
-    `${policy} loss/value ${(m['loss/value'] ?? 0).toFixed(4)} (${(m['time/rollout_s'] ?? 0).toFixed(1)}+${(m['time/update_s'] ?? 0).toFixed(1)} s)`
+    `${policy} loss/value ${(m['loss/value'] ?? 0).toFixed(4)} ${timing(m)}`
   )
 }
 
