@@ -13,9 +13,10 @@
  *
  * @since 0.5.0
  */
+import { defaultKernel } from './internal/attendKernel.js'
 import { makeCurrentWeights, type CurrentWeights } from './internal/currentWeights.js'
 import { forward } from './internal/decode.js'
-import { copyPrefix, makeCache, type Cache } from './internal/kvCache.js'
+import { copyPrefix, disposeCache, makeCache, type Cache } from './internal/kvCache.js'
 import type { ModelConfig } from './ModelConfig.js'
 import type { Policy } from './Policy.js'
 
@@ -176,7 +177,7 @@ export const make = (policy: Policy, options: Options): Decoder => {
     config,
     slots,
     maxLen,
-    cache: makeCache(config, slots, maxLen),
+    cache: makeCache(config, slots, maxLen, defaultKernel()),
     held: Array.from({ length: slots }, () => new Int32Array(maxLen)),
     disposed: false
   }
@@ -203,7 +204,8 @@ export const make = (policy: Policy, options: Options): Decoder => {
     },
     dispose: () => {
       weights.dispose()
-      state.cache = makeCache(config, slots, maxLen)
+      disposeCache(state.cache)
+      state.cache = makeCache(config, 0, 0, undefined) // drops the cache's buffers
       state.held.length = 0
       state.disposed = true
     }

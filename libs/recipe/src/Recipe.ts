@@ -28,6 +28,7 @@ import * as E from 'fp-ts/lib/Either.js'
 import { flow, pipe } from 'fp-ts/lib/function.js'
 import * as t from 'io-ts'
 import { EnvConfig, hasExpert } from './EnvConfig.js'
+import { withMoves } from './internal/movedFields.js'
 
 /**
  * A small transformer trained from scratch with a word-level tokenizer built from the
@@ -303,47 +304,7 @@ const rlRules = (stage: RlStageFields): ReadonlyArray<Decode.Violation> => {
 }
 
 /** Where the fields of an RL stage's flat configuration (before 0.6) went in the nested one. */
-export const movedFields: Readonly<Record<string, string>> = {
-  seedsPerIteration: 'budget.seedsPerIteration',
-  groupSize: 'budget.groupSize',
-  filterZeroVariance: 'selection.filterZeroVariance',
-  oversample: 'selection.oversample',
-  keepPerGroup: 'selection.keepPerGroup',
-  estimator: 'advantage.estimator',
-  estimatorOptions: 'advantage.options',
-  truncation: 'advantage.truncation',
-  clipLow: 'loss.clipLow',
-  clipHigh: 'loss.clipHigh',
-  dualClip: 'loss.dualClip',
-  aggregation: 'loss.aggregation',
-  entropyCoef: 'loss.entropyCoef',
-  contextCoef: 'loss.contextCoef',
-  exploredCredit: 'loss.exploredCredit',
-  policyLr: 'policy.lr',
-  warmupIterations: 'policy.warmupIterations',
-  minLrRatio: 'policy.minLrRatio',
-  decayIterations: 'policy.decayIterations',
-  criticLr: 'critic.lr',
-  criticWarmup: 'critic.warmup',
-  valueClip: 'critic.valueClip',
-  valueCoef: 'critic.valueCoef',
-  ppoEpochs: 'update.epochs',
-  minibatches: 'update.minibatches',
-  microBatchTokens: 'update.microBatchTokens',
-  maxGradNorm: 'update.maxGradNorm'
-}
-
-/** An unknown field of an RL stage that the nested configuration moved says where it is now. */
-const withMoves = (error: Decode.DecodeError): Decode.DecodeError => ({
-  ...error,
-  issues: error.issues.map((issue) => {
-    const flat = /^(stages\.\d+)\.(\w+)$/.exec(issue.path)
-    const moved = flat === null || issue.message?.startsWith('unknown field') !== true ? undefined : movedFields[flat[2]!]
-    return moved === undefined
-      ? issue
-      : { ...issue, message: `unknown field: the RL stage's configuration is nested by stage of the iteration; this is now "${flat![1]}.${moved}"` }
-  })
-})
+export { movedFields } from './internal/movedFields.js'
 
 /** Decodes a recipe strictly (unknown fields are errors), checks it whole, and fills its defaults. */
 export const decode = (json: unknown): E.Either<string, Resolved> =>

@@ -6,7 +6,9 @@
  * call with the norm weights and the attention scale folded in. Everything between them
  * (norms, RoPE, attention over the cache, SwiGLU)
  * runs on Float32Arrays in JavaScript, and the KV cache is a preallocated Float32Array per
- * layer written in place at each slot's own position: no concatenation, no holes. Canon mixing
+ * layer written in place at each slot's own position: no concatenation, no holes. Attention,
+ * the hot loop, runs in the WebAssembly SIMD kernel over the cache's own memory (`kvArena.ts`)
+ * where the engine has one, in JavaScript (`hostKernels.attend`) elsewhere. Canon mixing
  * (`ModelConfig.canonSpan`) keeps each slot's last few residual rows per layer beside the cache.
  */
 import * as tf from '@tensorflow/tfjs'
@@ -196,7 +198,8 @@ const runLayer = (prep: Prepared, cache: Cache, pass: Pass, x: Float32Array, l: 
   const K = cache.k[l]!
   const V = cache.v[l]!
   placeQkv(P, width, qkWidth, pass.table, K, V, cap, slotOf, posOf, H, Hkv, hd, pass.rotScratch)
-  attend(P, width, K, V, cap, slotOf, posOf, H, Hkv, hd, D, pass.scores, pass.qv, pass.acc, pass.attended)
+  if (cache.arena !== undefined) cache.arena.attend(l, P, width, slotOf, posOf, pass.attended)
+  else attend(P, width, K, V, cap, slotOf, posOf, H, Hkv, hd, D, pass.scores, pass.qv, pass.acc, pass.attended)
   const o = product(pass.attended, M, layer.oT)
   for (let i = 0; i < M * D; i++) x[i]! += o[i]!
   const U = project(layer.up, prep.upBiases[l], normalize(config, mixed('mlp'), M), M)

@@ -1,13 +1,18 @@
 /**
  * The host KV cache of the incremental forward pass (`decode.ts`): a preallocated Float32Array
  * per layer that each slot writes in place at its own positions, and canon mixing's memory of
- * residual rows beside it.
+ * residual rows beside it. Where the WebAssembly kernel runs, the keys and values live in the
+ * cache's own kernel memory (`kvArena.ts`) at full length from the start; elsewhere in plain
+ * arrays that grow by doubling.
  */
 import { canonSpan, headDim, type ModelConfig } from '../ModelConfig.js'
+import type { AttendKernel } from './attendKernel.js'
+import { makeArena, type KvArena } from './kvArena.js'
 
 /**
  * The KV cache of a session: per layer, keys and values [slots, kvHeads, capacity, headDim],
- * and each slot's length. Capacity grows by doubling up to `maxLen`.
+ * and each slot's length. Capacity grows by doubling up to `maxLen` (it is `maxLen` from the
+ * start with an arena).
  */
 export interface Cache {
   readonly slots: number
@@ -24,14 +29,14 @@ export interface Cache {
    * last `canonSpan`, so that a slot can be cut back to any prefix (a prefix cache) exactly.
    */
   readonly canon: ReadonlyArray<{ readonly attn: Float32Array; readonly mlp: Float32Array }>
+  /** The kernel memory holding `k` and `v` (undefined: plain arrays and the JavaScript kernel). */
+  readonly arena: KvArena | undefined
 }
 
-export const makeCache = (config: ModelConfig, slots: number, maxLen: number): Cache => ({
+/** What every cache starts with: no positions held, canon memory zeroed. */
+const emptyParts = (config: ModelConfig, slots: number, maxLen: number): Omit<Cache, 'capacity' | 'k' | 'v' | 'arena'> => ({
   slots,
   maxLen,
-  capacity: 0,
-  k: Array.from({ length: config.layers }, () => new Float32Array(0)),
-  v: Array.from({ length: config.layers }, () => new Float32Array(0)),
   lengths: new Int32Array(slots),
   last: new Int32Array(slots).fill(-1),
   canon: Array.from({ length: canonSpan(config) > 0 ? config.layers : 0 }, () => ({
@@ -39,6 +44,31 @@ export const makeCache = (config: ModelConfig, slots: number, maxLen: number): C
     mlp: new Float32Array(slots * maxLen * config.dModel)
   }))
 })
+
+/**
+ * A cache for `slots` sequences of at most `maxLen` positions, in an arena of `kernel` when it
+ * applies (`kernel` undefined, or an arena refused: plain arrays and the JavaScript kernel).
+ * The caller disposes it with {@link disposeCache}.
+ */
+export const makeCache = (config: ModelConfig, slots: number, maxLen: number, kernel: AttendKernel | undefined): Cache => {
+  const shape = { layers: config.layers, heads: config.heads, kvHeads: config.kvHeads, headDim: headDim(config), slots, maxLen }
+  const arena = kernel === undefined ? undefined : makeArena(kernel, shape)
+  const empty = (): Float32Array[] => Array.from({ length: config.layers }, () => new Float32Array(0))
+  return {
+    ...emptyParts(config, slots, maxLen),
+    capacity: arena === undefined ? 0 : maxLen,
+    k: arena === undefined ? empty() : [...arena.k],
+    v: arena === undefined ? empty() : [...arena.v],
+    arena
+  }
+}
+
+/** Frees the cache's kernel memory, if any; the cache holds no keys or values afterwards. */
+export const disposeCache = (cache: Cache): void => {
+  cache.arena?.dispose()
+  for (const store of [cache.k, cache.v]) store.fill(new Float32Array(0))
+  cache.capacity = 0
+}
 
 /** Grows the cache's capacity to hold `needed` positions per slot. */
 export const reserve = (config: ModelConfig, cache: Cache, needed: number): void => {
