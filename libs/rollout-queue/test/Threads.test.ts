@@ -76,6 +76,18 @@ const bits = (r: Rollout.Result): number[][] =>
     e.trajectory.segments.flatMap((s) => (s.logprobs === undefined ? [] : Array.from(new Uint32Array(Float32Array.from(s.logprobs).buffer))))
   )
 
+/** The trainers' configuration here: GRPO on 3 groups of 2, no KL term. */
+const grpo = (overrides: Config.Overrides = {}): Config.Config =>
+  Config.make({
+    algorithm: 'grpo',
+    kl: Kl.none,
+    budget: { seedsPerIteration: 3, groupSize: 2 },
+    rollout: World.rollout,
+    policy: { lr: 1e-2 },
+    seed: 9,
+    ...overrides
+  })
+
 let policy: Policy.Policy
 beforeAll(() => {
   policy = World.policy()
@@ -186,14 +198,7 @@ describe('Threads', () => {
   })
 
   it('a trainer whose episodes the threads play takes the same steps as a one-thread trainer: same metrics but timings, same weights', async () => {
-    const config: Config.Config = Config.make({
-      algorithm: 'grpo',
-      kl: Kl.none,
-      budget: { seedsPerIteration: 3, groupSize: 2 },
-      rollout: World.rollout,
-      policy: { lr: 1e-2 },
-      seed: 9
-    })
+    const config = grpo()
     const trainerOf = (play?: _.Pool['play']) => (p: Policy.Policy) =>
       Trainer.make({
         config,
@@ -249,15 +254,7 @@ describe('Threads', () => {
   })
 
   it("a trainer that plays one iteration ahead on them (maxStaleness 1): iteration k + 1's episodes are the one-thread rollout of the weights before update k", async () => {
-    const config: Config.Config = Config.make({
-      algorithm: 'grpo',
-      kl: Kl.none,
-      budget: { seedsPerIteration: 3, groupSize: 2 },
-      rollout: World.rollout,
-      policy: { lr: 1e-2 },
-      seed: 9,
-      maxStaleness: 1
-    })
+    const config = grpo({ maxStaleness: 1 })
     const p = World.policy(3)
     const pool = await started(2, p, spec, false)
     type Call = { readonly seeds: ReadonlyArray<number>; readonly rng: Rng.RngState; readonly weights: Map<string, Policy.HostTensor>; result?: Rollout.Result }
