@@ -76,6 +76,20 @@ const bits = (r: Rollout.Result): number[][] =>
     e.trajectory.segments.flatMap((s) => (s.logprobs === undefined ? [] : Array.from(new Uint32Array(Float32Array.from(s.logprobs).buffer))))
   )
 
+/** A trainer of `policy` on 6 environments of the spec, played by `play` (default: in this thread). */
+const trainerOn = (config: Config.Config, policy: Policy.Policy, play?: _.Pool['play']): Trainer.Trainer =>
+  Trainer.make({
+    config,
+    policy,
+    envs: envsOf(spec, 6),
+    template,
+    tokenizer: World.tokenizer,
+    contextLength: World.contextLength,
+    // a reward that differs between the episodes of a group, so every iteration moves the policy
+    reward: (t) => t.turns.map((turn) => turn.action.length % 3),
+    ...(play === undefined ? {} : { play })
+  })
+
 /** The trainers' configuration here: GRPO on 3 groups of 2, no KL term. */
 const grpo = (overrides: Config.Overrides = {}): Config.Config =>
   Config.make({
@@ -198,19 +212,7 @@ describe('Threads', () => {
   })
 
   it('a trainer whose episodes the threads play takes the same steps as a one-thread trainer: same metrics but timings, same weights', async () => {
-    const config = grpo()
-    const trainerOf = (play?: _.Pool['play']) => (p: Policy.Policy) =>
-      Trainer.make({
-        config,
-        policy: p,
-        envs: envsOf(spec, 6),
-        template,
-        tokenizer: World.tokenizer,
-        contextLength: World.contextLength,
-        // a reward that differs between the episodes of a group, so every iteration moves the policy
-        reward: (t) => t.turns.map((turn) => turn.action.length % 3),
-        ...(play === undefined ? {} : { play })
-      })
+    const trainerOf = (play?: _.Pool['play']) => (p: Policy.Policy) => trainerOn(grpo(), p, play)
     const [pa, pb] = [World.policy(3), World.policy(3)]
     const pool = await started(2, pb)
     const a = trainerOf()(pa)
@@ -270,16 +272,7 @@ describe('Threads', () => {
         return r
       }
     }
-    const trainer = Trainer.make({
-      config,
-      policy: p,
-      envs: envsOf(spec, 6),
-      template,
-      tokenizer: World.tokenizer,
-      contextLength: World.contextLength,
-      reward: (t) => t.turns.map((turn) => turn.action.length % 3),
-      play
-    })
+    const trainer = trainerOn(config, p, play)
     const host = () => [...Policy.toHost(p.variables)].map(([n, w]) => [n, Array.from(w.data)])
     try {
       const after = [host()]
