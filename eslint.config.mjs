@@ -84,6 +84,8 @@ const scopeConstraints = [
     ]
   },
   { sourceTag: 'scope:experiment', onlyDependOnLibsWithTags: ['scope:eval', 'scope:testing'] },
+  // pretraining transcripts: the environments played without a plan, in the rollouts' layout
+  { sourceTag: 'scope:pretrain', onlyDependOnLibsWithTags: ['scope:core', 'scope:env', 'scope:rollout', 'scope:testing', 'scope:backend'] },
   // recipes and the pipeline that runs them compose every library below the app
   {
     sourceTag: 'scope:recipe',
@@ -101,6 +103,7 @@ const scopeConstraints = [
       'scope:eval',
       'scope:rollout-queue',
       'scope:experiment',
+      'scope:pretrain',
       'scope:testing',
       'scope:backend'
     ]

@@ -65,12 +65,12 @@ const here = path.dirname(fileURLToPath(import.meta.url))
  * @category constants
  * @since 0.1.0
  */
-export const sources: Readonly<Record<string, string>> = {
+export const sources = (): Readonly<Record<string, string>> => ({
   [MAIN]: path.join(here, '..', 'harness', MAIN),
   [REPORTER]: path.join(here, '..', 'harness', REPORTER),
   [SES]: path.join(path.dirname(createRequire(import.meta.url).resolve('ses')), 'ses.umd.min.js'),
   ...Object.fromEntries(PARTS.map((name) => [name, path.join(here, '..', 'harness', name)]))
-}
+})
 
 /**
  * Copies the harness into `dir` (created, mode 0755; files 0644): readable by the sandbox's
@@ -81,7 +81,7 @@ export const sources: Readonly<Record<string, string>> = {
  */
 export const install = (dir: string): void => {
   fs.mkdirSync(dir, { recursive: true, mode: 0o755 })
-  for (const [name, from] of Object.entries(sources)) {
+  for (const [name, from] of Object.entries(sources())) {
     fs.copyFileSync(from, path.join(dir, name))
     fs.chmodSync(path.join(dir, name), 0o644)
   }
@@ -104,7 +104,7 @@ const caches = new Map<number, Buffer | undefined>()
  */
 export const sesCache = (heapMb: number): Buffer | undefined => {
   if (!caches.has(heapMb)) {
-    const r = spawnSync(process.execPath, [`--max-old-space-size=${heapMb}`, '--no-warnings', '-e', PRODUCE, sources[SES]!], {
+    const r = spawnSync(process.execPath, [`--max-old-space-size=${heapMb}`, '--no-warnings', '-e', PRODUCE, sources()[SES]!], {
       maxBuffer: 64 << 20,
       timeout: 30_000,
       env: { PATH: '/usr/bin:/bin' }

@@ -1,7 +1,8 @@
 /**
- * A recipe, end to end: build the agent, evaluate it, run each stage (SFT or RL) with its own
- * environment, evaluate after each, and write everything into the run folder. Failures are
- * values (`RunError`), a stop on request included. Progress goes to the caller's `Reporter`.
+ * A recipe, end to end: build the agent, evaluate it, run each stage (SFT or RL with its own
+ * environment, pretraining on a mixture of them), evaluate after each, and write everything into
+ * the run folder. Failures are values (`RunError`), a stop on request included. Progress goes to
+ * the caller's `Reporter`.
  *
  * @since 0.1.0
  */
@@ -10,6 +11,7 @@ import type { Env } from '@mtrl/core'
 import { Summary } from '@mtrl/eval'
 import { Progress, Report, type RunDir } from '@mtrl/experiment'
 import { Agent } from '@mtrl/policy'
+import { Corpus } from '@mtrl/pretrain'
 import type { Runner } from '@mtrl/rollout-queue'
 import type { Replicas } from '@mtrl/trainer-sft'
 import * as E from 'fp-ts/lib/Either.js'
@@ -18,9 +20,10 @@ import * as TE from 'fp-ts/lib/TaskEither.js'
 import { label, source } from './EnvConfig.js'
 import * as Evaluation from './Evaluation.js'
 import * as Model from './Model.js'
-import type { Resolved, Stage } from './Recipe.js'
+import { stageEnv, type Resolved, type Stage } from './Recipe.js'
 import { stopped, type RunError } from './RunError.js'
 import { never, type Context, type Reporter, type StopSignal } from './internal/context.js'
+import * as PretrainStage from './internal/pretrainStage.js'
 import * as RlStage from './internal/rlStage.js'
 import * as SftStage from './internal/sftStage.js'
 
@@ -59,15 +62,16 @@ export interface Options {
   readonly agents?: Readonly<Record<string, Play.Agent>>
 }
 
-/** `stage 2 (rl on textworld/w2-o3-q4)`. */
-export const stageName = (stage: Stage, i: number): string => `stage ${i + 1} (${stage.kind} on ${label(stage.env)})`
+/** `stage 2 (rl on textworld/w2-o3-q4)`, `stage 1 (pretrain on textworld w1-8 o1-12 q1-8 + cooking + alfworld/train)`. */
+export const stageName = (stage: Stage, i: number): string =>
+  `stage ${i + 1} (${stage.kind} on ${stage.kind === 'pretrain' ? PretrainStage.label(stage) : label(stage.env)})`
 
 /** The agent a run starts with: the last finished stage's (resuming), or a new one. */
 const startAgent = (
   recipe: Resolved,
   run: RunDir.RunDir,
   progress: Progress.Progress,
-  sources: ReadonlyArray<Env.EnvSource>,
+  sources: ReadonlyArray<Env.EnvSource | undefined>,
   reporter: Reporter
 ): TE.TaskEither<RunError, Agent.Agent> => {
   if (progress.nextStage > 0) {
@@ -75,16 +79,32 @@ const startAgent = (
     return pipe(Agent.load(Progress.stageEnd(run, progress.nextStage - 1)), TE.mapLeft(Model.policyError))
   }
   if (recipe.model.kind !== 'scratch') return Model.pretrained(recipe.model)
-  reporter.line(`building the agent (word tokenizer from ${recipe.model.corpusEpisodes} expert episodes per environment)`)
   const formats = [recipe.rollout?.actionFormat, ...recipe.stages.map((s) => ('rollout' in s ? s.rollout?.actionFormat : undefined))].filter(
     (f) => f !== undefined
   )
-  return Model.scratch(recipe.model, sources, recipe.seed, formats)
+  const first = recipe.stages[0]
+  if (first?.kind === 'pretrain') {
+    // the tokenizer from the very transcripts the first stage trains on (never from expert episodes)
+    reporter.line(`building the agent (word tokenizer from the ${first.episodes} pretraining transcripts of stage 1)`)
+    const model = recipe.model
+    return pipe(
+      PretrainStage.transcripts(recipe, 0, first),
+      TE.map((transcripts) => Model.fromTexts(model, recipe.seed)(Corpus.texts(transcripts, Model.replies(formats))))
+    )
+  }
+  reporter.line(`building the agent (word tokenizer from ${recipe.model.corpusEpisodes} expert episodes per environment)`)
+  return Model.scratch(
+    recipe.model,
+    sources.filter((s) => s !== undefined),
+    recipe.seed,
+    formats
+  )
 }
 
-/** Evaluates the agent as `phase` (once per run: a resumed run skips phases done). */
+/** Evaluates the agent as `phase` (once per run: a resumed run skips phases done; never without evaluation environments). */
 const evalPhase = async (ctx: Context, phase: string): Promise<E.Either<RunError, void>> => {
-  if (ctx.progress.evals.some((e) => e.phase === phase)) return E.right(undefined)
+  // a recipe of pretrain stages only has no environment to evaluate on unless it names one
+  if (ctx.evalSources.length === 0 || ctx.progress.evals.some((e) => e.phase === phase)) return E.right(undefined)
   const t0 = performance.now()
   const results = await Evaluation.all(ctx.agent, ctx.recipe, ctx.evalSources)()
   if (E.isLeft(results)) return results
@@ -101,13 +121,18 @@ const runStage = async (ctx: Context, i: number): Promise<E.Either<RunError, voi
   const { recipe, run } = ctx
   const stage = recipe.stages[i]!
   const name = stageName(stage, i)
-  const ran = stage.kind === 'sft' ? await SftStage.run(ctx, i, stage, name) : await RlStage.run(ctx, i, stage, name)
+  const ran =
+    stage.kind === 'sft'
+      ? await SftStage.run(ctx, i, stage, name)
+      : stage.kind === 'pretrain'
+        ? await PretrainStage.run(ctx, i, stage, name)
+        : await RlStage.run(ctx, i, stage, name)
   if (E.isLeft(ran)) return ran
   const saved = await pipe(Agent.save(Progress.stageEnd(run, i), ctx.agent, { stage: i }), TE.mapLeft(Model.policyError))()
   if (E.isLeft(saved)) return saved
   ctx.progress = { ...ctx.progress, nextStage: i + 1 }
   Progress.write(run, ctx.progress)
-  if (stage.kind === 'sft') Progress.removeSftLatest(run, i)
+  if (stage.kind !== 'rl') Progress.removeSftLatest(run, i)
   const last = i === recipe.stages.length - 1
   if (recipe.evalAfterEachStage || last) {
     const evaluated = await evalPhase(ctx, `after ${name}`)
@@ -147,7 +172,10 @@ export const run =
   async () => {
     const { run, backend, reporter, resume = false, stop = never, queue, replicaInit, agents = {} } = options
     const started = performance.now()
-    const stageSources = recipe.stages.map((s) => source(s.env, reporter.note))
+    const stageSources = recipe.stages.map((s) => {
+      const env = stageEnv(s)
+      return env === undefined ? undefined : source(env, reporter.note)
+    })
     const evalSources = recipe.eval.envs.map((env) => source(env, reporter.note))
     const progress = resume ? Progress.read(run) : Progress.initial
     try {
@@ -168,6 +196,6 @@ export const run =
       Report.write(run, `mtrl run ${recipe.name}`)
       return E.right(summary)
     } finally {
-      for (const s of [...stageSources, ...evalSources]) s.dispose()
+      for (const s of [...stageSources, ...evalSources]) s?.dispose()
     }
   }

@@ -19,6 +19,7 @@ import { Decode, Numbers } from '@mtrl/core'
 import { Evaluate } from '@mtrl/eval'
 import { Grid } from '@mtrl/experiment'
 import { ModelConfig, WordTokenizer } from '@mtrl/policy'
+import { Corpus } from '@mtrl/pretrain'
 import { RewardSpec } from '@mtrl/rewards'
 import { Rollout } from '@mtrl/rollout'
 import { LocalWorkers } from '@mtrl/rollout-queue'
@@ -33,7 +34,8 @@ import { withMoves } from './internal/movedFields.js'
 /**
  * A small transformer trained from scratch with a word-level tokenizer built from the
  * environments' text: the architecture fields of `ModelConfig.Settings`, and `corpusEpisodes`
- * (expert episodes per environment whose text builds the vocabulary), `maxVocab`.
+ * (expert episodes per environment whose text builds the vocabulary; unused when the first stage
+ * is a pretrain stage, whose transcripts build it), `maxVocab`.
  */
 export const ScratchModel = t.intersection([
   t.type({ kind: t.literal('scratch') }),
@@ -49,7 +51,13 @@ export const HfModel = t.intersection([
 ])
 /** An mtrl checkpoint folder. */
 export const CheckpointModel = t.type({ kind: t.literal('checkpoint'), path: t.string })
-export const PretrainedModel = t.union([HfModel, CheckpointModel])
+/**
+ * A base model (issue 40): an mtrl checkpoint built by a pretrain stage (`recipes/base.json`),
+ * with its tokenizer and chat template; `path` is the checkpoint folder or the run folder that
+ * built it (its last finished stage).
+ */
+export const BaseModel = t.type({ kind: t.literal('base'), path: t.string })
+export const PretrainedModel = t.union([HfModel, CheckpointModel, BaseModel])
 export type PretrainedModel = t.TypeOf<typeof PretrainedModel>
 export const Model = t.union([ScratchModel, PretrainedModel])
 export type Model = t.TypeOf<typeof Model>
@@ -176,7 +184,19 @@ type RlStageFields = t.TypeOf<typeof RlStageFields>
 export const RlStage = Decode.withRules(RlStageFields, (stage) => rlRules(stage))
 export type RlStage = t.TypeOf<typeof RlStage>
 
-export const Stage = t.union([SftStage, RlStage])
+/**
+ * Next-token pretraining on games played without a plan (`@mtrl/pretrain`): `episodes`
+ * transcripts of a behaviour policy (uniform over admissible commands, `invalidShare` of
+ * free-form ones) on the `mixture`'s environments (default: TextWorld w1..w8 o1..o12 q1..q8,
+ * cooking, ALFWorld train), at most `maxTurns` turns each, on pretraining seeds (never an
+ * evaluation's), rendered in the recipe's rollout layout; then the SFT loop on them (its
+ * settings, with the pretrain defaults of docs/decisions/0016: every token trained on,
+ * `contextWeight` 1). First in a recipe with a scratch model, its transcripts build the tokenizer.
+ */
+export const PretrainStage = t.intersection([t.type({ kind: t.literal('pretrain') }), Corpus.Settings, Sft.Settings, Sft.RunSettings])
+export type PretrainStage = t.TypeOf<typeof PretrainStage>
+
+export const Stage = t.union([SftStage, RlStage, PretrainStage])
 export type Stage = t.TypeOf<typeof Stage>
 
 /** Evaluation on held-out seeds (disjoint from every training seed), greedy by default. */
@@ -329,8 +349,11 @@ export const trainerConfig = (stage: RlStage, rollout: Rollout.Options, seed: nu
   )
 }
 
-/** Evaluation environments when the recipe names none: the last stage's (the one trained for last, the target of a curriculum). */
-export const lastStageEnv = (recipe: Recipe): EnvConfig[] => recipe.stages.slice(-1).map((s) => s.env)
+/** The environment a stage plays: none for a pretrain stage (a mixture). */
+export const stageEnv = (stage: Stage): EnvConfig | undefined => (stage.kind === 'pretrain' ? undefined : stage.env)
+
+/** Evaluation environments when the recipe names none: the last stage's (the one trained for last, the target of a curriculum); none after a pretrain stage. */
+export const lastStageEnv = (recipe: Recipe): EnvConfig[] => recipe.stages.slice(-1).flatMap((s) => stageEnv(s) ?? [])
 
 /** One run of an ablation: its cell, seed and recipe. */
 export interface PlanItem {

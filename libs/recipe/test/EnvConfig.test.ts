@@ -22,7 +22,7 @@ describe('EnvConfig', () => {
     const env = { kind: 'http', servers: servers.map((s) => s.url), name: 'tw-remote', maxTurns: 6 }
     const decoded = Recipe.decode({ name: 'r', stages: [{ kind: 'rl', env, iterations: 1 }] })
     if (E.isLeft(decoded)) throw new Error(decoded.left)
-    const h = source(decoded.right.stages[0]!.env)
+    const h = source(Recipe.stageEnv(decoded.right.stages[0]!)!)
     expect(h).toMatchObject({ name: 'tw-remote', maxTurns: 6 })
     const envs = Array.from({ length: 4 }, h.make)
     const local = TextWorld.make(Settings.custom(1, 2, 2))
@@ -56,10 +56,10 @@ describe('EnvConfig', () => {
       return rewards
     }
     // a look leaves the plan as it was (0), each command of the plan brings the win one closer (+1)
-    expect(await played(decoded.right.stages[0]!.env)).toEqual([0, 1, 1, 1, 1])
+    expect(await played(Recipe.stageEnv(decoded.right.stages[0]!))).toEqual([0, 1, 1, 1, 1])
     const scored = Recipe.decode({ name: 'r', stages: [{ kind: 'rl', env: { kind: 'textworld', settings: 'w2-o3-q4' }, iterations: 1 }] })
     if (E.isLeft(scored)) throw new Error(scored.left)
-    expect(await played(scored.right.stages[0]!.env)).not.toEqual([0, 1, 1, 1, 1])
+    expect(await played(Recipe.stageEnv(scored.right.stages[0]!))).not.toEqual([0, 1, 1, 1, 1])
     const bad = Recipe.decode({ name: 'r', stages: [{ kind: 'rl', env: { kind: 'textworld', settings: 'w2-o3-q4', reward: 'progress' }, iterations: 1 }] })
     expect(E.isLeft(bad) && bad.left).toMatch(/stages\.0\.env/)
   })

@@ -46,9 +46,9 @@ describe('Recipe errors: the first line of each message says what is wrong and w
       { ...good, stages: [{ ...sft, env: { kind: 'textworld' } }] },
       'stages.0.env.settings: missing; expected a setting name such as "w2-o3-q4" or "tw-simple"'
     ],
-    ['a model of an unknown kind', { ...good, model: { kind: 'scratchy' } }, 'model.kind: expected one of scratch | hf | checkpoint, got "scratchy"'],
+    ['a model of an unknown kind', { ...good, model: { kind: 'scratchy' } }, 'model.kind: expected one of scratch | hf | checkpoint | base, got "scratchy"'],
     ['an hf model without its path', { ...good, model: { kind: 'hf' } }, 'model.path: missing; expected string'],
-    ['a stage of an unknown kind', { ...good, stages: [{ ...rl, kind: 'dpo' }] }, 'stages.0.kind: expected one of sft | rl, got "dpo"'],
+    ['a stage of an unknown kind', { ...good, stages: [{ ...rl, kind: 'dpo' }] }, 'stages.0.kind: expected one of sft | rl | pretrain, got "dpo"'],
     ['a misspelt stage field', { ...good, stages: [sft, { ...rl, iteratons: 3 }] }, 'stages.1.iteratons: unknown field (did you mean "iterations"?)'],
     ['a misspelt top-level field', { ...good, sed: 3 }, 'sed: unknown field (did you mean "seed"?)'],
     ['a negative budget', { ...good, stages: [sft, { ...rl, iterations: -3 }] }, 'stages.1.iterations: expected a positive integer, got -3'],
@@ -62,6 +62,33 @@ describe('Recipe errors: the first line of each message says what is wrong and w
       { ...good, stages: [sft, { ...rl, agent: 'a.ts', reward: { kind: 'outcome' }, judge: { url: 'http://127.0.0.1:8001/v1', model: 'judge' } }] },
       "stages.1.reward: expected no reward with a judge: the judge's scores are the runs' rewards"
     ],
+    ['a pretrain stage without episodes', { ...good, stages: [{ kind: 'pretrain' }] }, 'stages.0.episodes: missing; expected a positive integer'],
+    [
+      'a pretrain stage with an invalid share of 1',
+      { ...good, stages: [{ kind: 'pretrain', episodes: 10, invalidShare: 1 }] },
+      'stages.0.invalidShare: expected a number in [0, 1), got 1'
+    ],
+    [
+      'a pretrain mixture with rooms out of range',
+      { ...good, stages: [{ kind: 'pretrain', episodes: 10, mixture: [{ kind: 'textworld', rooms: [0, 8], objects: [1, 12], questLength: [1, 8] }] }] },
+      'stages.0.mixture.0.rooms.0: expected rooms from 1 to 12, got 0'
+    ],
+    [
+      'a pretrain mixture entry of an unknown kind',
+      { ...good, stages: [{ kind: 'pretrain', episodes: 10, mixture: [{ kind: 'swe' }] }] },
+      'stages.0.mixture.0.kind: expected one of textworld | cooking | alfworld, got "swe"'
+    ],
+    [
+      'an empty pretrain mixture',
+      { ...good, stages: [{ kind: 'pretrain', episodes: 10, mixture: [] }] },
+      'stages.0.mixture: expected at least one entry, got []'
+    ],
+    [
+      'a misspelt pretrain field',
+      { ...good, stages: [{ kind: 'pretrain', episodes: 10, epocs: 2 }] },
+      'stages.0.epocs: unknown field (did you mean "epochs"?)'
+    ],
+    ['a base model without its path', { ...good, model: { kind: 'base' } }, 'model.path: missing; expected string'],
     [
       'a judge without its model',
       { ...good, stages: [sft, { ...rl, agent: 'a.ts', judge: { url: 'http://127.0.0.1:8001/v1' } }] },
@@ -245,6 +272,34 @@ describe('Recipe', () => {
   it('a checkpoint model takes no lora (it was silently ignored)', () => {
     expect(error({ ...good, model: { kind: 'checkpoint', path: 'x', lora: { rank: 4 } } })).toMatch(/model\.lora/)
     expect(E.isRight(_.decode({ ...good, model: { kind: 'hf', path: 'x', lora: { rank: 4 }, maxLen: 1024 } }))).toBe(true)
+  })
+
+  it('a pretrain stage decodes with its settings, plays no environment of its own, and is not evaluated on one', () => {
+    const r = _.decode({
+      name: 'b',
+      model: { kind: 'scratch', dModel: 32 },
+      stages: [{ kind: 'pretrain', episodes: 100, invalidShare: 0.2, maxTurns: 12, mixture: [{ kind: 'cooking', weight: 2 }], epochs: 2, replicas: 2 }]
+    })
+    if (E.isLeft(r)) throw new Error(r.left)
+    const [stage] = r.right.stages
+    expect(stage).toEqual({
+      kind: 'pretrain',
+      episodes: 100,
+      invalidShare: 0.2,
+      maxTurns: 12,
+      mixture: [{ kind: 'cooking', weight: 2 }],
+      epochs: 2,
+      replicas: 2
+    })
+    expect(_.stageEnv(stage!)).toBeUndefined()
+    expect(r.right.eval.envs).toEqual([])
+    // a later pretrain stage, or one with a base, keeps its model's tokenizer
+    expect(E.isRight(_.decode({ ...good, model: { kind: 'scratch', corpusEpisodes: 100 }, stages: [sft, { kind: 'pretrain', episodes: 10 }] }))).toBe(true)
+    // the resolved recipe a run saves (recipe.json, read back by mtrl resume and mtrl eval) decodes to itself
+    const base = _.decode(JSON.parse(readFileSync(join(recipes, 'base.json'), 'utf8')))
+    if (E.isLeft(base)) throw new Error(base.left)
+    expect(_.decode(JSON.parse(JSON.stringify(base.right)))).toEqual(base)
+    expect(E.isRight(_.decode({ ...good, model: { kind: 'base', path: 'runs/base' }, stages: [{ kind: 'pretrain', episodes: 10 }, sft] }))).toBe(true)
   })
 
   it('every recipe shipped in recipes/ decodes', () => {

@@ -101,11 +101,11 @@ const recipeCommand =
 
 export const train = make({
   name: 'train',
-  summary: 'run a recipe: SFT stages, RL stages, evaluation',
+  summary: 'run a recipe: pretrain, SFT and RL stages, evaluation',
   help: `mtrl train RECIPE.json [--backend B] [--run-dir DIR] [--seed N] [--workers N] [--redis URL] [--queue NAME]
 
-Runs every stage of the recipe in order (SFT on expert demonstrations, RL on the policy's own
-episodes), evaluating on held-out seeds before training and after each stage, into
+Runs every stage of the recipe in order (pretraining on games played without a plan, SFT on
+expert demonstrations, RL on the policy's own episodes), evaluating on held-out seeds before training and after each stage, into
 runs/<name>-<time>/ (or DIR): recipe.json (resolved), metrics.jsonl, checkpoints/, eval.json.
 --seed N trains with another training seed than the recipe's (data order, initialisation,
 training games, sampling; the held-out games stay the same): the run of mtrl ablate's cell
@@ -120,6 +120,7 @@ Scale-out (recipe field "scaleOut": { "redis", "workers", "groupsPerJob", "queue
 
 Examples:
   mtrl train recipes/default.json
+  mtrl train recipes/base.json --run-dir runs/base
   mtrl train recipes/default.json --seed 2
   mtrl train recipes/default.json --workers 2
   mtrl train recipes/default.json --redis redis://10.0.0.1:6379

@@ -48,7 +48,8 @@ export interface Context {
   readonly reporter: Reporter
   readonly resume: boolean
   readonly stop: StopSignal
-  readonly stageSources: ReadonlyArray<Env.EnvSource>
+  /** Each stage's environment source (none for a pretrain stage, which plays a mixture). */
+  readonly stageSources: ReadonlyArray<Env.EnvSource | undefined>
   readonly evalSources: ReadonlyArray<Env.EnvSource>
   /** When set, RL episodes are played by the queue's workers (the same trajectories for the same seed). */
   readonly queue: Runner.Runner | undefined

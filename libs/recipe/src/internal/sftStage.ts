@@ -51,7 +51,7 @@ const demonstrations = async (
 }
 
 /** When resuming from a mid-stage checkpoint: its agent replaces the context's; returns the snapshot to continue from. */
-const resumeAgent = async (ctx: Context, i: number, name: string): Promise<E.Either<RunError, Sft.Snapshot | undefined>> => {
+export const resumeAgent = async (ctx: Context, i: number, name: string): Promise<E.Either<RunError, Sft.Snapshot | undefined>> => {
   if (!ctx.resume) return E.right(undefined)
   const dir = Progress.sftLatest(ctx.run, i)
   const loaded = await Checkpointing.load(dir)()
@@ -110,28 +110,36 @@ const untilChecks = (ctx: Context, i: number, until: SftUntil, name: string, che
   }
 }
 
-/** Trains the agent on the demonstrations with the stage's replicas, a bar, and mid-stage checkpoints. */
-const train = async (
+/** How a stage trains with the SFT loop: its options, data-parallel replicas, checkpoint cadence, and the bar's label. */
+export interface Training {
+  readonly sft: Sft.Options
+  readonly replicas: number
+  readonly checkpointEvery: number
+  readonly label: string
+}
+
+/** Trains the agent on `samples` (an SFT or a pretrain stage's) with the stage's replicas, a bar, and mid-stage checkpoints. */
+export const train = async (
   ctx: Context,
   i: number,
-  stage: SftStage,
   name: string,
-  demos: ReadonlyArray<Trajectory.Trajectory>,
+  training: Training,
+  samples: ReadonlyArray<Trajectory.Trajectory>,
   from: Sft.Snapshot | undefined,
   enough: ((steps: number) => Promise<boolean>) | undefined
 ): Promise<E.Either<Checkpointing.CheckpointError, Driver.Outcome>> => {
   const { agent, reporter } = ctx
-  const { replicas, checkpointEvery } = { ...Sft.defaultRunSettings, ...stage }
-  const pool = await Replicas.start(agent.policy, replicas - 1, ctx.replicaInit)
+  const pool = await Replicas.start(agent.policy, training.replicas - 1, ctx.replicaInit)
   if (pool.size > 0) reporter.line(`${name}: ${pool.size + 1} data-parallel replicas (workers on ${pool.backends.join(', ')})`)
   let bar: Bar | undefined
   const onStep = (m: Sft.StepMetrics, steps: number): void => {
-    bar ??= (reporter.bar ?? noBar)(`${name}: sft steps`, steps)
-    bar.update(m.step + 1, `loss ${m['loss/sft'].toFixed(3)}`)
+    bar ??= (reporter.bar ?? noBar)(`${name}: ${training.label}`, steps)
+    const context = Number.isNaN(m['loss/context']) ? '' : ` context ${m['loss/context'].toFixed(3)}`
+    bar.update(m.step + 1, `loss ${m['loss/sft'].toFixed(3)}${context}`)
   }
   const options = {
     dir: Progress.sftLatest(ctx.run, i),
-    every: checkpointEvery,
+    every: training.checkpointEvery,
     ...(from === undefined ? {} : { from }),
     stop: ctx.stop.requested,
     ...(enough === undefined ? {} : { enough }),
@@ -139,11 +147,39 @@ const train = async (
     replicas: pool
   }
   try {
-    return await Driver.run(sftOptions(ctx, i, stage), options)(agent.policy)(demos)()
+    return await Driver.run(training.sft, options)(agent.policy)(samples)()
   } finally {
     await pool.dispose()
     bar?.stop()
   }
+}
+
+/**
+ * A finished (or stopped) SFT loop's outcome into the run folder: its steps and epochs as `sft`
+ * and `sft-epoch` metrics, a line per epoch and the speed (`tokens` per epoch; a resumed stage
+ * ran only the steps after `from`).
+ */
+export const record = (
+  ctx: Context,
+  i: number,
+  name: string,
+  outcome: E.Either<Checkpointing.CheckpointError, Driver.Outcome>,
+  run: { readonly from: Sft.Snapshot | undefined; readonly tokens: number; readonly epochs: number; readonly t0: number }
+): E.Either<RunError, Sft.Result> => {
+  const { run: dir, reporter } = ctx
+  if (E.isLeft(outcome)) return E.left(failed(`${name}: ${Checkpointing.message(outcome.left)}`))
+  if (outcome.right._tag === 'Stopped')
+    return E.left(stopped(`stopped during ${name} after step ${outcome.right.steps} (checkpoint written); continue with: mtrl resume ${dir.path}`))
+  const { result } = outcome.right
+  for (const step of result.steps) dir.appendMetrics({ kind: 'sft', stage: i, ...step })
+  for (const epoch of result.epochs) {
+    dir.appendMetrics({ kind: 'sft-epoch', stage: i, ...epoch })
+    reporter.line(`${name}: epoch ${epoch.epoch + 1} loss ${epoch['loss/train'].toFixed(4)} held-out ${epoch['loss/heldout'].toFixed(4)}`)
+  }
+  const seconds = (performance.now() - run.t0) / 1000
+  const share = (result.steps.length - (run.from?.steps.length ?? 0)) / Math.max(1, result.steps.length)
+  reporter.line(`${name}: done in ${seconds.toFixed(1)} s (${((run.tokens * run.epochs * share) / seconds).toFixed(0)} tokens/s)`)
+  return E.right(result)
 }
 
 /**
@@ -163,24 +199,21 @@ export const run = async (ctx: Context, i: number, stage: SftStage, name: string
   const checks: Check[] = []
   const failure: { error?: string } = {}
   const enough = stage.until === undefined ? undefined : untilChecks(ctx, i, stage.until, name, checks, failure)
-  const outcome = await train(ctx, i, stage, name, demos.right, from.right, enough)
-  if (E.isLeft(outcome)) return E.left(failed(`${name}: ${Checkpointing.message(outcome.left)}`))
-  if (failure.error !== undefined) return E.left(failed(failure.error))
-  if (outcome.right._tag === 'Stopped')
-    return E.left(stopped(`stopped during ${name} after step ${outcome.right.steps} (checkpoint written); continue with: mtrl resume ${dir.path}`))
-  const { result } = outcome.right
-  for (const step of result.steps) dir.appendMetrics({ kind: 'sft', stage: i, ...step })
+  const sft = sftOptions(ctx, i, stage)
+  const training = { ...Sft.defaultRunSettings, ...runSettings(stage), sft, label: 'sft steps' }
+  const outcome = await train(ctx, i, name, training, demos.right, from.right, enough)
+  if (E.isRight(outcome) && failure.error !== undefined) return E.left(failed(failure.error))
+  const recorded = record(ctx, i, name, outcome, { from: from.right, tokens, epochs: sft.epochs, t0 })
+  if (E.isLeft(recorded)) return recorded
   for (const check of checks) dir.appendMetrics({ kind: 'sft-check', stage: i, ...check })
-  for (const epoch of result.epochs) {
-    dir.appendMetrics({ kind: 'sft-epoch', stage: i, ...epoch })
-    reporter.line(`${name}: epoch ${epoch.epoch + 1} loss ${epoch['loss/train'].toFixed(4)} held-out ${epoch['loss/heldout'].toFixed(4)}`)
-  }
-  const seconds = (performance.now() - t0) / 1000
-  // a resumed stage ran only the steps after its checkpoint
-  const share = (result.steps.length - (from.right?.steps.length ?? 0)) / Math.max(1, result.steps.length)
-  reporter.line(`${name}: done in ${seconds.toFixed(1)} s (${((tokens * sftOptions(ctx, i, stage).epochs * share) / seconds).toFixed(0)} tokens/s)`)
   return E.right(undefined)
 }
+
+/** A stage's data-parallel replicas and checkpoint cadence, as it sets them. */
+export const runSettings = (stage: Sft.RunSettings): Sft.RunSettings => ({
+  ...(stage.replicas === undefined ? {} : { replicas: stage.replicas }),
+  ...(stage.checkpointEvery === undefined ? {} : { checkpointEvery: stage.checkpointEvery })
+})
 
 /** The SFT options of stage `i`: the library's defaults under the stage's settings, seeded per stage. */
 const sftOptions = (ctx: Context, i: number, stage: SftStage): Sft.Options => {
