@@ -60,6 +60,8 @@ export interface Options {
   readonly replicaInit?: Replicas.Init
   /** Agents written as code, by the name RL stages give as `agent` (looked up before a module of that path; `AgentRl.train`). */
   readonly agents?: Readonly<Record<string, Play.Agent>>
+  /** Write report.html at the end (default true; a browser page, which draws its own charts, says false). */
+  readonly report?: boolean
 }
 
 /** `stage 2 (rl on textworld/w2-o3-q4)`, `stage 1 (pretrain on textworld w1-8 o1-12 q1-8 + cooking + alfworld/train)`. */
@@ -170,7 +172,7 @@ export const run =
   (options: Options) =>
   (recipe: Resolved): TE.TaskEither<RunError, Summary> =>
   async () => {
-    const { run, backend, reporter, resume = false, stop = never, queue, replicaInit, agents = {} } = options
+    const { run, backend, reporter, resume = false, stop = never, queue, replicaInit, agents = {}, report = true } = options
     const started = performance.now()
     const stageSources = recipe.stages.map((s) => {
       const env = stageEnv(s)
@@ -193,7 +195,7 @@ export const run =
       Progress.write(run, { ...ctx.progress, finished: true })
       const summary = { run: run.path, backend, evals: ctx.progress.evals, seconds: (performance.now() - started) / 1000 }
       run.writeJson('eval.json', summary)
-      Report.write(run, `mtrl run ${recipe.name}`)
+      if (report) Report.write(run, `mtrl run ${recipe.name}`)
       return E.right(summary)
     } finally {
       for (const s of [...stageSources, ...evalSources]) s?.dispose()

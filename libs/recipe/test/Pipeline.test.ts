@@ -52,6 +52,25 @@ describe('Pipeline', () => {
     expect(lines.some((l) => l.startsWith('stage 1 (sft on textworld/w1-o1-q1): 8 demonstrations'))).toBe(true)
   })
 
+  it("streams each SFT step to the reporter as it happens, the same records the run folder gets at the stage's end; report: false writes no report.html", async () => {
+    const run = RunDir.create('t', join(root, 'live'))
+    const live: Array<Readonly<Record<string, unknown>>> = []
+    const seen: number[] = []
+    const reporter: _.Reporter = {
+      line: () => undefined,
+      step: (record) => void (live.push(record), seen.push(run.readMetrics().filter((m) => m['kind'] === 'sft').length))
+    }
+    const result = await _.run({ run, backend, reporter, report: false })(recipe([sft]))()
+    if (E.isLeft(result)) throw new Error(result.left.message)
+    const recorded = run.readMetrics().filter((m) => m['kind'] === 'sft')
+    expect(live.length).toBe(2)
+    expect(JSON.parse(JSON.stringify(live))).toEqual(recorded) // as JSON: a NaN is written null
+    // live: each step reached the reporter before any step was in the run folder
+    expect(seen).toEqual([0, 0])
+    expect(existsSync(run.file('report.html'))).toBe(false)
+    expect(existsSync(run.file('eval.json'))).toBe(true)
+  })
+
   it('an RL stage whose episodes an agent written as code plays through the policy served over the OpenAI API', async () => {
     const run = RunDir.create('t', join(root, 'agent'))
     const lines: string[] = []

@@ -136,6 +136,7 @@ export const train = async (
     bar ??= (reporter.bar ?? noBar)(`${name}: ${training.label}`, steps)
     const context = Number.isNaN(m['loss/context']) ? '' : ` context ${m['loss/context'].toFixed(3)}`
     bar.update(m.step + 1, `loss ${m['loss/sft'].toFixed(3)}${context}`)
+    reporter.step?.({ kind: 'sft', stage: i, ...m })
   }
   const options = {
     dir: Progress.sftLatest(ctx.run, i),

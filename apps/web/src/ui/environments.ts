@@ -1,0 +1,55 @@
+/**
+ * The games the page offers, as recipes name them (`EnvChoice`): TextWorld in the paper's
+ * `wW-oO-qQ` notation (W rooms, O objects, a quest of Q actions; §4 of "A Practitioner's Guide to
+ * Multi-turn Agentic RL" varies them) and ALFWorld-style household tasks. Pure.
+ */
+import type { EnvChoice } from '../worker/protocol.js'
+
+/** TextWorld's dials: rooms, objects, quest length (the page's ranges). */
+export interface Dials {
+  readonly rooms: number
+  readonly objects: number
+  readonly quest: number
+}
+
+export const dialRanges: { readonly [K in keyof Dials]: readonly [number, number] } = { rooms: [1, 8], objects: [1, 12], quest: [1, 8] }
+
+/** The TextWorld presets: the default game first. */
+export const textWorldPresets: ReadonlyArray<string> = ['w2-o3-q4', 'w1-o2-q2', 'w4-o6-q8', 'w6-o9-q4', 'w8-o12-q4']
+
+/** The default game (`recipes/default.json`'s). */
+export const defaultGame = 'w2-o3-q4'
+
+/** ALFWorld's task types (`@mtrl/env-alfworld` `TaskType`). */
+export const alfWorldTaskTypes: ReadonlyArray<string> = [
+  'pick_and_place_simple',
+  'look_at_obj_in_light',
+  'pick_clean_then_place_in_recep',
+  'pick_heat_then_place_in_recep',
+  'pick_cool_then_place_in_recep',
+  'pick_two_obj_and_place'
+]
+
+/** `w2-o3-q4` from its dials. */
+export const settingName = (dials: Dials): string => `w${dials.rooms}-o${dials.objects}-q${dials.quest}`
+
+/** The dials of `w2-o3-q4`, or undefined for another name. */
+export const dialsOf = (name: string): Dials | undefined => {
+  const m = /^w(\d+)-o(\d+)-q(\d+)$/.exec(name)
+  return m === null ? undefined : { rooms: Number(m[1]), objects: Number(m[2]), quest: Number(m[3]) }
+}
+
+export const textWorld = (name: string): EnvChoice => ({ kind: 'textworld', settings: name })
+
+/** ALFWorld's training games of `taskTypes` (all of them when empty). */
+export const alfWorld = (taskTypes: ReadonlyArray<string>): EnvChoice => ({
+  kind: 'alfworld',
+  settings: taskTypes.length === 0 || taskTypes.length === alfWorldTaskTypes.length ? { split: 'train' } : { split: 'train', taskTypes }
+})
+
+/** A short label: `textworld w2-o3-q4`, `alfworld (2 task types)`. */
+export const label = (env: EnvChoice): string => {
+  if (env.kind === 'textworld') return `textworld ${typeof env.settings === 'string' ? env.settings : JSON.stringify(env.settings)}`
+  const types = (env.settings as { readonly taskTypes?: ReadonlyArray<string> }).taskTypes
+  return types === undefined ? 'alfworld (all task types)' : `alfworld (${types.join(', ')})`
+}

@@ -1,0 +1,122 @@
+/**
+ * The Train panel's recipes: the shipped `recipes/default.json` (SFT on expert games, then RL),
+ * resized by the form's few fields, and a quick preset for a smoke run. Pure: a form in, a
+ * recipe's JSON out, always one the browser can run ({@link browserSafe}).
+ */
+import defaultRecipe from '../../../../recipes/default.json' with { type: 'json' }
+import type { EnvChoice } from '../worker/protocol.js'
+
+/** The RL algorithms the form offers (`@mtrl/trainer-rl` `Algorithm.Name`). */
+export const algorithms = ['ppo', 'grpo', 'rloo', 'reinforce++'] as const
+export type Algorithm = (typeof algorithms)[number]
+
+/** Whether an algorithm compares the episodes of a group (`Algorithm.registry[name].grouped`): it needs a group of at least 2. */
+export const grouped: { readonly [K in Algorithm]: boolean } = { ppo: false, grpo: true, rloo: true, 'reinforce++': false }
+
+/** The RL budget made fit for its algorithm: a grouped one gets groups of 4 (about the same episodes per iteration) when its group is smaller than 2. */
+export const fitGroups = (rl: RecipeFields['rl']): RecipeFields['rl'] =>
+  grouped[rl.algorithm] && rl.groupSize < 2
+    ? { ...rl, groupSize: 4, seedsPerIteration: Math.max(1, Math.round((rl.seedsPerIteration * rl.groupSize) / 4)) }
+    : rl
+
+export const modelSizes = ['default', 'small'] as const
+export type ModelSize = (typeof modelSizes)[number]
+export type PresetName = 'quick' | 'default'
+
+/** What the form sets; everything else comes from `recipes/default.json`. */
+export interface RecipeFields {
+  readonly model: ModelSize
+  readonly sft: { readonly episodes: number; readonly epochs: number; readonly batchSize: number; readonly learningRate: number }
+  readonly rl: { readonly iterations: number; readonly algorithm: Algorithm; readonly seedsPerIteration: number; readonly groupSize: number }
+  readonly evalEpisodes: number
+  /** Evaluate the untrained model too (a model trained from scratch wins nothing there: it costs time, it shows the start). */
+  readonly evalBeforeTraining: boolean
+}
+
+type Json = Record<string, unknown>
+const base = defaultRecipe as unknown as Json & { readonly model: Json; readonly rollout: Json; readonly stages: ReadonlyArray<Json>; readonly eval: Json }
+const baseSft = base.stages.find((s) => s['kind'] === 'sft')!
+const baseRl = base.stages.find((s) => s['kind'] === 'rl')!
+const baseBudget = baseRl['budget'] as { readonly seedsPerIteration: number; readonly groupSize: number }
+
+/** The presets' fields: `default` is the shipped recipe's, `quick` a smoke run of well under a minute. */
+export const presets: { readonly [K in PresetName]: RecipeFields } = {
+  default: {
+    model: 'default',
+    sft: {
+      episodes: baseSft['episodes'] as number,
+      epochs: baseSft['epochs'] as number,
+      batchSize: baseSft['batchSize'] as number,
+      learningRate: baseSft['learningRate'] as number
+    },
+    rl: { iterations: baseRl['iterations'] as number, algorithm: baseRl['algorithm'] as Algorithm, ...baseBudget },
+    evalEpisodes: base.eval['episodes'] as number,
+    evalBeforeTraining: true
+  },
+  quick: {
+    model: 'small',
+    sft: { episodes: 24, epochs: 1, batchSize: 4, learningRate: 0.003 },
+    rl: { iterations: 2, algorithm: 'grpo', seedsPerIteration: 4, groupSize: 2 },
+    evalEpisodes: 10,
+    evalBeforeTraining: false
+  }
+}
+
+/** The model: the default recipe's transformer, or a small one (d 64, 2 layers, 4 heads); ALFWorld's longer episodes need a longer context. */
+const modelOf = (size: ModelSize, env: EnvChoice): Json => ({
+  ...base.model,
+  ...(size === 'small' ? { dModel: 64, layers: 2, heads: 4 } : {}),
+  ...(env.kind === 'alfworld' ? { maxLen: 768 } : {})
+})
+
+/** A model size's label: `small (d 64, 2 layers, 4 heads)`. */
+export const modelLabel = (size: ModelSize): string => {
+  const m = modelOf(size, { kind: 'textworld', settings: '' })
+  return `${size} (d ${String(m['dModel'])}, ${String(m['layers'])} layers, ${String(m['heads'])} heads)`
+}
+
+/** The SFT stage: the default recipe's, on `env`, with the form's size (warm-up no longer than a fifth of the steps). */
+const sftStage = (fields: RecipeFields['sft'], env: EnvChoice): Json => {
+  const steps = Math.ceil((fields.episodes * 0.95) / fields.batchSize) * fields.epochs
+  const warmupSteps = Math.min(baseSft['warmupSteps'] as number, Math.max(1, Math.floor(steps / 5)))
+  return { ...baseSft, env, ...fields, warmupSteps, replicas: 1 }
+}
+
+/** The RL stage: the default recipe's, on `env`, with the form's algorithm and budget (a critic's settings only for PPO, the one with a critic). */
+const rlStage = (fields: RecipeFields['rl'], env: EnvChoice): Json => {
+  const { critic, ...rest } = baseRl
+  return {
+    ...rest,
+    env,
+    iterations: fields.iterations,
+    algorithm: fields.algorithm,
+    budget: { seedsPerIteration: fields.seedsPerIteration, groupSize: fields.groupSize },
+    ...(fields.algorithm === 'ppo' ? { critic } : {})
+  }
+}
+
+/** The recipe for `fields` on `env`: SFT (when it has episodes) then RL (when it has iterations), evaluated on `env`'s held-out seeds. */
+export const compose = (preset: PresetName, fields: RecipeFields, env: EnvChoice): Json => ({
+  name: `web-${preset}`,
+  description: `${preset === 'quick' ? 'A smoke run' : 'recipes/default.json'} in the browser: SFT on expert games, then ${fields.rl.algorithm.toUpperCase()}`,
+  seed: base['seed'],
+  model: modelOf(fields.model, env),
+  rollout: base.rollout,
+  stages: [...(fields.sft.episodes > 0 ? [sftStage(fields.sft, env)] : []), ...(fields.rl.iterations > 0 ? [rlStage(fields.rl, env)] : [])],
+  eval: { ...base.eval, episodes: fields.evalEpisodes, batch: Math.min(fields.evalEpisodes, 50), envs: [env] },
+  evalBeforeTraining: fields.evalBeforeTraining
+})
+
+/** Without what needs Node's threads or servers: every stage on one thread (`replicas: 1`), no rollout threads, no playing ahead, no scale-out. */
+export const browserSafe = (recipe: unknown): unknown => {
+  if (typeof recipe !== 'object' || recipe === null || Array.isArray(recipe)) return recipe
+  const { scaleOut: _scaleOut, ...rest } = recipe as Json
+  const stages = Array.isArray(rest['stages'])
+    ? (rest['stages'] as ReadonlyArray<unknown>).map((stage) => {
+        if (typeof stage !== 'object' || stage === null) return stage
+        const { rolloutThreads: _threads, maxStaleness: _staleness, ...fields } = stage as Json
+        return { ...fields, replicas: 1 }
+      })
+    : rest['stages']
+  return { ...rest, stages }
+}
