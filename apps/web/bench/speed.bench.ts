@@ -3,8 +3,13 @@
  * page's worker, on the page's best backend) and in Node (wasm), and their ratio.
  * BACKEND=wasm|webgl|webgpu|auto picks the page's backend (default auto).
  */
-import defaultRecipe from '../../../recipes/default.json' with { type: 'json' }
+import { readFileSync } from 'node:fs'
 import { inNode, inPage, speeds } from './browserRun.js'
+
+// read, not imported: tsx turns a JSON module's `eval` key into a variable named eval
+const defaultRecipe = JSON.parse(readFileSync(new URL('../../../recipes/default.json', import.meta.url), 'utf8')) as {
+  stages: ReadonlyArray<Record<string, unknown>>
+} & Record<string, unknown>
 
 const stages = defaultRecipe.stages
 const recipe = {

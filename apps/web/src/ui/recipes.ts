@@ -3,6 +3,8 @@
  * resized by the form's few fields, and a quick preset for a smoke run. Pure: a form in, a
  * recipe's JSON out, always one the browser can run ({@link browserSafe}).
  */
+// the shipped recipe, bundled into the page (a file of the workspace, not a package)
+// eslint-disable-next-line @nx/enforce-module-boundaries
 import defaultRecipe from '../../../../recipes/default.json' with { type: 'json' }
 import type { EnvChoice } from '../worker/protocol.js'
 
