@@ -21,6 +21,9 @@ interface Chart {
   plot?: uPlot
 }
 
+/** A y tick's label: three significant digits, so that small values (a KL of 0.0012) stay apart. */
+const tickLabel = (y: number): string => (y === 0 ? '0' : Math.abs(y) >= 1000 || Math.abs(y) < 0.01 ? y.toPrecision(2) : String(Number(y.toPrecision(3))))
+
 /** The lines a chart's rows have values for, in order of appearance. */
 const labelsOf = (rows: ReadonlyArray<Row>): string[] => [...new Set(rows.flatMap((r) => Object.keys(r.values).filter((k) => r.values[k] !== null)))]
 
@@ -33,7 +36,7 @@ const optionsOf = (chart: Chart, width: number): uPlot.Options => ({
   width,
   height,
   scales: { x: { time: false }, ...(chart.spec.yRange === undefined ? {} : { y: { range: [...chart.spec.yRange] as uPlot.Range.MinMax } }) },
-  axes: [{ label: chart.spec.xLabel, size: 36, labelSize: 16 }, { size: 48 }],
+  axes: [{ label: chart.spec.xLabel, size: 36, labelSize: 16 }, { size: 56, values: (_u: unknown, ticks: number[]) => ticks.map(tickLabel) }],
   series: [
     { label: chart.spec.xLabel },
     ...chart.labels.map((label, i) => ({ label, stroke: palette[i % palette.length]!, width: 1.5, spanGaps: true, points: { show: true, size: 4 } }))
