@@ -310,9 +310,11 @@ describe('Recipe', () => {
       ...readdirSync(join(recipes, 'paper'))
         .filter((f) => f.endsWith('.json'))
         .map((f) => join(recipes, 'paper', f)),
-      ...readdirSync(join(recipes, 'agents'))
-        .filter((f) => f.endsWith('.json'))
-        .map((f) => join(recipes, 'agents', f))
+      ...['agents', 'paper-base'].flatMap((dir) =>
+        readdirSync(join(recipes, dir))
+          .filter((f) => f.endsWith('.json'))
+          .map((f) => join(recipes, dir, f))
+      )
     ]
     expect(files.length).toBeGreaterThan(1)
     for (const file of files) {
