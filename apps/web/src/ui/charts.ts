@@ -36,7 +36,10 @@ const optionsOf = (chart: Chart, width: number): uPlot.Options => ({
   width,
   height,
   scales: { x: { time: false }, ...(chart.spec.yRange === undefined ? {} : { y: { range: [...chart.spec.yRange] as uPlot.Range.MinMax } }) },
-  axes: [{ label: chart.spec.xLabel, size: 36, labelSize: 16 }, { size: 56, values: (_u: unknown, ticks: number[]) => ticks.map(tickLabel) }],
+  axes: [
+    { label: chart.spec.xLabel, size: 36, labelSize: 16 },
+    { size: 56, values: (_u: unknown, ticks: number[]) => ticks.map(tickLabel) }
+  ],
   series: [
     { label: chart.spec.xLabel },
     ...chart.labels.map((label, i) => ({ label, stroke: palette[i % palette.length]!, width: 1.5, spanGaps: true, points: { show: true, size: 4 } }))
