@@ -84,8 +84,14 @@ const scopeConstraints = [
     ]
   },
   { sourceTag: 'scope:experiment', onlyDependOnLibsWithTags: ['scope:eval', 'scope:testing'] },
-  // pretraining transcripts: the environments played without a plan, in the rollouts' layout
-  { sourceTag: 'scope:pretrain', onlyDependOnLibsWithTags: ['scope:core', 'scope:env', 'scope:rollout', 'scope:testing', 'scope:backend'] },
+  // pretraining transcripts: the environments played without a plan, in the rollouts' layout (its
+  // tests check the seeds against eval's ranges and the tokens against trainer-sft's replay with
+  // policy's tokenizer: devDependencies; its sources are platform:any, which keeps policy and the
+  // trainers out of them)
+  {
+    sourceTag: 'scope:pretrain',
+    onlyDependOnLibsWithTags: ['scope:core', 'scope:env', 'scope:rollout', 'scope:eval', 'scope:policy', 'scope:trainer', 'scope:testing', 'scope:backend']
+  },
   // recipes and the pipeline that runs them compose every library below the app
   {
     sourceTag: 'scope:recipe',
