@@ -326,9 +326,16 @@ describe('Recipe', () => {
 
 describe('paper recipes', () => {
   it('every ablation cell of every shipped recipe decodes', async () => {
-    const dir = join(recipes, 'paper')
-    for (const file of readdirSync(dir).filter((f) => f.endsWith('.json'))) {
-      const json = JSON.parse(readFileSync(join(dir, file), 'utf8'))
+    const files = [
+      ...readdirSync(join(recipes, 'paper')).map((f) => join('paper', f)),
+      // paper-base holds single recipes too; its grids are those with an ablation
+      ...readdirSync(join(recipes, 'paper-base'))
+        .filter((f) => f.endsWith('.json') && 'ablation' in JSON.parse(readFileSync(join(recipes, 'paper-base', f), 'utf8')))
+        .map((f) => join('paper-base', f))
+    ].filter((f) => f.endsWith('.json'))
+    expect(files.filter((f) => f.startsWith('paper-base')).length).toBeGreaterThan(0)
+    for (const file of files) {
+      const json = JSON.parse(readFileSync(join(recipes, file), 'utf8'))
       const planned = _.ablationPlan(json, json.ablation?.grid ?? {}, json.ablation?.seeds ?? [1])
       expect(E.isLeft(planned) ? `${file}: ${planned.left}` : 'ok').toBe('ok')
       if (E.isRight(planned)) expect(planned.right.length).toBeGreaterThan(1)
