@@ -100,7 +100,11 @@ const handle = async (request: Request): Promise<void> => {
       const missing = writeCheckpoint(loadedPath, request.files)
       if (missing !== undefined) return post({ type: 'error', message: missing })
       state.agentPath = loadedPath
-      state.agent = state.agent?.path === loadedPath ? undefined : state.agent
+      // a checkpoint loaded over the previous one at the same path: free the old agent, load the new
+      if (state.agent?.path === loadedPath) {
+        state.agent.agent.dispose()
+        state.agent = undefined
+      }
       state.rollout = defaultRollout
       return orError(await currentAgent(), (agent) => {
         const c = agent.policy.config
