@@ -24,6 +24,7 @@ interface PageState {
   readonly lastGame?: GameState
   readonly lastInspection?: Inspection
   readonly backend?: { readonly name: string; readonly detail: string; readonly crossOriginIsolated: boolean }
+  readonly lines: ReadonlyArray<string>
 }
 
 const pageState = (page: Page): Promise<PageState> => page.evaluate(() => (window as unknown as { mtrlPage: PageState }).mtrlPage)
@@ -145,6 +146,32 @@ describe.runIf(Services.available('chromium'))(`the page in headless Chromium ${
     expect(inPage.episodes.map((e) => e.seed)).toEqual(inNode.right.episodes.map((e) => e.seed))
     expect(inPage.episodes.map((e) => e.actions)).toEqual(inNode.right.episodes.map((e) => e.actions))
     expect(inNode.right.episodes.flatMap((e) => e.actions).length).toBeGreaterThan(0)
+  })
+
+  it('trains from the shipped base (models/base, fetched with the page): its weights and tokenizer, not a new model', async () => {
+    await page.selectOption('#recipe-preset', 'base')
+    const composed = JSON.parse(await page.inputValue('#recipe-json')) as { stages: Array<Record<string, unknown>>; eval: Record<string, unknown> }
+    expect(composed).toMatchObject({ model: { kind: 'base', path: '/models/base' } })
+    // the preset's recipe, its budget cut to a few seconds
+    const [sft, rl] = composed.stages
+    const small = {
+      ...composed,
+      stages: [
+        { ...sft, episodes: 4, epochs: 1, warmupSteps: 1 },
+        { ...rl, iterations: 1, budget: { seedsPerIteration: 4, groupSize: 1 } }
+      ],
+      eval: { ...composed.eval, episodes: 4, batch: 4 }
+    }
+    await page.fill('#recipe-json', JSON.stringify(small))
+    const before = (await pageState(page)).lines.length
+    await page.click('#train')
+    await page.waitForFunction(() => ['finished', 'failed'].includes((window as unknown as { mtrlPage: PageState }).mtrlPage.status), null, {
+      timeout: 240_000
+    })
+    const state = await pageState(page)
+    expect(state.status, state.lines.slice(-5).join('\n')).toBe('finished')
+    // the shipped base's size and its tokenizer's 752 words (a model from scratch gets the demonstrations' words)
+    expect(state.lines.slice(before).join('\n')).toMatch(/model: 2 layers, d 128, vocab 752, context 512/)
   })
 
   it('has written no error to the console', async () => {

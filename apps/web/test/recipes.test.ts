@@ -8,7 +8,9 @@ import fc from 'fast-check'
 import * as E from 'fp-ts/lib/Either.js'
 import { describe, expect, it } from 'vitest'
 import { alfWorld, alfWorldTaskTypes, dialRanges, dialsOf, settingName, textWorld, textWorldPresets } from '../src/ui/environments.js'
-import { algorithms, browserSafe, compose, fitGroups, modelSizes, presets, type RecipeFields } from '../src/ui/recipes.js'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { algorithms, browserSafe, compose, fitGroups, modelSizes, presetNames, presets, shippedBasePath, type RecipeFields } from '../src/ui/recipes.js'
 
 const dials = fc.record({
   rooms: fc.integer({ min: dialRanges.rooms[0], max: dialRanges.rooms[1] }),
@@ -43,10 +45,11 @@ const decodes = (json: unknown): Recipe.Resolved => {
 describe('the page recipes', () => {
   it('composes, for any game, model, stages and algorithm, a recipe the codec accepts, on one thread, evaluated on its game', () => {
     fc.assert(
-      fc.property(dials, fields, fc.boolean(), (d, f, alf) => {
+      fc.property(dials, fields, fc.boolean(), fc.constantFrom(...presetNames), (d, f, alf, preset) => {
         const env = alf ? alfWorld(alfWorldTaskTypes.slice(0, 2)) : textWorld(settingName(d))
         const rl = fitGroups(f.rl)
-        const recipe = decodes(browserSafe(compose('default', { ...f, rl }, env)))
+        const recipe = decodes(browserSafe(compose(preset, { ...f, rl }, env)))
+        expect(recipe.model.kind).toBe(f.model === 'base' ? 'base' : 'scratch')
         expect(recipe.stages.map((s) => s.kind)).toEqual([...(f.sft.episodes > 0 ? ['sft'] : []), 'rl'])
         const envOf = (stage: Recipe.Stage): unknown => ('env' in stage ? stage.env : undefined)
         const decodedEnv = envOf(decodes({ name: 'x', stages: [{ kind: 'rl', env, iterations: 1 }] }).stages[0]!)
@@ -100,6 +103,24 @@ describe('the page recipes', () => {
     expect(recipe.stages[0]).toMatchObject({ kind: 'sft', episodes: 1500, epochs: 5, batchSize: 4 })
     expect(recipe.stages[1]).toMatchObject({ kind: 'rl', iterations: 6, algorithm: 'ppo' })
     expect(recipe.model).toMatchObject({ kind: 'scratch', dModel: 128, layers: 2, heads: 8 })
+  })
+
+  it('starts the base preset from the shipped base with the paper-base recipes: their SFT and RL stages, the layout the base learnt', () => {
+    const paperBase = (name: string): { readonly stages: ReadonlyArray<Record<string, unknown>>; readonly rollout: unknown } =>
+      JSON.parse(readFileSync(join(__dirname, '..', '..', '..', 'recipes', 'paper-base', name), 'utf8'))
+    const [sft, rl] = [paperBase('few-demos-from-base.json').stages[0]!, paperBase('lift-from-base.json').stages[0]!]
+    const recipe = decodes(browserSafe(compose('base', presets.base, textWorld('w2-o3-q4'))))
+    expect(recipe.model).toEqual({ kind: 'base', path: shippedBasePath })
+    expect(recipe.stages[0]).toMatchObject({ kind: 'sft', episodes: 60, epochs: 10, learningRate: sft['learningRate'], contextWeight: sft['contextWeight'] })
+    expect(recipe.stages[1]).toMatchObject({
+      kind: 'rl',
+      algorithm: 'reinforce++',
+      iterations: 40,
+      budget: rl['budget'],
+      reward: rl['reward'],
+      policy: rl['policy']
+    })
+    expect(recipe.rollout).toMatchObject(paperBase('lift-from-base.json').rollout as object)
   })
 
   it("names the games the environments have: TextWorld's dials round-trip, ALFWorld's task types are its own", () => {

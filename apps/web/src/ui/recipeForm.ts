@@ -80,7 +80,8 @@ export const mountRecipeForm = (game: { readonly value: () => EnvChoice; readonl
   preset.append(
     ...options([
       ['default', 'default (recipes/default.json)'],
-      ['quick', 'quick (a smoke run, < 1 min)']
+      ['quick', 'quick (a smoke run, < 1 min)'],
+      ['base', 'from the base (models/base: 60 demonstrations, then REINFORCE++)']
     ])
   )
   byId<HTMLSelectElement>(ids.model).append(...options(modelSizes.map((size) => [size, modelLabel(size)] as const)))

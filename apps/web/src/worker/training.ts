@@ -7,6 +7,7 @@ import { RunDir } from '@mtrl/experiment'
 import { Pipeline, Recipe } from '@mtrl/recipe'
 import * as E from 'fp-ts/lib/Either.js'
 import { browserSafe } from '../ui/recipes.js'
+import { ensureShippedBase, usesShippedBase } from './base.js'
 import type { Event } from './protocol.js'
 
 /** The run folder of the page's training (one at a time). */
@@ -74,6 +75,7 @@ export const start = (recipeJson: unknown, resume: boolean, backend: string, pos
   }
   const done = (async () => {
     try {
+      if (usesShippedBase(decoded.right.model)) await ensureShippedBase()
       const result = await Pipeline.run(options)(decoded.right)()
       if (E.isRight(result)) post({ type: 'status', status: 'finished', message: `finished in ${result.right.seconds.toFixed(0)} s` })
       else if (result.left._tag === 'Stopped') post({ type: 'status', status: 'stopped', message: 'stopped at a checkpoint: resume continues from it' })
