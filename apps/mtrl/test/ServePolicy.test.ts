@@ -60,6 +60,17 @@ describe('mtrl serve-policy', () => {
     expect(stdout).toMatch(/stopped after 1 completions/)
   })
 
+  it("serves the shipped base (models/base): a game's observation in, one of the games' commands out", async () => {
+    const served = await serve([join(__dirname, '../../../models/base')])
+    const observation = 'You are in a kitchen. There is a closed fridge here. You see a key on the table. There is an exit to the north.'
+    const ok = await chat(served.url, { model: 'mtrl', messages: [{ role: 'user', content: observation }], max_tokens: 10, temperature: 0 })
+    expect(ok.status).toBe(200)
+    const reply = (ok.json['choices'] as ReadonlyArray<{ message: { content: string } }>)[0]!.message.content
+    // the base writes commands (a verb the games know, then what it acts on), never prose
+    expect(reply).toMatch(/^(go|examine|look|inventory|open|close|take|drop|put|insert|unlock|lock|eat) ?[a-z ]*$/)
+    expect((await served.stop()).code).toBe(0)
+  })
+
   it('serves a Hugging Face folder with a Jinja chat template given by --chat-template', async () => {
     const served = await serve([join(fixtures, 'hf/tiny-qwen2'), '--chat-template', join(fixtures, 'chat-templates/qwen2.5.jinja')])
     const ok = await chat(served.url, { model: 'mtrl', messages: [{ role: 'user', content: 'hello' }], max_tokens: 4, return_token_ids: true })
