@@ -160,6 +160,17 @@ describe('Pipeline', () => {
     for (const l of iterationLines) expect(l).not.toMatch(/NaN/)
   })
 
+  it('a critic-free stage (REINFORCE++) prints its policy loss and no value loss, never a NaN', async () => {
+    const run = RunDir.create('t', join(root, 'critic-free'))
+    const lines: string[] = []
+    const stage = { kind: 'rl', env, iterations: 1, algorithm: 'reinforce++', budget: { seedsPerIteration: 2 } }
+    const result = await _.run({ run, backend, reporter: quiet(lines) })(recipe([stage], { evalAfterEachStage: false }))()
+    if (E.isLeft(result)) throw new Error(result.left.message)
+    const [line] = lines.filter((l) => / iter 1\/1 /.test(l))
+    expect(line).toMatch(/loss\/policy -?\d+\.\d{4} entropy \d+\.\d{3} \(/)
+    expect(line).not.toMatch(/loss\/value|NaN/)
+  })
+
   it('an SFT stage with `until` ends at the first held-out check that wins enough, and logs its checks', async () => {
     const run = RunDir.create('t', join(root, 'until'))
     const lines: string[] = []

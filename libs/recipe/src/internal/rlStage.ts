@@ -139,14 +139,17 @@ const timing = (m: Metrics.Metrics): string => {
   return (m['rollout/staleness'] ?? 0) > 0 ? `(${wait}+${update} s; played ahead in ${rollout} s)` : `(${rollout}+${update} s)`
 }
 
-/** An iteration's line; an iteration without a policy update (the critic's warm-up) says so instead of a NaN policy loss and entropy. */
+/**
+ * An iteration's line; an iteration without a policy update (the critic's warm-up) says so
+ * instead of a NaN policy loss and entropy, and an algorithm without a critic shows no value loss.
+ */
 const iterationLine = (name: string, iteration: number, iterations: number, m: Metrics.Metrics): string => {
   const policy = Number.isNaN(m['loss/policy'] ?? 0)
     ? 'policy not updated (critic warm-up)'
     : `loss/policy ${(m['loss/policy'] ?? 0).toFixed(4)} entropy ${(m['entropy/mean'] ?? 0).toFixed(3)}`
   return (
     `${name}: iter ${iteration}/${iterations} success ${pct(m['episode/success_rate'] ?? 0)} return ${(m['episode/return'] ?? 0).toFixed(3)} turns ${(m['episode/turns'] ?? 0).toFixed(1)} ` +
-    `${policy} loss/value ${(m['loss/value'] ?? 0).toFixed(4)} ${timing(m)}`
+    `${policy}${Number.isNaN(m['loss/value'] ?? Number.NaN) ? '' : ` loss/value ${(m['loss/value'] ?? 0).toFixed(4)}`} ${timing(m)}`
   )
 }
 
