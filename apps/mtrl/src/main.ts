@@ -15,6 +15,7 @@ import { report } from './commands/ReportCmd.js'
 import { serveEnv } from './commands/ServeEnv.js'
 import { servePolicy } from './commands/ServePolicy.js'
 import { playCommand } from './commands/Play.js'
+import { probe } from './commands/Probe.js'
 import { smoke } from './commands/Smoke.js'
 import { start } from './commands/Start.js'
 import { resume, sft, train } from './commands/Train.js'
@@ -27,6 +28,7 @@ const commands: ReadonlyArray<Command> = [
   resume,
   evalCommand,
   failures,
+  probe,
   ablate,
   report,
   info,

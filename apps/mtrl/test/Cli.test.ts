@@ -164,6 +164,24 @@ describe('mtrl CLI', () => {
     expect(stdout).not.toMatch(/=== cell/)
   })
 
+  it('probe scores the shipped base at the states where the expert unlocks, as JSON; without --verb it is a usage error', () => {
+    const base = join(__dirname, '..', '..', '..', 'models', 'base')
+    const args = ['probe', '--checkpoint', base, '--system-prompt', '', 'textworld', '--config', 'w4-o6-q8', '--episodes', '4', '--backend', 'cpu']
+    const { code, stdout, stderr } = mtrl([...args, '--verb', 'unlock', '--json'])
+    expect(code, stderr).toBe(0)
+    const [{ checkpoint, result }] = JSON.parse(stdout) as [
+      { checkpoint: string; result: { verb: string; games: number; states: number; first: number; command: number } }
+    ]
+    expect(checkpoint).toBe(base)
+    expect(result).toMatchObject({ verb: 'unlock', games: 4 })
+    expect(result.states).toBeGreaterThan(0)
+    expect(result.first).toBeGreaterThan(0)
+    expect(result.command).toBeLessThanOrEqual(result.first)
+    const missing = mtrl(args)
+    expect(missing.code).toBe(2)
+    expect(missing.stderr).toMatch(/--checkpoint DIR and --verb VERB are required/)
+  })
+
   it('eval --seed with --base-url is a usage error (a served model samples on its server), before any request', () => {
     const { code, stderr } = mtrl(['eval', '--base-url', 'http://127.0.0.1:9', '--model', 'm', 'textworld', '--config', 'w1-o1-q1', '--seed', '2'])
     expect(code).toBe(2)

@@ -7,9 +7,12 @@ import { collect } from '../src/commands/Collect.js'
 import { evalCommand } from '../src/commands/Eval.js'
 import { info } from '../src/commands/Info.js'
 import { logprobs } from '../src/commands/LogprobsCmd.js'
+import { failures } from '../src/commands/Failures.js'
 import { playCommand } from '../src/commands/Play.js'
+import { probe } from '../src/commands/Probe.js'
 import { report } from '../src/commands/ReportCmd.js'
 import { serveEnv } from '../src/commands/ServeEnv.js'
+import { servePolicy } from '../src/commands/ServePolicy.js'
 import { smoke } from '../src/commands/Smoke.js'
 import { start } from '../src/commands/Start.js'
 import { resume, sft, train } from '../src/commands/Train.js'
@@ -38,7 +41,26 @@ describe('Command flags', () => {
   })
 
   it('every command names each of its flags in its help', () => {
-    const commands = [start, train, sft, resume, evalCommand, ablate, report, info, playCommand, serveEnv, worker, collect, advantages, logprobs, smoke]
+    const commands = [
+      start,
+      train,
+      sft,
+      resume,
+      evalCommand,
+      failures,
+      probe,
+      ablate,
+      report,
+      info,
+      playCommand,
+      serveEnv,
+      servePolicy,
+      worker,
+      collect,
+      advantages,
+      logprobs,
+      smoke
+    ]
     const missing = commands.flatMap((c) =>
       Object.keys(c.flags)
         .filter((flag) => !c.help.includes(`--${flag}`))

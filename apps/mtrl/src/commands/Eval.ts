@@ -5,7 +5,7 @@
 import { Evaluate, Summary } from '@mtrl/eval'
 import { ChatPolicy, Episode } from '@mtrl/env-http'
 import { Progress, RunDir } from '@mtrl/experiment'
-import { Evaluation, Recipe } from '@mtrl/recipe'
+import { Evaluation, Recipe, type EnvConfig } from '@mtrl/recipe'
 import { Rollout } from '@mtrl/rollout'
 import * as E from 'fp-ts/lib/Either.js'
 import { pipe } from 'fp-ts/lib/function.js'
@@ -68,19 +68,27 @@ const target = async (values: Flags, positionals: ReadonlyArray<string>): Promis
   if (checkpoint === undefined) return E.left(usage('give --run DIR or --checkpoint DIR'))
   const env = envFromFlags(positionals[0], values)
   if (E.isLeft(env)) return env
-  const run = values.hf === true ? undefined : Progress.runOfCheckpoint(checkpoint)
+  return checkpointTarget(checkpoint, env.right, values.hf === true)
+}
+
+/**
+ * A checkpoint on `env`: inside a run (RUN/checkpoints/stage-N/...) with the run's rollout and
+ * evaluation settings, else (or a Hugging Face folder) with the defaults, said on stderr.
+ */
+export const checkpointTarget = async (checkpoint: string, env: EnvConfig.EnvConfig, hf: boolean): Promise<E.Either<CliError, Evaluation.Target>> => {
+  const run = hf ? undefined : Progress.runOfCheckpoint(checkpoint)
   if (run === undefined) {
-    if (values.hf !== true)
+    if (!hf)
       process.stderr.write(
         `${checkpoint}: not inside a run (no recipe.json in the folder above checkpoints/stage-N), so it plays with the default rollout settings (system prompt ${JSON.stringify(Rollout.defaultOptions.systemPrompt)}); a policy trained with another system prompt plays off its distribution\n`
       )
-    return E.right(Evaluation.ofFolder(checkpoint, values.hf === true ? 'hf' : 'checkpoint', env.right))
+    return E.right(Evaluation.ofFolder(checkpoint, hf ? 'hf' : 'checkpoint', env))
   }
   process.stderr.write(
     `${checkpoint}: a checkpoint of ${run.path}, played with its rollout settings (system prompt, tokens per action) and evaluation settings\n`
   )
   const json = await readJson(run.file('recipe.json'))()
-  return E.chain((recipe: unknown) => E.mapLeft(usage)(Evaluation.ofRunCheckpoint(run, checkpoint, env.right)(recipe)))(json)
+  return E.chain((recipe: unknown) => E.mapLeft(usage)(Evaluation.ofRunCheckpoint(run, checkpoint, env)(recipe)))(json)
 }
 
 /** The recipe's evaluation with the flags' overrides (`--split` or `--seed-base` choose the held-out seeds; neither: the recipe's own; `--seed` the sampling's). */

@@ -16,7 +16,7 @@ export const servePolicy = make({
   name: 'serve-policy',
   summary: 'serve an agent over the OpenAI API (chat completions)',
   help: `mtrl serve-policy RUN_DIR|MODEL_DIR [--port 8000] [--host 127.0.0.1] [--token T] [--name NAME]
-                  [--slots 32] [--max-len N] [--chat-template FILE] [--max-requests 256] [--seed 0]
+                  [--slots 32] [--max-len N] [--chat-template FILE] [--max-requests 256] [--seed 0] [--backend B]
 
 Serves POST /v1/chat/completions (streaming, tools, logprobs, n, seed, stop; the extension
 "return_token_ids": true adds the prompt's and each choice's exact token ids) and GET /v1/models,
