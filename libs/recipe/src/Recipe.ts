@@ -80,7 +80,7 @@ export const untilSeedBase = Evaluate.splitSeedBase.validation + 250_000_000
 
 const SftStageFields = t.intersection([
   t.type({ kind: t.literal('sft'), env: EnvConfig }),
-  t.partial({ data: t.string, until: SftUntil }),
+  t.partial({ data: t.string, until: SftUntil, replay: Corpus.Settings }),
   Demonstrations.Settings,
   Sft.Settings,
   Sft.RunSettings
@@ -107,7 +107,12 @@ const sftRules = (stage: t.TypeOf<typeof SftStageFields>): ReadonlyArray<Decode.
   ]
 }
 
-/** SFT on expert demonstrations: `episodes` from the environment's expert, or a JSONL file (`data`); `until`: end it early on a held-out check. */
+/**
+ * SFT on expert demonstrations: `episodes` from the environment's expert, or a JSONL file
+ * (`data`); `until`: end it early on a held-out check; `replay`: pretraining transcripts (games
+ * played without a plan, a pretrain stage's `Corpus` settings) mixed into the demonstrations, so
+ * that fine-tuning a base on a narrow task keeps what the base knew of the others.
+ */
 export const SftStage = Decode.withRules(SftStageFields, sftRules)
 export type SftStage = t.TypeOf<typeof SftStage>
 

@@ -160,6 +160,24 @@ describe('Pipeline', () => {
     for (const l of iterationLines) expect(l).not.toMatch(/NaN/)
   })
 
+  it("an SFT stage with replay trains on pretraining transcripts mixed into its demonstrations, in the rollout's layout", async () => {
+    const run = RunDir.create('t', join(root, 'replay'))
+    const lines: string[] = []
+    const mixture = [{ kind: 'textworld', rooms: [1, 2], objects: [1, 2], questLength: [1, 2] }]
+    const replay = { episodes: 6, mixture, maxTurns: 3 }
+    const result = await _.run({ run, backend, reporter: quiet(lines) })(recipe([{ ...sft, replay, heldOutFraction: 0 }], { evalAfterEachStage: false }))()
+    if (E.isLeft(result)) throw new Error(result.left.message)
+    // a transcript whose prompt and first command do not fit the context is left out, as a pretrain stage leaves it
+    const line = lines.find((l) => /: 8 demonstrations and \d replayed pretraining transcripts, \d+ tokens$/.test(l))
+    const replayed = Number(/and (\d) replayed/.exec(line ?? '')?.[1])
+    expect(replayed, lines.join('\n')).toBeGreaterThan(0)
+    expect(replayed).toBeLessThanOrEqual(6)
+    // every sample trained on, in batches of 4 (the 8 demonstrations alone: 2 steps)
+    expect(run.readMetrics().filter((m) => m['kind'] === 'sft')).toHaveLength(Math.ceil((8 + replayed) / 4))
+    const bad = Recipe.decode({ name: 'x', stages: [{ ...sft, replay: { episodes: 0 } }] })
+    expect(E.isLeft(bad) && bad.left).toMatch(/stages\.0\.replay\.episodes/)
+  })
+
   it('a critic-free stage (REINFORCE++) prints its policy loss and no value loss, never a NaN', async () => {
     const run = RunDir.create('t', join(root, 'critic-free'))
     const lines: string[] = []

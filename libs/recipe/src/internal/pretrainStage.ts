@@ -7,18 +7,18 @@
  * a scratch model (built from them before the agent exists) and a resumed stage see the very
  * corpus the stage trains on.
  */
-import { EnvError, Rng, Trajectory } from '@mtrl/core'
+import { Trajectory } from '@mtrl/core'
 import { Progress } from '@mtrl/experiment'
-import { Corpus, Mixture, Render, type Transcript } from '@mtrl/pretrain'
-import { Rollout } from '@mtrl/rollout'
+import { Corpus, Mixture } from '@mtrl/pretrain'
 import { Sft } from '@mtrl/trainer-sft'
 import * as E from 'fp-ts/lib/Either.js'
-import { pipe } from 'fp-ts/lib/function.js'
-import * as TE from 'fp-ts/lib/TaskEither.js'
-import type { PretrainStage, Resolved } from '../Recipe.js'
-import { failed, type Failed, type RunError } from '../RunError.js'
+import type { PretrainStage } from '../Recipe.js'
+import type { RunError } from '../RunError.js'
 import type { Context } from './context.js'
 import { record, resumeAgent, runSettings, train } from './sftStage.js'
+import { samples, transcripts } from './transcripts.js'
+
+export { transcripts }
 
 /**
  * The SFT loop's settings a pretrain stage starts from (under the stage's own): one epoch, every
@@ -27,31 +27,8 @@ import { record, resumeAgent, runSettings, train } from './sftStage.js'
  */
 export const defaults: Sft.Settings = { epochs: 1, contextWeight: 1, heldOutFraction: 0.02, groupByLength: true, warmupSteps: 50 }
 
-/** The transcripts of pretrain stage `i` of `recipe`: the same for the same recipe seed and stage. */
-export const transcripts = (recipe: Resolved, i: number, stage: PretrainStage): TE.TaskEither<Failed, ReadonlyArray<Transcript.Transcript>> => {
-  const { episodes, mixture, invalidShare, maxTurns } = stage
-  const settings: Corpus.Settings = {
-    episodes,
-    ...(mixture === undefined ? {} : { mixture }),
-    ...(invalidShare === undefined ? {} : { invalidShare }),
-    ...(maxTurns === undefined ? {} : { maxTurns })
-  }
-  return pipe(
-    Corpus.generate(settings)(Rng.make(recipe.seed * 104_729 + i + 1)),
-    TE.mapLeft((e) => failed(`pretraining transcripts: ${EnvError.message(e)}`))
-  )
-}
-
 /** The label of a stage: `pretrain on textworld w1-8 o1-12 q1-8 + cooking + alfworld/train`. */
 export const label = (stage: PretrainStage): string => Mixture.label(stage.mixture ?? Corpus.defaultSettings.mixture)
-
-/** The stage's transcripts as training samples in the recipe's rollout layout, each cut to the agent's context. */
-const samples = (ctx: Context, all: ReadonlyArray<Transcript.Transcript>): ReadonlyArray<Trajectory.Trajectory> => {
-  const { systemPrompt, actionFormat } = { ...Rollout.defaultOptions, ...ctx.recipe.rollout }
-  const { template, tokenizer, contextLength } = ctx.agent
-  const render = Render.render({ systemPrompt, actionFormat, template, tokenizer, contextLength })
-  return all.flatMap((t) => render(t) ?? [])
-}
 
 /** The SFT options of pretrain stage `i`: the library's defaults < the pretrain defaults < the stage's, seeded per stage. */
 const sftOptions = (ctx: Context, i: number, stage: PretrainStage): Sft.Options => {

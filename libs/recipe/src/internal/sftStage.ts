@@ -15,6 +15,7 @@ import { policyError } from '../Model.js'
 import { untilSeedBase, type SftStage, type SftUntil } from '../Recipe.js'
 import { failed, stopped, type RunError } from '../RunError.js'
 import { generatorFor, noBar, pct, rolloutOptions, type Bar, type Context } from './context.js'
+import * as Pretraining from './transcripts.js'
 
 /** The demonstrations of a stage: from a JSONL file in the OpenAI chat format (each must fit the context), or from the expert. */
 const demonstrations = async (
@@ -195,14 +196,20 @@ export const run = async (ctx: Context, i: number, stage: SftStage, name: string
   if (E.isLeft(from)) return from
   const demos = await demonstrations(ctx, i, stage, ctx.agent)
   if (E.isLeft(demos)) return demos
-  const tokens = demos.right.reduce((n, d) => n + Trajectory.length(d), 0)
-  reporter.line(`${name}: ${demos.right.length} demonstrations, ${tokens} tokens`)
+  const replayed = stage.replay === undefined ? E.right([]) : await Pretraining.transcripts(ctx.recipe, i, stage.replay)()
+  if (E.isLeft(replayed)) return replayed
+  const replay = Pretraining.samples(ctx, replayed.right)
+  const samples = [...demos.right, ...replay]
+  const tokens = samples.reduce((n, d) => n + Trajectory.length(d), 0)
+  reporter.line(
+    `${name}: ${demos.right.length} demonstrations${replay.length > 0 ? ` and ${replay.length} replayed pretraining transcripts` : ''}, ${tokens} tokens`
+  )
   const checks: Check[] = []
   const failure: { error?: string } = {}
   const enough = stage.until === undefined ? undefined : untilChecks(ctx, i, stage.until, name, checks, failure)
   const sft = sftOptions(ctx, i, stage)
   const training = { ...Sft.defaultRunSettings, ...runSettings(stage), sft, label: 'sft steps' }
-  const outcome = await train(ctx, i, name, training, demos.right, from.right, enough)
+  const outcome = await train(ctx, i, name, training, samples, from.right, enough)
   if (E.isRight(outcome) && failure.error !== undefined) return E.left(failed(failure.error))
   const recorded = record(ctx, i, name, outcome, { from: from.right, tokens, epochs: sft.epochs, t0 })
   if (E.isLeft(recorded)) return recorded
@@ -218,6 +225,18 @@ export const runSettings = (stage: Sft.RunSettings): Sft.RunSettings => ({
 
 /** The SFT options of stage `i`: the library's defaults under the stage's settings, seeded per stage. */
 const sftOptions = (ctx: Context, i: number, stage: SftStage): Sft.Options => {
-  const { kind: _k, env: _e, data: _d, until: _u, episodes: _n, detourRate: _r, maxDetours: _m, replicas: _p, checkpointEvery: _c, ...settings } = stage
+  const {
+    kind: _k,
+    env: _e,
+    data: _d,
+    until: _u,
+    replay: _y,
+    episodes: _n,
+    detourRate: _r,
+    maxDetours: _m,
+    replicas: _p,
+    checkpointEvery: _c,
+    ...settings
+  } = stage
   return { ...Sft.defaultOptions, ...settings, seed: ctx.recipe.seed + i }
 }
