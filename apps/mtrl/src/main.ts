@@ -3,44 +3,8 @@
  */
 import { Decode } from '@mtrl/core'
 import * as E from 'fp-ts/lib/Either.js'
-import { exitCode, type CliError, type Command } from './Command.js'
-import { ablate } from './commands/Ablate.js'
-import { advantages } from './commands/Advantages.js'
-import { collect } from './commands/Collect.js'
-import { evalCommand } from './commands/Eval.js'
-import { failures } from './commands/Failures.js'
-import { info } from './commands/Info.js'
-import { logprobs } from './commands/LogprobsCmd.js'
-import { report } from './commands/ReportCmd.js'
-import { serveEnv } from './commands/ServeEnv.js'
-import { servePolicy } from './commands/ServePolicy.js'
-import { playCommand } from './commands/Play.js'
-import { probe } from './commands/Probe.js'
-import { smoke } from './commands/Smoke.js'
-import { start } from './commands/Start.js'
-import { resume, sft, train } from './commands/Train.js'
-import { worker } from './commands/Worker.js'
-
-const commands: ReadonlyArray<Command> = [
-  start,
-  train,
-  sft,
-  resume,
-  evalCommand,
-  failures,
-  probe,
-  ablate,
-  report,
-  info,
-  playCommand,
-  serveEnv,
-  servePolicy,
-  worker,
-  collect,
-  advantages,
-  logprobs,
-  smoke
-]
+import { exitCode, type CliError } from './Command.js'
+import { commands } from './commands/all.js'
 
 const usage = (): string =>
   `mtrl: multi-turn agentic reinforcement learning for language-model agents

@@ -1,22 +1,7 @@
 import * as E from 'fp-ts/lib/Either.js'
 import { describe, expect, it } from 'vitest'
 import * as _ from '../src/Command.js'
-import { ablate } from '../src/commands/Ablate.js'
-import { advantages } from '../src/commands/Advantages.js'
-import { collect } from '../src/commands/Collect.js'
-import { evalCommand } from '../src/commands/Eval.js'
-import { info } from '../src/commands/Info.js'
-import { logprobs } from '../src/commands/LogprobsCmd.js'
-import { failures } from '../src/commands/Failures.js'
-import { playCommand } from '../src/commands/Play.js'
-import { probe } from '../src/commands/Probe.js'
-import { report } from '../src/commands/ReportCmd.js'
-import { serveEnv } from '../src/commands/ServeEnv.js'
-import { servePolicy } from '../src/commands/ServePolicy.js'
-import { smoke } from '../src/commands/Smoke.js'
-import { start } from '../src/commands/Start.js'
-import { resume, sft, train } from '../src/commands/Train.js'
-import { worker } from '../src/commands/Worker.js'
+import { commands } from '../src/commands/all.js'
 
 const flags = { name: _.text, on: _.bool, grid: _.list, n: _.int(3), k: _.int(), t: _.float(0.5) }
 const parse = _.parse(flags, true)
@@ -41,26 +26,6 @@ describe('Command flags', () => {
   })
 
   it('every command names each of its flags in its help', () => {
-    const commands = [
-      start,
-      train,
-      sft,
-      resume,
-      evalCommand,
-      failures,
-      probe,
-      ablate,
-      report,
-      info,
-      playCommand,
-      serveEnv,
-      servePolicy,
-      worker,
-      collect,
-      advantages,
-      logprobs,
-      smoke
-    ]
     const missing = commands.flatMap((c) =>
       Object.keys(c.flags)
         .filter((flag) => !c.help.includes(`--${flag}`))

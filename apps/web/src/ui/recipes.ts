@@ -49,30 +49,32 @@ type Json = Record<string, unknown>
 const base = defaultRecipe as unknown as Json & { readonly model: Json; readonly rollout: Json; readonly stages: ReadonlyArray<Json>; readonly eval: Json }
 const baseSft = base.stages.find((s) => s['kind'] === 'sft')!
 const baseRl = base.stages.find((s) => s['kind'] === 'rl')!
-const baseBudget = baseRl['budget'] as { readonly seedsPerIteration: number; readonly groupSize: number }
 // the stages of the recipes from the pretrained base: few-demos-from-base's SFT, lift-from-base's REINFORCE++
 const fewDemosSft = (fewDemosRecipe as unknown as { readonly stages: ReadonlyArray<Json> }).stages[0]!
 const liftRl = (liftRecipe as unknown as { readonly stages: ReadonlyArray<Json> }).stages[0]!
-const liftBudget = liftRl['budget'] as { readonly seedsPerIteration: number; readonly groupSize: number }
 
 /** The SFT and RL stages a preset's recipe resizes. */
 const templates = (preset: PresetName): { readonly sft: Json; readonly rl: Json } =>
   preset === 'base' ? { sft: fewDemosSft, rl: liftRl } : { sft: baseSft, rl: baseRl }
 
-/** The presets' fields: `default` is the shipped recipe's, `quick` a smoke run of well under a minute. */
-export const presets: { readonly [K in PresetName]: RecipeFields } = {
-  default: {
-    model: 'default',
-    sft: {
-      episodes: baseSft['episodes'] as number,
-      epochs: baseSft['epochs'] as number,
-      batchSize: baseSft['batchSize'] as number,
-      learningRate: baseSft['learningRate'] as number
-    },
-    rl: { iterations: baseRl['iterations'] as number, algorithm: baseRl['algorithm'] as Algorithm, ...baseBudget },
-    evalEpisodes: base.eval['episodes'] as number,
-    evalBeforeTraining: true
+/** A preset's SFT and RL fields from its template stages (their sizes, algorithm and budget). */
+const fieldsOf = (template: { readonly sft: Json; readonly rl: Json }): Pick<RecipeFields, 'sft' | 'rl'> => ({
+  sft: {
+    episodes: template.sft['episodes'] as number,
+    epochs: template.sft['epochs'] as number,
+    batchSize: template.sft['batchSize'] as number,
+    learningRate: template.sft['learningRate'] as number
   },
+  rl: {
+    iterations: template.rl['iterations'] as number,
+    algorithm: template.rl['algorithm'] as Algorithm,
+    ...(template.rl['budget'] as { readonly seedsPerIteration: number; readonly groupSize: number })
+  }
+})
+
+/** The presets' fields: `default` is the shipped recipe's, `quick` a smoke run of well under a minute, `base` the paper-base recipes'. */
+export const presets: { readonly [K in PresetName]: RecipeFields } = {
+  default: { model: 'default', ...fieldsOf(templates('default')), evalEpisodes: base.eval['episodes'] as number, evalBeforeTraining: true },
   quick: {
     model: 'small',
     sft: { episodes: 24, epochs: 1, batchSize: 4, learningRate: 0.003 },
@@ -80,18 +82,7 @@ export const presets: { readonly [K in PresetName]: RecipeFields } = {
     evalEpisodes: 10,
     evalBeforeTraining: false
   },
-  base: {
-    model: 'base',
-    sft: {
-      episodes: fewDemosSft['episodes'] as number,
-      epochs: fewDemosSft['epochs'] as number,
-      batchSize: fewDemosSft['batchSize'] as number,
-      learningRate: fewDemosSft['learningRate'] as number
-    },
-    rl: { iterations: liftRl['iterations'] as number, algorithm: liftRl['algorithm'] as Algorithm, ...liftBudget },
-    evalEpisodes: base.eval['episodes'] as number,
-    evalBeforeTraining: false
-  }
+  base: { model: 'base', ...fieldsOf(templates('base')), evalEpisodes: base.eval['episodes'] as number, evalBeforeTraining: false }
 }
 
 /**
