@@ -127,12 +127,13 @@ const contextOf = (
 
 /**
  * The agent's scores at `state` in the layout of `systemPrompt` and `format`; `undefined` when
- * the context and the reply do not fit the agent's context.
+ * the context and the reply do not fit the agent's context. The greedy reply is decoded in slot 0
+ * of `session` (the caller's, on the agent's policy, reset here), so one session serves every state.
  *
  * @category destructors
  */
 export const score =
-  (agent: Agent.Agent, systemPrompt: string, format: ActionFormat.ActionFormat) =>
+  (agent: Agent.Agent, systemPrompt: string, format: ActionFormat.ActionFormat, session: Sampler.SamplerSession) =>
   (state: State): Score | undefined => {
     const { context, reply } = contextOf(agent, systemPrompt, format, state)
     if (context.length + reply.length > agent.contextLength) return undefined
@@ -142,17 +143,13 @@ export const score =
       Array.from(Scoring.tokenLogprobs(agent.policy, { entropy: false })(tf.tensor2d([ids], [1, ids.length], 'int32')).logprobs.dataSync())
     )
     const ofReply = logprobs.slice(context.length)
-    const session = Sampler.make(agent.policy, { slots: 1, maxLen: agent.contextLength })
-    try {
-      session.append([0], [context])
-      const budget = Math.min(reply.length + 8, agent.contextLength - context.length)
-      const [greedy] = session.generate([0], { maxNewTokens: budget, temperature: 0, stopTokens: agent.template.stopTokens, rng: Rng.make(0) })
-      const tokens = Array.from(greedy!.tokens).filter((t) => !agent.template.stopTokens.includes(t))
-      const parsed = ActionFormat.parse(format)(agent.tokenizer.decode(tokens))
-      return { first: Math.exp(ofReply[0]!), command: Math.exp(ofReply.reduce((a, b) => a + b, 0)), greedy: parsed.action }
-    } finally {
-      session.dispose()
-    }
+    session.reset(0)
+    session.append([0], [context])
+    const budget = Math.min(reply.length + 8, agent.contextLength - context.length)
+    const [greedy] = session.generate([0], { maxNewTokens: budget, temperature: 0, stopTokens: agent.template.stopTokens, rng: Rng.make(0) })
+    const tokens = Array.from(greedy!.tokens).filter((t) => !agent.template.stopTokens.includes(t))
+    const parsed = ActionFormat.parse(format)(agent.tokenizer.decode(tokens))
+    return { first: Math.exp(ofReply[0]!), command: Math.exp(ofReply.reduce((a, b) => a + b, 0)), greedy: parsed.action }
   }
 
 /**
@@ -178,9 +175,10 @@ export const run =
       if (E.isLeft(states)) return states
       const agent = await Model.pretrained(target.model)()
       if (E.isLeft(agent)) return agent
+      const session = Sampler.make(agent.right.policy, { slots: 1, maxLen: agent.right.contextLength })
       try {
         const { systemPrompt, actionFormat } = rolloutOptions(source, target.recipe.rollout, undefined)
-        const scores = states.right.map(score(agent.right, systemPrompt, actionFormat))
+        const scores = states.right.map(score(agent.right, systemPrompt, actionFormat, session))
         const fitted = scores.filter((s): s is Score => s !== undefined)
         const mean = (f: (s: Score) => number): number => (fitted.length === 0 ? Number.NaN : fitted.reduce((a, s) => a + f(s), 0) / fitted.length)
         const verbs = new Map<string, number>()
@@ -195,9 +193,20 @@ export const run =
           greedyVerbs: [...verbs].sort((a, b) => b[1] - a[1])
         })
       } finally {
+        session.dispose()
         agent.right.dispose()
       }
     } finally {
       source.dispose()
     }
   }
+
+/**
+ * A result as one line: `DIR: 91 states of 100 games (0 too long for the context): p(first token)
+ * 0.0274, p(command) 0.01167; greedy: examine 85, go 6`.
+ *
+ * @category destructors
+ */
+export const format = (model: string, r: Result): string =>
+  `${model}: ${r.states} states of ${r.games} games (${r.tooLong} too long for the context): p(first token) ${r.first.toFixed(4)}, ` +
+  `p(command) ${r.command.toFixed(5)}; greedy: ${r.greedyVerbs.map(([verb, n]) => `${verb || '(nothing)'} ${n}`).join(', ')}`

@@ -1,4 +1,5 @@
 import { Settings, TextWorld } from '@mtrl/env-textworld'
+import { Sampler } from '@mtrl/policy'
 import { TestBackend } from '@mtrl/testing'
 import * as E from 'fp-ts/lib/Either.js'
 import { join, resolve } from 'node:path'
@@ -51,7 +52,8 @@ describe('Probe', () => {
     const agent = await Model.pretrained({ kind: 'base', path: base })()
     if (E.isLeft(agent)) throw new Error(agent.left.message)
     try {
-      const score = _.score(agent.right, '', 'plain')
+      const session = Sampler.make(agent.right.policy, { slots: 1, maxLen: agent.right.contextLength })
+      const score = _.score(agent.right, '', 'plain', session)
       const expert = score(state!)!
       expect(expert.first).toBeGreaterThan(0)
       expect(expert.command).toBeLessThanOrEqual(expert.first)
@@ -62,6 +64,9 @@ describe('Probe', () => {
       expect(greedy.first).toBeGreaterThan(0.05)
       // a context longer than the agent's is left out, not cut
       expect(score({ ...state!, text: 'a room '.repeat(agent.right.contextLength) })).toBeUndefined()
+      // the same state again in the reused session: the same scores
+      expect(score(state!)).toEqual(expert)
+      session.dispose()
     } finally {
       agent.right.dispose()
     }

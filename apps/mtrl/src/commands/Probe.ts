@@ -22,10 +22,6 @@ const flags = {
   json: bool
 }
 
-const line = (path: string, r: Probe.Result): string =>
-  `${path}: ${r.states} states of ${r.games} games (${r.tooLong} too long for the context): p(first token) ${r.first.toFixed(4)}, ` +
-  `p(command) ${r.command.toFixed(5)}; greedy: ${r.greedyVerbs.map(([verb, n]) => `${verb || '(nothing)'} ${n}`).join(', ')}`
-
 export const probe = make({
   name: 'probe',
   summary: "a policy's probability of the expert's command where the expert writes a verb",
@@ -67,7 +63,7 @@ Example:
         const result = await Probe.run({ verb, episodes, split, maxTurns })({ ...target.right, recipe: { ...recipe, rollout } })()
         if (E.isLeft(result)) return E.left(failed(result.left.message))
         results.push({ checkpoint, result: result.right })
-        if (values.json !== true) process.stdout.write(`${line(checkpoint, result.right)}\n`)
+        if (values.json !== true) process.stdout.write(`${Probe.format(checkpoint, result.right)}\n`)
       }
       if (values.json === true) process.stdout.write(`${JSON.stringify(results, null, 2)}\n`)
       return E.right(0)
