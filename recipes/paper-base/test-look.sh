@@ -21,7 +21,10 @@ for n in 1 2 3; do
     look "few-demos-from-scratch $n" "$runs/base-check-scratch-$n/checkpoints/stage-0/end" $s
     look "lift-from-base $n" "$runs/base-lift-$n/checkpoints/stage-0/end" $s
     look "rl-where-sft-fails-from-base $n" "$runs/base-unlock-$n/checkpoints/stage-0/end" $s
-    for c in 20_SFT_800_RL 60_SFT_400_RL 80_SFT_200_RL; do look "budget $c $n" "$runs/sft-rl-budget-from-base/$c-seed$n/checkpoints/stage-1/end" $s; done
+    for c in 20_SFT_800_RL 60_SFT_400_RL 80_SFT_200_RL; do
+      look "budget $c $n" "$runs/sft-rl-budget-from-base/$c-seed$n/checkpoints/stage-1/end" $s
+      look "budget $c after SFT $n" "$runs/sft-rl-budget-from-base/$c-seed$n/checkpoints/stage-0/end" $s
+    done
     look "budget 100_SFT_0_RL $n" "$runs/sft-rl-budget-from-base/100_SFT_0_RL-seed$n/checkpoints/stage-0/end" $s
   done
 done
