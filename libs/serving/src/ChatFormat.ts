@@ -81,7 +81,8 @@ export interface ChatFormat {
   /** The prompt as text (for `jinja`, what was encoded; for `turns`, the decoded ids). */
   readonly text: (conversation: Conversation, options?: TextOptions) => E.Either<string, string>
   readonly stopTokens: ReadonlyArray<number>
-  readonly toolSyntax: ToolCalls.Syntax | undefined
+  /** The tool-call format of replies: found, none (no tools), or unknown (tools are refused with the reason). */
+  readonly toolSyntax: ToolCalls.Detection
 }
 
 /**
@@ -166,7 +167,7 @@ export const jinja = (
     text,
     render: (c) => E.map(tokenizer.encode)(text(c)),
     stopTokens: [...new Set([tokenizer.special.eos, tokenizer.special.endOfTurn, ...markerIds(tokenizer)])],
-    toolSyntax: ToolCalls.syntaxOfTemplate(source)
+    toolSyntax: ToolCalls.detect(source)
   }
 }
 
@@ -229,7 +230,7 @@ export const turns = (tokenizer: Tokenizer.Tokenizer): ChatFormat => {
     render,
     text: (c) => E.map(tokenizer.decode)(render(c)),
     stopTokens: template.stopTokens,
-    toolSyntax: 'hermes'
+    toolSyntax: { _tag: 'Found', name: 'hermes' }
   }
 }
 

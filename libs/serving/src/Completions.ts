@@ -138,11 +138,20 @@ export const plan =
       })
     if ((request.top_logprobs ?? 0) > 0 && request.logprobs !== true)
       return E.left(invalid({ message: 'top_logprobs: needs logprobs: true', param: 'top_logprobs', code: null }))
+    const unsupported = Request.unsupported(request)
+    if (unsupported !== undefined) return E.left(invalid(unsupported))
     const conversation = Request.conversation(request)
     if (E.isLeft(conversation)) return E.left(invalid(conversation.left))
     const tools = conversation.right.tools
-    if (tools.length > 0 && model.format.toolSyntax === undefined)
-      return E.left(invalid({ message: "tools: this model's chat template writes no tool calls", param: 'tools', code: null }))
+    const detected = model.format.toolSyntax
+    if (tools.length > 0 && detected._tag !== 'Found')
+      return E.left(
+        invalid({
+          message: `tools: ${detected._tag === 'None' ? "this model's chat template writes no tool calls" : detected.reason}`,
+          param: 'tools',
+          code: null
+        })
+      )
     const stops = Request.stops(request)
     if (E.isLeft(stops)) return E.left(invalid(stops.left))
     let misses = 0
@@ -180,7 +189,7 @@ export const plan =
       prompt: prompt.right,
       maxTokens: asked ?? room,
       stops: stops.right,
-      toolSyntax: tools.length > 0 ? model.format.toolSyntax : undefined,
+      toolSyntax: tools.length > 0 && detected._tag === 'Found' ? detected.name : undefined,
       rngs,
       reencoded
     })
@@ -204,7 +213,7 @@ const toolCallsOf = (calls: ReadonlyArray<ToolCalls.Call>): ReadonlyArray<Respon
   }))
 
 const choiceOf = (p: Plan, completion: Engine.Completion, text: string): Choice => {
-  const parsed = p.toolSyntax === undefined ? { content: text, calls: [] } : ToolCalls.parse(p.toolSyntax)(text)
+  const parsed = p.toolSyntax === undefined ? { content: text, calls: [] } : ToolCalls.parse(p.toolSyntax, p.request.tools ?? [])(text)
   const calls = toolCallsOf(parsed.calls)
   const finish = calls.length > 0 ? 'tool_calls' : completion.finish === 'length' ? 'length' : 'stop'
   return { completion, content: parsed.content, calls, finish }

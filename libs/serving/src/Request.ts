@@ -14,6 +14,8 @@ import { Numbers } from '@mtrl/core'
 import * as E from 'fp-ts/lib/Either.js'
 import * as t from 'io-ts'
 import type * as ChatFormat from './ChatFormat.js'
+import * as BoundedJson from './internal/boundedJson.js'
+import * as ToolCheck from './internal/toolCheck.js'
 
 const TextPart = t.type({ type: t.literal('text'), text: t.string })
 /** String content or a list of text parts. @category codecs @since 0.1.0 */
@@ -60,7 +62,14 @@ const TopLogprobs = Numbers.refine('an integer in [0, 20]', (n) => Number.isInte
 const Choices = Numbers.refine('an integer in [1, 16]', (n) => Number.isInteger(n) && n >= 1 && n <= 16)
 const Seed = Numbers.refine('an integer', (n) => Number.isSafeInteger(n))
 const Zero = Numbers.refine('0 (not supported by this server)', (n) => n === 0)
-const Nullable = <C extends t.Mixed>(codec: C) => t.union([codec, t.null])
+/** `codec` or `null` ("unset"); a bad value is reported against `codec` alone, so the message states its range. */
+const Nullable = <C extends t.Mixed>(codec: C): t.Type<t.TypeOf<C> | null, t.OutputOf<C> | null, unknown> =>
+  new t.Type<t.TypeOf<C> | null, t.OutputOf<C> | null, unknown>(
+    codec.name,
+    (u): u is t.TypeOf<C> | null => u === null || codec.is(u),
+    (u, c) => (u === null ? t.success(null) : codec.validate(u, c)),
+    (a) => (a === null ? null : (codec.encode(a) as t.OutputOf<C>))
+  )
 
 /**
  * The request body. `null` is accepted wherever OpenAI's clients send it for "unset".
@@ -88,7 +97,13 @@ export const ChatRequest = t.intersection([
     frequency_penalty: Nullable(Zero),
     presence_penalty: Nullable(Zero),
     user: Nullable(t.string),
-    return_token_ids: Nullable(t.boolean)
+    return_token_ids: Nullable(t.boolean),
+    // settings that change the output, read by `unsupported`
+    response_format: t.unknown,
+    logit_bias: t.unknown,
+    functions: t.unknown,
+    function_call: t.unknown,
+    chat_template_kwargs: t.unknown
   })
 ])
 /** @category models @since 0.1.0 */
@@ -133,15 +148,11 @@ export const conversation = (request: ChatRequest): E.Either<Invalid, ChatFormat
       case 'assistant': {
         const calls: ChatFormat.ToolCall[] = []
         for (const [j, c] of (m.tool_calls ?? []).entries()) {
-          let args: unknown
-          try {
-            args = JSON.parse(c.function.arguments)
-          } catch {
-            args = undefined
-          }
+          const parsed = BoundedJson.parse(c.function.arguments)
+          const args = E.isRight(parsed) ? parsed.right : undefined
           if (typeof args !== 'object' || args === null || Array.isArray(args))
             return E.left({
-              message: `messages.${i}.tool_calls.${j}.function.arguments: expected a JSON object in a string`,
+              message: `messages.${i}.tool_calls.${j}.function.arguments: expected a JSON object in a string${E.isLeft(parsed) ? ` (${parsed.left})` : ''}`,
               param: `messages.${i}.tool_calls.${j}.function.arguments`,
               code: null
             })
@@ -153,6 +164,33 @@ export const conversation = (request: ChatRequest): E.Either<Invalid, ChatFormat
   }
   if (messages.length === 0) return E.left({ message: 'messages: expected at least one message', param: 'messages', code: null })
   return E.right({ messages, tools: request.tool_choice === 'none' ? [] : (request.tools ?? []) })
+}
+
+const absent = (value: unknown): boolean =>
+  value === undefined || value === null || (typeof value === 'object' && !Array.isArray(value) && Object.keys(value as object).length === 0)
+
+/**
+ * The first setting of `request` that would change the output and that this server does not
+ * implement, refused by name rather than silently ignored; then the checks OpenAI makes on
+ * `tools` and `tool_choice` (names, JSON Schemas, a choice naming a given function).
+ *
+ * @category destructors
+ * @since 0.2.0
+ */
+export const unsupported = (request: ChatRequest): Invalid | undefined => {
+  const refuse = (param: string, message: string): Invalid => ({ message: `${param}: ${message}`, param, code: 'unsupported_parameter' })
+  if (!absent(request.logit_bias)) return refuse('logit_bias', 'not supported by this server; leave it out or send {}')
+  if (!absent(request.functions)) return refuse('functions', 'the legacy `functions` are not supported; send them as `tools`')
+  if (!absent(request.function_call)) return refuse('function_call', 'the legacy `function_call` is not supported; use `tool_choice`')
+  if (!absent(request.chat_template_kwargs)) return refuse('chat_template_kwargs', 'not supported by this server; leave it out or send {}')
+  const format = request.response_format
+  if (!absent(format) && (format as { readonly type?: unknown }).type !== 'text')
+    return refuse('response_format', 'only {"type": "text"} is supported by this server')
+  if (request.tool_choice === 'required' || (typeof request.tool_choice === 'object' && request.tool_choice !== null)) {
+    const named = ToolCheck.problem(request.tools ?? [], request.tool_choice)
+    return named ?? refuse('tool_choice', 'forcing a tool call is not supported by this server; send "auto" or "none"')
+  }
+  return ToolCheck.problem(request.tools ?? [], request.tool_choice)
 }
 
 /**

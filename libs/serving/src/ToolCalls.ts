@@ -1,22 +1,40 @@
 /**
- * Tool calls written in a model's reply, and how to read them back into OpenAI `tool_calls`:
+ * The registry of tool-call formats: how a model writes calls in its reply, and how they are
+ * read back into OpenAI `tool_calls` (streaming included: `safePrefix` says how much of a
+ * partial reply is surely content). A format is chosen from the chat template's text
+ * ({@link detect}); a template that writes tool calls in no known format is refused with the
+ * reason, never guessed.
  *
- * - `hermes`: `<tool_call>\n{"name": ..., "arguments": {...}}\n</tool_call>` blocks, as Qwen2.5
- *   (and Hermes, and mtrl's own turn format) write them; the content is the text before the
- *   first block;
- * - `llama3-json`: the whole reply is one JSON object `{"name": ..., "parameters": {...}}`,
- *   optionally after `<|python_tag|>`, as Llama 3.1's template asks for.
+ * | name | writes | models |
+ * |---|---|---|
+ * | `hermes` | `<tool_call>\n{"name": ..., "arguments": {...}}\n</tool_call>` | Qwen2.5, Qwen3, Hermes, mtrl's turns |
+ * | `qwen-xml` | `<tool_call>\n<function=f>\n<parameter=k>\nv\n</parameter>\n</function>\n</tool_call>` | Qwen3-Coder, Qwen3.5, Nemotron 3 |
+ * | `glm-xml` | `<tool_call>f\n<arg_key>k</arg_key>\n<arg_value>v</arg_value>\n</tool_call>` | GLM-4.5, 4.6, 4.7 |
+ * | `mistral` | `[TOOL_CALLS][{"name": ..., "arguments": {...}}]` or `[TOOL_CALLS]f[ARGS]{...}` | Mistral, Mixtral, Magistral, Devstral |
+ * | `llama3-json` | `{"name": ..., "parameters": {...}}`, after `<|python_tag|>` or not | Llama 3.1 to 4 |
  *
- * A block that does not parse is left in the content, as vLLM's parsers do.
+ * A new format is one file in `src/internal/toolFormats/` (a `Format`) and one entry here:
+ * `Name` is a closed `keyof`, so a missing entry is a compile error.
  *
  * @since 0.1.0
  */
+import * as t from 'io-ts'
+import type * as Format from './internal/toolFormats/format.js'
+import { glmXml } from './internal/toolFormats/glmXml.js'
+import { hermes } from './internal/toolFormats/hermes.js'
+import { llamaJson } from './internal/toolFormats/llamaJson.js'
+import { mistral } from './internal/toolFormats/mistral.js'
+import { qwenXml } from './internal/toolFormats/qwenXml.js'
 
 /**
- * @category models
- * @since 0.1.0
+ * The names of the formats, in the order {@link detect} tries them (the more specific first).
+ *
+ * @category codecs
+ * @since 0.2.0
  */
-export type Syntax = 'hermes' | 'llama3-json'
+export const Name = t.keyof({ 'qwen-xml': null, 'glm-xml': null, mistral: null, hermes: null, 'llama3-json': null })
+/** @category models @since 0.1.0 */
+export type Syntax = t.TypeOf<typeof Name>
 
 /**
  * A call as the model wrote it: the function's name and its arguments (a JSON object).
@@ -24,10 +42,7 @@ export type Syntax = 'hermes' | 'llama3-json'
  * @category models
  * @since 0.1.0
  */
-export interface Call {
-  readonly name: string
-  readonly arguments: Readonly<Record<string, unknown>>
-}
+export type Call = Format.Call
 
 /**
  * A reply split into its text and its calls.
@@ -35,59 +50,64 @@ export interface Call {
  * @category models
  * @since 0.1.0
  */
-export interface Parsed {
-  readonly content: string
-  readonly calls: ReadonlyArray<Call>
-}
+export type Parsed = Format.Parsed
 
-const open = '<tool_call>'
-const close = '</tool_call>'
-const pythonTag = '<|python_tag|>'
+/**
+ * One format: `detect(template)`, `parse(text, tools?)` (tools type the XML formats' values by
+ * their JSON Schema), `safePrefix(text)`, `write(calls)`.
+ *
+ * @category models
+ * @since 0.2.0
+ */
+export type ToolFormat = Format.Format
 
-const callOf = (json: unknown, argumentsKey: ReadonlyArray<string>): Call | undefined => {
-  if (typeof json !== 'object' || json === null || Array.isArray(json)) return undefined
-  const o = json as Record<string, unknown>
-  if (typeof o['name'] !== 'string') return undefined
-  const key = argumentsKey.find((k) => k in o)
-  const args = key === undefined ? {} : o[key]
-  if (typeof args !== 'object' || args === null || Array.isArray(args)) return undefined
-  return { name: o['name'], arguments: args as Record<string, unknown> }
-}
-
-const parseJson = (text: string): unknown => {
-  try {
-    return JSON.parse(text)
-  } catch {
-    return undefined
-  }
-}
-
-const hermes = (text: string): Parsed => {
-  const calls: Call[] = []
-  let at = text.indexOf(open)
-  const first = at
-  while (at >= 0) {
-    const end = text.indexOf(close, at + open.length)
-    if (end < 0) break
-    const call = callOf(parseJson(text.slice(at + open.length, end).trim()), ['arguments', 'parameters'])
-    if (call === undefined) return { content: text, calls: [] }
-    calls.push(call)
-    at = text.indexOf(open, end + close.length)
-  }
-  return calls.length === 0 ? { content: text, calls } : { content: text.slice(0, first).trimEnd(), calls }
-}
-
-const llama3Json = (text: string): Parsed => {
-  const body = text.trim().replace(pythonTag, '').trim()
-  if (!body.startsWith('{')) return { content: text, calls: [] }
-  const json = parseJson(body)
-  const many = Array.isArray(json) ? json : [json]
-  const calls = many.map((j) => callOf(j, ['parameters', 'arguments']))
-  return calls.every((c): c is Call => c !== undefined) && calls.length > 0 ? { content: '', calls } : { content: text, calls: [] }
+/**
+ * Every format, by name.
+ *
+ * @category instances
+ * @since 0.2.0
+ */
+export const formats: { readonly [K in Syntax]: ToolFormat } = {
+  'qwen-xml': qwenXml,
+  'glm-xml': glmXml,
+  mistral,
+  hermes,
+  'llama3-json': llamaJson
 }
 
 /**
- * The reply's content and calls under `syntax`.
+ * What a chat template says of tool calls: the format it writes them in, none (it renders no
+ * tool calls), or an unknown format (the reason names what was seen).
+ *
+ * @category models
+ * @since 0.2.0
+ */
+export type Detection = { readonly _tag: 'Found'; readonly name: Syntax } | { readonly _tag: 'None' } | { readonly _tag: 'Unknown'; readonly reason: string }
+
+const names = Object.keys(Name.keys) as ReadonlyArray<Syntax>
+
+/**
+ * The tool-call format of a Jinja chat template, read from its text.
+ *
+ * @example
+ * import { ToolCalls } from '@mtrl/serving'
+ * ToolCalls.detect('{{ "[TOOL_CALLS]" }}{{ message.tool_calls | tojson }}') // { _tag: 'Found', name: 'mistral' }
+ *
+ * @category destructors
+ * @since 0.2.0
+ */
+export const detect = (template: string): Detection => {
+  const name = names.find((n) => formats[n].detect(template))
+  if (name !== undefined) return { _tag: 'Found', name }
+  if (!template.includes('tool_calls') && !template.includes('tools')) return { _tag: 'None' }
+  return {
+    _tag: 'Unknown',
+    reason: `this chat template mentions tools but writes tool calls in a format this server does not parse (it knows ${names.join(', ')})`
+  }
+}
+
+/**
+ * The reply's content and calls under `syntax`; `tools` type the values of XML formats.
  *
  * @example
  * import { ToolCalls } from '@mtrl/serving'
@@ -98,80 +118,30 @@ const llama3Json = (text: string): Parsed => {
  * @since 0.1.0
  */
 export const parse =
-  (syntax: Syntax) =>
-  (text: string): Parsed => {
-    switch (syntax) {
-      case 'hermes':
-        return hermes(text)
-      case 'llama3-json':
-        return llama3Json(text)
-    }
-  }
+  (syntax: Syntax, tools?: ReadonlyArray<Format.ToolSchema>) =>
+  (text: string): Parsed =>
+    formats[syntax].parse(text, tools)
 
 /**
  * How much of a partial reply can be streamed as content: text from this index on may still
- * become a tool call (a block's start, possibly cut; for `llama3-json` a reply that opens
- * with `{`), or is trailing white space that the parsed content would drop.
+ * become a tool call (a call's start, possibly cut), or is trailing white space that the parsed
+ * content would drop.
  *
  * @category destructors
  * @since 0.1.0
  */
 export const safePrefix =
   (syntax: Syntax) =>
-  (text: string): number => {
-    switch (syntax) {
-      case 'hermes': {
-        const at = text.indexOf(open)
-        if (at >= 0) return trimmedEnd(text, at)
-        return trimmedEnd(text, text.length - partialSuffix(text, open))
-      }
-      case 'llama3-json': {
-        const start = text.trimStart()
-        if (start.startsWith('{') || start.startsWith(pythonTag) || (start.length < pythonTag.length && pythonTag.startsWith(start))) return 0
-        return text.length
-      }
-    }
-  }
-
-/** Length of the longest suffix of `text` that is a proper prefix of `marker`. */
-export const partialSuffix = (text: string, marker: string): number => {
-  for (let n = Math.min(marker.length - 1, text.length); n > 0; n--) if (text.endsWith(marker.slice(0, n))) return n
-  return 0
-}
-
-const trimmedEnd = (text: string, end: number): number => {
-  let i = end
-  while (i > 0 && /\s/.test(text[i - 1]!)) i--
-  return i
-}
+  (text: string): number =>
+    formats[syntax].safePrefix(text)
 
 /**
- * A call written in `syntax` (what a model of that syntax would reply), for rendering a
- * conversation where the template has no tool syntax of its own.
+ * Calls written in `syntax` (what a model of that syntax would reply).
  *
  * @category destructors
  * @since 0.1.0
  */
 export const write =
   (syntax: Syntax) =>
-  (calls: ReadonlyArray<Call>): string => {
-    switch (syntax) {
-      case 'hermes':
-        return calls.map((c) => `${open}\n${JSON.stringify({ name: c.name, arguments: c.arguments })}\n${close}`).join('\n')
-      case 'llama3-json':
-        return calls.map((c) => JSON.stringify({ name: c.name, parameters: c.arguments })).join('\n')
-    }
-  }
-
-/**
- * The syntax a Jinja chat template writes tool calls in, read from its text; `undefined` when
- * it renders no tool calls.
- *
- * @category destructors
- * @since 0.1.0
- */
-export const syntaxOfTemplate = (template: string): Syntax | undefined => {
-  if (template.includes(open)) return 'hermes'
-  if (template.includes('tool_calls') && template.includes('parameters')) return 'llama3-json'
-  return undefined
-}
+  (calls: ReadonlyArray<Call>): string =>
+    formats[syntax].write(calls)

@@ -61,8 +61,8 @@ describe('ChatFormat.jinja', () => {
   )
 
   it('reads the tool-call syntax of each template and the end-of-turn tokens of the tokenizer', () => {
-    expect(formatOf('qwen2.5').toolSyntax).toBe('hermes')
-    expect(formatOf('llama3.1').toolSyntax).toBe('llama3-json')
+    expect(formatOf('qwen2.5').toolSyntax).toEqual({ _tag: 'Found', name: 'hermes' })
+    expect(formatOf('llama3.1').toolSyntax).toEqual({ _tag: 'Found', name: 'llama3-json' })
     expect(formatOf('qwen2.5').stopTokens).toContain(tinyQwen.special.eos)
   })
 

@@ -455,6 +455,36 @@ describe('Server on bad input answers with the OpenAI error object and keeps ser
     ['max_tokens past the context', JSON.stringify({ model: 'taught', messages: [{ role: 'user', content: 'hi' }], max_tokens: 100000 }), 400, 'max_tokens'],
     ['a conversation the model cannot render', JSON.stringify({ model: 'taught', messages: [{ role: 'assistant', content: 'hi' }] }), 400, 'messages'],
     ['top_logprobs without logprobs', JSON.stringify({ model: 'taught', messages: [{ role: 'user', content: 'hi' }], top_logprobs: 2 }), 400, 'top_logprobs'],
+    ['a body nested 200,000 deep', `{"model": "taught", "messages": ${'['.repeat(200_000)}${']'.repeat(200_000)}}`, 400, null],
+    ['n past its range', JSON.stringify({ model: 'taught', messages: [{ role: 'user', content: 'hi' }], n: 1000 }), 400, 'n'],
+    [
+      'an empty tool name',
+      JSON.stringify({ model: 'taught', messages: [{ role: 'user', content: 'hi' }], tools: [{ type: 'function', function: { name: '' } }] }),
+      400,
+      'tools.0.function.name'
+    ],
+    [
+      'a tool schema that is no JSON Schema',
+      JSON.stringify({
+        model: 'taught',
+        messages: [{ role: 'user', content: 'hi' }],
+        tools: [{ type: 'function', function: { name: 'go', parameters: { type: 7 } } }]
+      }),
+      400,
+      'tools.0.function.parameters'
+    ],
+    [
+      'a tool_choice naming no tool',
+      JSON.stringify({
+        model: 'taught',
+        messages: [{ role: 'user', content: 'hi' }],
+        tools: [{ type: 'function', function: { name: 'go' } }],
+        tool_choice: { type: 'function', function: { name: 'fly' } }
+      }),
+      400,
+      'tool_choice'
+    ],
+    ['logit_bias', JSON.stringify({ model: 'taught', messages: [{ role: 'user', content: 'hi' }], logit_bias: { '3': 5 } }), 400, 'logit_bias'],
     [
       'an unsupported penalty',
       JSON.stringify({ model: 'taught', messages: [{ role: 'user', content: 'hi' }], frequency_penalty: 0.5 }),
@@ -464,6 +494,7 @@ describe('Server on bad input answers with the OpenAI error object and keeps ser
   ])('%s', async (_label, body, status, param) => {
     const { status: got, json } = await post(body)
     expect(got).toBe(status)
+    if (_label === 'n past its range') expect(json.error?.message).toContain('an integer in [1, 16], got 1000')
     expect(json.error?.message.length).toBeGreaterThan(0)
     expect(json.error?.param ?? null).toBe(param)
     const again = await client.chat.completions.create({

@@ -10,17 +10,14 @@ import type * as Capture from '../Capture.js'
 import * as Completions from '../Completions.js'
 import * as Request from '../Request.js'
 import * as Body from './body.js'
+import * as BoundedJson from './boundedJson.js'
 import type { RouteContext } from './routeContext.js'
 
 /** The request decoded, or the answer that refuses it. */
 const decodeRequest = (text: string): E.Either<Completions.Refusal, Request.ChatRequest> => {
-  let json: unknown
-  try {
-    json = JSON.parse(text)
-  } catch (error) {
-    return E.left({ status: 400, type: 'invalid_request_error', message: `the body is not JSON: ${(error as Error).message}`, param: null, code: null })
-  }
-  const decoded = Decode.decode('chat completion request', Request.ChatRequest)(json)
+  const json = BoundedJson.parse(text)
+  if (E.isLeft(json)) return E.left({ status: 400, type: 'invalid_request_error', message: `the body is not JSON: ${json.left}`, param: null, code: null })
+  const decoded = Decode.decode('chat completion request', Request.ChatRequest)(json.right)
   if (E.isRight(decoded)) return decoded
   const first = decoded.left.issues[0]
   return E.left({ status: 400, type: 'invalid_request_error', message: Decode.formatError(decoded.left), param: first?.path ?? null, code: null })

@@ -6,6 +6,7 @@
  */
 import type { Tokenizer } from '@mtrl/core'
 import * as ToolCalls from '../ToolCalls.js'
+import { partialSuffix } from './toolFormats/format.js'
 
 export interface ReplyText {
   /** Adds a sampled token; true when the text now contains a stop string (the reply ends there). */
@@ -26,7 +27,7 @@ export const make = (tokenizer: Tokenizer.Tokenizer, stops: ReadonlyArray<string
   const safe = (): number => {
     let end = text.length
     while (end > 0 && text[end - 1] === '\uFFFD') end--
-    if (!cut) for (const s of stops) end = Math.min(end, text.length - ToolCalls.partialSuffix(text, s))
+    if (!cut) for (const s of stops) end = Math.min(end, text.length - partialSuffix(text, s))
     if (toolSyntax !== undefined) end = Math.min(end, ToolCalls.safePrefix(toolSyntax)(text))
     return Math.max(end, emitted)
   }

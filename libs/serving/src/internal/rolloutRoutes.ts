@@ -7,6 +7,7 @@ import * as E from 'fp-ts/lib/Either.js'
 import type * as http from 'node:http'
 import * as Rollouts from '../Rollouts.js'
 import * as Body from './body.js'
+import * as BoundedJson from './boundedJson.js'
 import { chat } from './chatRoute.js'
 import { api } from './openAiRoutes.js'
 import type { RouteContext } from './routeContext.js'
@@ -16,13 +17,9 @@ const reward = async (context: RouteContext, req: http.IncomingMessage, res: htt
   const body = await Body.read(req, 65_536)
   if (body._tag !== 'Read')
     return body._tag === 'TooLarge' ? Body.fail(res, 413, 'the body is over the limit of 65536 bytes', 'invalid_request_error') : undefined
-  let json: unknown
-  try {
-    json = JSON.parse(body.text)
-  } catch (error) {
-    return Body.fail(res, 400, `the body is not JSON: ${(error as Error).message}`, 'invalid_request_error')
-  }
-  const decoded = Decode.decode('reward', Rollouts.Reward)(json)
+  const json = BoundedJson.parse(body.text)
+  if (E.isLeft(json)) return Body.fail(res, 400, `the body is not JSON: ${json.left}`, 'invalid_request_error')
+  const decoded = Decode.decode('reward', Rollouts.Reward)(json.right)
   if (E.isLeft(decoded))
     return Body.fail(
       res,

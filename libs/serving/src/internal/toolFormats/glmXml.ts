@@ -1,0 +1,44 @@
+/**
+ * GLM XML (GLM-4.5, 4.6, 4.7): each call is `<tool_call>NAME\n<arg_key>KEY</arg_key>\n<arg_value>VALUE</arg_value>\n...</tool_call>`,
+ * a value written as text (a string as is, anything else as JSON) and read back by the tool's
+ * JSON Schema. The content is the text before the first call.
+ */
+import * as Format from './format.js'
+
+const open = '<tool_call>'
+const close = '</tool_call>'
+const pair = /<arg_key>([\s\S]*?)<\/arg_key>\s*<arg_value>([\s\S]*?)<\/arg_value>/g
+
+/** One block's call, or `undefined` when it is not a name then key/value pairs only. */
+const callOf = (inside: string, tools: ReadonlyArray<Format.ToolSchema> | undefined): Format.Call | undefined => {
+  const at = inside.indexOf('<arg_key>')
+  const name = (at < 0 ? inside : inside.slice(0, at)).trim()
+  if (!/^[A-Za-z0-9_.-]+$/.test(name)) return undefined
+  const args: Record<string, unknown> = {}
+  let rest = at < 0 ? '' : inside.slice(at)
+  for (const p of inside.matchAll(pair)) {
+    args[p[1]!.trim()] = Format.typedValue(tools, name, p[1]!.trim(), p[2]!)
+    rest = rest.replace(p[0], '')
+  }
+  return rest.trim() === '' ? { name, arguments: args } : undefined
+}
+
+const parse = (text: string, tools?: ReadonlyArray<Format.ToolSchema>): Format.Parsed =>
+  Format.parseBlocks(text, open, close, (inside) => callOf(inside, tools))
+
+const valueText = (value: unknown): string => (typeof value === 'string' ? value : JSON.stringify(value))
+
+export const glmXml: Format.Format = {
+  detect: (template) => template.includes(open) && template.includes('<arg_key>'),
+  parse,
+  safePrefix: (text) => Format.beforeMarker(text, open),
+  write: (calls) =>
+    calls
+      .map(
+        (c) =>
+          `${open}${c.name}\n${Object.entries(c.arguments)
+            .map(([k, v]) => `<arg_key>${k}</arg_key>\n<arg_value>${valueText(v)}</arg_value>\n`)
+            .join('')}${close}`
+      )
+      .join('\n')
+}
