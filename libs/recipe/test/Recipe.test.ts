@@ -195,6 +195,10 @@ describe('Recipe', () => {
     expect(withRl({ ppoEpochs: 2, criticWarmup: 1 })).toMatch(
       /stages\.1\.ppoEpochs: .*"stages\.1\.update\.epochs"[\s\S]*stages\.1\.criticWarmup: .*"stages\.1\.critic\.warmup"/
     )
+    expect(withRl({ loss: { clipHigh: 0.28 } })).toContain(
+      'stages.1.loss.clipHigh: unknown field: the policy loss\'s clip is one of its options; this is now "stages.1.loss.options.clipHigh"'
+    )
+    expect(withRl({ algorithm: 'grpo', loss: { options: { clipHigh: 0.28 } } })).toBe('decoded')
     // every moved field names a field of the nested configuration
     for (const [flat, nested] of Object.entries(_.movedFields)) {
       const [slice, field] = nested.split('.') as [string, string]

@@ -88,8 +88,7 @@ const main = async (): Promise<void> => {
       const oldValues = critic === undefined ? undefined : forward.valuesBefore(forward.valuesAfter(critic, batch), batch)
       update(
         {
-          config: resolve(override(overrides)(rlConfig)),
-          lossKind: mode === 'none' ? 'policyGradient' : 'ppo',
+          config: resolve(override({ ...overrides, loss: { ...overrides.loss, policyLoss: mode === 'none' ? 'policyGradient' : 'ppo' } })(rlConfig)),
           policy,
           critic,
           policyOptimizer,

@@ -12,6 +12,8 @@
  * | `dr-grpo` | `grpo` without the std (`normalizeByStd: false`) | {@link PolicyGradient} | seq-mean-token-sum-norm | none | no |
  * | `rloo` | `rloo` (leave-one-out) | {@link PolicyGradient} | token-mean | none | no |
  * | `reinforce++` | `reinforcePlusPlus` (returns, normalised over the batch) | {@link PolicyGradient} | token-mean | k1 in the reward, beta 0.01 | no |
+ * | `gspo` | `grpo` | {@link Gspo} (sequence ratio, clip 3e-4 / 4e-4) | seq-mean-token-mean | none | no |
+ * | `cispo` | `grpo` | {@link Cispo} (clipped IS weight, no lower bound, upper 1.2) | token-mean | none | no |
  *
  * - GRPO is DeepSeekMath's (Shao et al. 2024, eq. 3): per-sequence mean of the per-token
  *   objective, then the mean over the group, with the KL to the reference as a loss term (the
@@ -22,10 +24,16 @@
  *   constant normaliser: the batch's width) and the KL term;
  * - REINFORCE++ (Hu 2025) puts a per-token KL penalty `-beta (log pi_old - log pi_ref)` in the
  *   reward before the returns (OpenRLHF's `init_kl_coef` 0.01), then normalises the advantages
- *   over the whole batch.
+ *   over the whole batch;
+ * - GSPO (Zheng et al. 2025) clips the sequence's length-normalised ratio, on GRPO's advantages,
+ *   averaged per sequence then over the group, without a KL term (the paper's and verl's example);
+ * - CISPO (MiniMax-M1, 2025) weighs REINFORCE's gradient by the clipped importance ratio, on
+ *   group-relative advantages, a token mean over the batch (the paper's), without a KL term.
  *
- * A configuration's `advantage.estimator`, `advantage.options`, `loss.aggregation` and `kl` override the
- * algorithm's (`Config.resolve`), e.g. REINFORCE++ without its KL term: `"kl": Kl.none`.
+ * The policy loss is a name of `PolicyLoss.registry` and its option overrides. A configuration's
+ * `advantage.estimator`, `advantage.options`, `loss.policyLoss`, `loss.options`,
+ * `loss.aggregation` and `kl` override the algorithm's (`Config.resolve`), e.g. REINFORCE++
+ * without its KL term: `"kl": Kl.none`.
  *
  * @since 0.1.0
  */
@@ -33,12 +41,13 @@ import type { Estimator } from '@mtrl/advantages'
 import * as t from 'io-ts'
 import type * as Aggregation from './Aggregation.js'
 import * as Kl from './Kl.js'
+import type * as PolicyLoss from './PolicyLoss.js'
 
 /**
  * @category codecs
  * @since 0.1.0
  */
-export const Name = t.keyof({ ppo: null, grpo: null, 'grpo-token-mean': null, 'dr-grpo': null, rloo: null, 'reinforce++': null })
+export const Name = t.keyof({ ppo: null, grpo: null, 'grpo-token-mean': null, 'dr-grpo': null, rloo: null, 'reinforce++': null, gspo: null, cispo: null })
 /** @category models @since 0.1.0 */
 export type Name = t.TypeOf<typeof Name>
 
@@ -51,7 +60,9 @@ export interface Algorithm {
   readonly estimator: Estimator.Name
   /** Options of the estimator this algorithm fixes (a configuration's own override them). */
   readonly estimatorOptions: Readonly<Record<string, unknown>>
-  readonly loss: 'ppo' | 'policyGradient'
+  /** The policy loss (`PolicyLoss.registry`) and the options this algorithm fixes (a configuration's own `loss.options` override them). */
+  readonly policyLoss: PolicyLoss.Name
+  readonly policyLossOptions: Readonly<Record<string, unknown>>
   readonly aggregation: Aggregation.Mode
   readonly kl: Kl.Settings
   readonly critic: boolean
@@ -67,12 +78,23 @@ const grpoKl: Kl.Settings = { estimator: 'k3', placement: 'loss', controller: { 
  * @since 0.1.0
  */
 export const registry: { readonly [K in Name]: Algorithm } = {
-  ppo: { name: 'ppo', estimator: 'gae', estimatorOptions: {}, loss: 'ppo', aggregation: 'token-mean', kl: Kl.none, critic: true, grouped: false },
+  ppo: {
+    name: 'ppo',
+    estimator: 'gae',
+    estimatorOptions: {},
+    policyLoss: 'ppo',
+    policyLossOptions: {},
+    aggregation: 'token-mean',
+    kl: Kl.none,
+    critic: true,
+    grouped: false
+  },
   grpo: {
     name: 'grpo',
     estimator: 'grpo',
     estimatorOptions: {},
-    loss: 'policyGradient',
+    policyLoss: 'policyGradient',
+    policyLossOptions: {},
     aggregation: 'seq-mean-token-mean',
     kl: grpoKl,
     critic: false,
@@ -82,7 +104,8 @@ export const registry: { readonly [K in Name]: Algorithm } = {
     name: 'grpo-token-mean',
     estimator: 'grpo',
     estimatorOptions: {},
-    loss: 'policyGradient',
+    policyLoss: 'policyGradient',
+    policyLossOptions: {},
     aggregation: 'token-mean',
     kl: grpoKl,
     critic: false,
@@ -92,22 +115,56 @@ export const registry: { readonly [K in Name]: Algorithm } = {
     name: 'dr-grpo',
     estimator: 'grpo',
     estimatorOptions: { normalizeByStd: false },
-    loss: 'policyGradient',
+    policyLoss: 'policyGradient',
+    policyLossOptions: {},
     aggregation: 'seq-mean-token-sum-norm',
     kl: Kl.none,
     critic: false,
     grouped: true
   },
-  rloo: { name: 'rloo', estimator: 'rloo', estimatorOptions: {}, loss: 'policyGradient', aggregation: 'token-mean', kl: Kl.none, critic: false, grouped: true },
+  rloo: {
+    name: 'rloo',
+    estimator: 'rloo',
+    estimatorOptions: {},
+    policyLoss: 'policyGradient',
+    policyLossOptions: {},
+    aggregation: 'token-mean',
+    kl: Kl.none,
+    critic: false,
+    grouped: true
+  },
   'reinforce++': {
     name: 'reinforce++',
     estimator: 'reinforcePlusPlus',
     estimatorOptions: {},
-    loss: 'policyGradient',
+    policyLoss: 'policyGradient',
+    policyLossOptions: {},
     aggregation: 'token-mean',
     kl: { estimator: 'k1', placement: 'reward', controller: { _tag: 'fixed', coef: 0.01 } },
     critic: false,
     grouped: false
+  },
+  gspo: {
+    name: 'gspo',
+    estimator: 'grpo',
+    estimatorOptions: {},
+    policyLoss: 'gspo',
+    policyLossOptions: {},
+    aggregation: 'seq-mean-token-mean',
+    kl: Kl.none,
+    critic: false,
+    grouped: true
+  },
+  cispo: {
+    name: 'cispo',
+    estimator: 'grpo',
+    estimatorOptions: {},
+    policyLoss: 'cispo',
+    policyLossOptions: {},
+    aggregation: 'token-mean',
+    kl: Kl.none,
+    critic: false,
+    grouped: true
   }
 }
 

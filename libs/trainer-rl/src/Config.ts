@@ -37,6 +37,7 @@ import * as Aggregation from './Aggregation.js'
 import * as Algorithm from './Algorithm.js'
 import * as ImportanceSampling from './ImportanceSampling.js'
 import * as Kl from './Kl.js'
+import * as PolicyLoss from './PolicyLoss.js'
 import * as Replay from './Replay.js'
 
 /**
@@ -104,10 +105,12 @@ export const Advantage = t.type({ estimator: t.union([Estimator.Name, t.null]), 
 export type Advantage = t.TypeOf<typeof Advantage>
 
 /**
- * The policy loss (`Ppo`, `PolicyGradient`):
- * - `clipLow`, `clipHigh`: the ratio's clip range; `dualClip`: the dual-clip bound (> 1; null:
- *   none); `aggregation`: how per-token terms become the loss (`Aggregation.Mode`; null: the
- *   algorithm's);
+ * The policy loss:
+ * - `policyLoss`: a name of `PolicyLoss.registry` (`ppo`, `policyGradient`, `gspo`, `cispo`;
+ *   null: the algorithm's); `options`: its options over the algorithm's, e.g.
+ *   `{ clipHigh: 0.28 }` or `{ dualClip: null }` (checked by the loss's own codec, with the
+ *   field's path); `aggregation`: how per-token terms become the loss (`Aggregation.Mode`; null:
+ *   the algorithm's);
  * - `entropyCoef`: entropy bonus (subtracted from the loss);
  * - `contextCoef`: weight of an auxiliary next-token loss on the episodes' own prompt and
  *   observation tokens (what the environment said; no expert data), at the rollout temperature:
@@ -122,9 +125,8 @@ export type Advantage = t.TypeOf<typeof Advantage>
  * @since 0.6.0
  */
 export const Loss = t.type({
-  clipLow: Numbers.NonNegative,
-  clipHigh: Numbers.NonNegative,
-  dualClip: t.union([Numbers.refine('a number > 1', (n) => Number.isFinite(n) && n > 1), t.null]),
+  policyLoss: t.union([PolicyLoss.Name, t.null]),
+  options: t.record(t.string, t.unknown),
   aggregation: t.union([Aggregation.Mode, t.null]),
   entropyCoef: Numbers.NonNegative,
   contextCoef: Numbers.NonNegative,
@@ -254,12 +256,25 @@ export const Fields = t.type({
   checkpointEvery: Numbers.NonNegativeInt
 })
 
-/** The rules that cross slices: the algorithm's needs of the budget and selection, the estimator's options, a positive temperature. */
+/** A registry's option check (`Estimator.configure`, `PolicyLoss.configure`) as violations at `path` under the configuration. */
+const optionViolations = (path: ReadonlyArray<string>, options: Readonly<Record<string, unknown>>, checked: E.Either<Decode.DecodeError, unknown>) =>
+  E.isRight(checked)
+    ? []
+    : checked.left.issues.map((i) => ({
+        path: [...path, ...(i.path === '' ? [] : i.path.split('.'))],
+        expected: i.message ?? i.expected,
+        ...(i.message === undefined ? {} : { message: i.message }),
+        actual: i.path === '' ? options : i.path.split('.').reduce<unknown>((v, k) => (v as Record<string, unknown> | undefined)?.[k], options)
+      }))
+
+/** The rules that cross slices: the algorithm's needs of the budget and selection, the estimator's and the policy loss's options, a positive temperature. */
 const crossRules = (config: t.TypeOf<typeof Fields>): ReadonlyArray<Decode.Violation> => {
   const algorithm = Algorithm.registry[config.algorithm]
   const { groupSize } = config.budget
   const keep = config.selection.keepPerGroup
   const estimator = Estimator.configure(config.advantage.estimator ?? algorithm.estimator)({ ...algorithm.estimatorOptions, ...config.advantage.options })
+  const lossOptions = { ...algorithm.policyLossOptions, ...config.loss.options }
+  const policyLoss = PolicyLoss.configure(config.loss.policyLoss ?? algorithm.policyLoss)(lossOptions)
   return [
     ...(algorithm.grouped && groupSize < 2
       ? [{ path: ['budget', 'groupSize'], expected: `at least 2 for ${config.algorithm} (it compares the episodes of a group)`, actual: groupSize }]
@@ -273,16 +288,8 @@ const crossRules = (config: t.TypeOf<typeof Fields>): ReadonlyArray<Decode.Viola
           }
         ]
       : []),
-    ...(E.isLeft(estimator)
-      ? estimator.left.issues.map((i) => ({
-          path: ['advantage', 'options', ...(i.path === '' ? [] : i.path.split('.'))],
-          expected: i.message ?? i.expected,
-          actual:
-            i.path === ''
-              ? config.advantage.options
-              : i.path.split('.').reduce<unknown>((v, k) => (v as Record<string, unknown> | undefined)?.[k], config.advantage.options)
-        }))
-      : []),
+    ...optionViolations(['advantage', 'options'], config.advantage.options, estimator),
+    ...optionViolations(['loss', 'options'], lossOptions, policyLoss),
     ...(config.rollout.temperature > 0
       ? []
       : [{ path: ['rollout', 'temperature'], expected: 'a number > 0 (the trainer takes its log-prob ratios at it)', actual: config.rollout.temperature }])
@@ -325,7 +332,7 @@ export const defaultConfig: Config = {
   priorKlEvery: 5,
   maxStaleness: 0,
   advantage: { estimator: null, options: {}, truncation: 'terminal' },
-  loss: { clipLow: 0.2, clipHigh: 0.2, dualClip: 3, aggregation: null, entropyCoef: 0, contextCoef: 0, exploredCredit: 'positive' },
+  loss: { policyLoss: null, options: {}, aggregation: null, entropyCoef: 0, contextCoef: 0, exploredCredit: 'positive' },
   policy: { lr: 1e-4, warmupIterations: 0, minLrRatio: 1, decayIterations: 0 },
   critic: { lr: 1e-3, warmup: 0, valueClip: 0.5, valueCoef: 0 },
   update: { epochs: 1, minibatches: 1, microBatchTokens: 4096, maxGradNorm: 1 },
@@ -335,15 +342,15 @@ export const defaultConfig: Config = {
 
 /**
  * A configuration with the algorithm's choices filled in: its estimator and estimator options
- * (the configuration's own options over them), its aggregation and its KL term, unless the
- * configuration sets them.
+ * (the configuration's own options over them), its policy loss and loss options (likewise), its
+ * aggregation and its KL term, unless the configuration sets them.
  *
  * @category models
  * @since 0.5.0
  */
 export interface Resolved extends Omit<Config, 'advantage' | 'loss' | 'kl'> {
   readonly advantage: Advantage & { readonly estimator: Estimator.Name }
-  readonly loss: Loss & { readonly aggregation: Aggregation.Mode }
+  readonly loss: Loss & { readonly aggregation: Aggregation.Mode; readonly policyLoss: PolicyLoss.Name }
   readonly kl: Kl.Settings
 }
 
@@ -366,7 +373,12 @@ export const resolve = (config: Config): Resolved => {
       estimator: config.advantage.estimator ?? algorithm.estimator,
       options: { ...algorithm.estimatorOptions, ...config.advantage.options }
     },
-    loss: { ...config.loss, aggregation: config.loss.aggregation ?? algorithm.aggregation },
+    loss: {
+      ...config.loss,
+      policyLoss: config.loss.policyLoss ?? algorithm.policyLoss,
+      options: { ...algorithm.policyLossOptions, ...config.loss.options },
+      aggregation: config.loss.aggregation ?? algorithm.aggregation
+    },
     kl: config.kl ?? algorithm.kl
   }
 }

@@ -14,23 +14,38 @@
  */
 import * as t from 'io-ts'
 import * as Aggregation from './Aggregation.js'
+import { batchLoss } from './internal/batchLoss.js'
+import type * as PolicyLoss from './PolicyLoss.js'
 import * as Ppo from './Ppo.js'
+
+/**
+ * The options of the per-token loss (`PolicyLoss.registry.policyGradient`): the ratio's clip range.
+ *
+ * @category codecs
+ * @since 0.7.0
+ */
+export const TokenOptions = t.type({ clipLow: Ppo.TokenOptions.props.clipLow, clipHigh: Ppo.TokenOptions.props.clipHigh })
+/** @category models @since 0.7.0 */
+export type TokenOptions = t.TypeOf<typeof TokenOptions>
 
 /**
  * @category codecs
  * @since 0.1.0
  */
-export const Options = t.type({ clipLow: t.number, clipHigh: t.number, aggregation: Aggregation.Mode })
+export const Options = t.type({ ...TokenOptions.props, aggregation: Aggregation.Mode })
 /** @category models @since 0.1.0 */
 export type Options = t.TypeOf<typeof Options>
 
+/** @category constructors @since 0.7.0 */
+export const defaultTokenOptions: TokenOptions = { clipLow: 0.2, clipHigh: 0.2 }
+
 /** @category constructors @since 0.1.0 */
-export const defaultOptions: Options = { clipLow: 0.2, clipHigh: 0.2, aggregation: 'token-mean' }
+export const defaultOptions: Options = { ...defaultTokenOptions, aggregation: 'token-mean' }
 
 /** Same tensors as {@link Ppo.Input}: `[batch, time]` float32. @category models @since 0.1.0 */
-export type Input = Ppo.Input
+export type Input = PolicyLoss.TokenInput
 /** @category models @since 0.1.0 */
-export type Output = Ppo.Output
+export type Output = PolicyLoss.Output
 
 /**
  * The clipped policy gradient per token: PPO's surrogate without its dual clip. The caller owns
@@ -39,8 +54,8 @@ export type Output = Ppo.Output
  * @category losses
  * @since 0.5.0
  */
-export const perToken = (options: Pick<Options, 'clipLow' | 'clipHigh'>): ((input: Ppo.TokenInput) => Ppo.Tokens) =>
-  Ppo.perToken({ ...options, dualClip: null })
+export const perToken = (options: TokenOptions): ((input: PolicyLoss.TokenInput) => PolicyLoss.Tokens) =>
+  Ppo.perToken({ clipLow: options.clipLow, clipHigh: options.clipHigh, dualClip: null })
 
 /**
  * The clipped policy-gradient loss of a whole batch ({@link perToken}, aggregated). The caller
@@ -49,4 +64,4 @@ export const perToken = (options: Pick<Options, 'clipLow' | 'clipHigh'>): ((inpu
  * @category losses
  * @since 0.1.0
  */
-export const loss = (options: Options): ((input: Input) => Output) => Ppo.loss({ ...options, dualClip: null })
+export const loss = (options: Options): ((input: Input) => Output) => batchLoss(perToken(options), options.aggregation)

@@ -17,23 +17,42 @@ import { Numbers } from '@mtrl/core'
 import * as tf from '@tensorflow/tfjs'
 import * as t from 'io-ts'
 import * as Aggregation from './Aggregation.js'
+import { batchLoss } from './internal/batchLoss.js'
+import type * as PolicyLoss from './PolicyLoss.js'
 
 /**
+ * The options of the per-token loss (`PolicyLoss.registry.ppo`):
  * - `clipLow`, `clipHigh`: ratio clip range `[1 - clipLow, 1 + clipHigh]` (clip-higher when unequal);
- * - `dualClip`: the constant c (> 1) bounding the loss of negative advantages; `null` turns it off;
- * - `aggregation`: see {@link Aggregation}.
+ * - `dualClip`: the constant c (> 1) bounding the loss of negative advantages; `null` turns it off.
+ *
+ * @category codecs
+ * @since 0.7.0
+ */
+export const TokenOptions = t.type({
+  clipLow: Numbers.NonNegative,
+  clipHigh: Numbers.NonNegative,
+  dualClip: t.union([Numbers.refine('a number > 1', (n) => Number.isFinite(n) && n > 1), t.null])
+})
+/** @category models @since 0.7.0 */
+export type TokenOptions = t.TypeOf<typeof TokenOptions>
+
+/**
+ * {@link TokenOptions} and the `aggregation` of the batch's loss (see {@link Aggregation}).
  *
  * @category codecs
  * @since 0.1.0
  */
-export const Options = t.type({
-  clipLow: t.number,
-  clipHigh: t.number,
-  dualClip: t.union([Numbers.refine('a number > 1', (n) => Number.isFinite(n) && n > 1), t.null]),
-  aggregation: Aggregation.Mode
-})
+export const Options = t.type({ ...TokenOptions.props, aggregation: Aggregation.Mode })
 /** @category models @since 0.1.0 */
 export type Options = t.TypeOf<typeof Options>
+
+/**
+ * verl's defaults: clip 0.2 both sides, dual clip 3.
+ *
+ * @category constructors
+ * @since 0.7.0
+ */
+export const defaultTokenOptions: TokenOptions = { clipLow: 0.2, clipHigh: 0.2, dualClip: 3 }
 
 /**
  * verl's defaults: clip 0.2 both sides, dual clip 3, token-mean.
@@ -41,32 +60,16 @@ export type Options = t.TypeOf<typeof Options>
  * @category constructors
  * @since 0.1.0
  */
-export const defaultOptions: Options = { clipLow: 0.2, clipHigh: 0.2, dualClip: 3, aggregation: 'token-mean' }
+export const defaultOptions: Options = { ...defaultTokenOptions, aggregation: 'token-mean' }
 
-/**
- * The per-token tensors of the surrogate, all `[batch, time]` float32: `logprobs` (current
- * policy, differentiable), `oldLogprobs` (behaviour policy), `advantages`.
- *
- * @category models
- * @since 0.5.0
- */
-export interface TokenInput {
-  readonly logprobs: tf.Tensor
-  readonly oldLogprobs: tf.Tensor
-  readonly advantages: tf.Tensor
-}
-
-/**
- * Per token: the loss `L`, whether the ratio clip bound (`[L2 > L1]`, 0/1) and `-log rho`.
- *
- * @category models
- * @since 0.5.0
- */
-export interface Tokens {
-  readonly loss: tf.Tensor
-  readonly clipped: tf.Tensor
-  readonly negLogRatio: tf.Tensor
-}
+/** The tensors the loss reads (`PolicyLoss.TokenInput`), `[batch, time]` float32. @category models @since 0.5.0 */
+export type TokenInput = PolicyLoss.TokenInput
+/** Per token: `L`, whether the ratio clip bound (`[L2 > L1]`), `-log rho`. @category models @since 0.5.0 */
+export type Tokens = PolicyLoss.Tokens
+/** @category models @since 0.1.0 */
+export type Input = PolicyLoss.TokenInput
+/** Scalars: `loss` (differentiable), `clipFraction`, `approxKl`. @category models @since 0.1.0 */
+export type Output = PolicyLoss.Output
 
 /**
  * The surrogate per token, before aggregation: what training computes on every shard (and
@@ -76,7 +79,7 @@ export interface Tokens {
  * @since 0.5.0
  */
 export const perToken =
-  (options: Pick<Options, 'clipLow' | 'clipHigh' | 'dualClip'>) =>
+  (options: TokenOptions) =>
   (input: TokenInput): Tokens => {
     const [loss, clipped, negLogRatio] = tf.tidy(() => {
       const { logprobs, oldLogprobs, advantages } = input
@@ -94,31 +97,9 @@ export const perToken =
   }
 
 /**
- * {@link TokenInput} and the `mask` (1 on action tokens) the loss aggregates over.
- *
- * @category models
- * @since 0.1.0
- */
-export interface Input extends TokenInput {
-  readonly mask: tf.Tensor
-}
-
-/**
- * Scalars: `loss` (differentiable), `clipFraction`, `approxKl`. The caller owns them.
- *
- * @category models
- * @since 0.1.0
- */
-export interface Output {
-  readonly loss: tf.Scalar
-  readonly clipFraction: tf.Scalar
-  readonly approxKl: tf.Scalar
-}
-
-/**
  * The PPO policy loss of a whole batch: {@link perToken} aggregated with `options.aggregation`
- * (`Aggregation.aggregate`, the weights training uses); `clipFraction` and `approxKl` are token
- * means. Never disposes its inputs.
+ * (`Aggregation.weights`, the weights training uses: `PolicyLoss.loss` with `ppo`);
+ * `clipFraction` and `approxKl` are token means. Never disposes its inputs.
  *
  * @example
  * import * as tf from '@tensorflow/tfjs'
@@ -129,17 +110,4 @@ export interface Output {
  * @category losses
  * @since 0.1.0
  */
-export const loss =
-  (options: Options) =>
-  (input: Input): Output => {
-    const tokens = perToken(options)(input)
-    try {
-      return {
-        loss: Aggregation.aggregate(options.aggregation)(tokens.loss, input.mask),
-        clipFraction: Aggregation.aggregate('token-mean')(tokens.clipped, input.mask),
-        approxKl: Aggregation.aggregate('token-mean')(tokens.negLogRatio, input.mask)
-      }
-    } finally {
-      tf.dispose([tokens.loss, tokens.clipped, tokens.negLogRatio])
-    }
-  }
+export const loss = (options: Options): ((input: Input) => Output) => batchLoss(perToken(options), options.aggregation)

@@ -17,9 +17,13 @@ describe('Config', () => {
   })
 
   it('names a misspelt or invalid field by its path in its slice', () => {
-    expect(message({ ..._.defaultConfig, loss: { ..._.defaultConfig.loss, clipHihg: 0.3 } })).toContain(
-      'loss.clipHihg: unknown field (did you mean "clipHigh"?)'
+    expect(message({ ..._.defaultConfig, loss: { ..._.defaultConfig.loss, entropyCoeff: 0.3 } })).toContain(
+      'loss.entropyCoeff: unknown field (did you mean "entropyCoef"?)'
     )
+    // the policy loss's options, by the loss's own codec
+    expect(message(_.make({ loss: { options: { clipHihg: 0.3 } } }))).toContain('loss.options.clipHihg: unknown field (did you mean "clipHigh"?)')
+    expect(message(_.make({ algorithm: 'grpo', loss: { options: { dualClip: 3 } } }))).toContain('loss.options.dualClip: unknown field')
+    expect(message(_.make({ algorithm: 'gspo', loss: { options: { clipLow: -1 } } }))).toContain('loss.options.clipLow: expected a non-negative number, got -1')
     expect(message({ ..._.defaultConfig, loss: { ..._.defaultConfig.loss, aggregation: 'mean' } })).toContain('loss.aggregation')
     // a field of the old flat form is unknown at the top
     expect(message({ ..._.defaultConfig, policyLr: 1e-3 })).toContain('policyLr: unknown field')
@@ -27,15 +31,15 @@ describe('Config', () => {
 
   it('every algorithm is registered under its own name', () => {
     for (const name of Algorithm.names) expect(Algorithm.registry[name].name).toBe(name)
-    expect(Algorithm.names).toEqual(['ppo', 'grpo', 'grpo-token-mean', 'dr-grpo', 'rloo', 'reinforce++'])
+    expect(Algorithm.names).toEqual(['ppo', 'grpo', 'grpo-token-mean', 'dr-grpo', 'rloo', 'reinforce++', 'gspo', 'cispo'])
   })
 
   it('refines its numbers: a negative group, a zero learning rate, a dual clip of 1 are rejected with their field', () => {
     expect(message(_.make({ budget: { groupSize: -4 } }))).toContain('budget.groupSize: expected a positive integer, got -4')
     expect(message(_.make({ policy: { lr: 0 } }))).toContain('policy.lr: expected a positive number, got 0')
-    expect(message(_.make({ loss: { dualClip: 1 } }))).toContain('loss.dualClip')
+    expect(message(_.make({ loss: { options: { dualClip: 1 } } }))).toContain('loss.options.dualClip: expected')
     expect(message(_.make({ update: { minibatches: 1.5 } }))).toContain('update.minibatches')
-    expect(message(_.make({ loss: { dualClip: null }, critic: { valueClip: null } }))).toBe('decoded')
+    expect(message(_.make({ loss: { options: { dualClip: null } }, critic: { valueClip: null } }))).toBe('decoded')
   })
 
   it('the rules inside a slice name their field: oversampling needs the filter, a decay needs room after the warm-up', () => {

@@ -92,8 +92,7 @@ describe('importance weights in the update', () => {
         const oldLogprobs = forward.logprobs(policy, batch, 1)
         update(
           {
-            config: resolve({ ...config, rollout: { ...config.rollout, temperature: 1 } }),
-            lossKind,
+            config: resolve({ ...config, rollout: { ...config.rollout, temperature: 1 }, loss: { ...config.loss, policyLoss: lossKind } }),
             policy,
             critic: undefined,
             policyOptimizer: optimizer,

@@ -7,7 +7,7 @@ beforeAll(() => TestBackend.use('cpu'))
 // A freshly initialised tiny policy (15 tokens, d = 16, one layer), trained from scratch on
 // a two-armed bandit in one turn.
 describe('Trainer learns the bandit', () => {
-  for (const algorithm of ['ppo', 'grpo', 'rloo', 'reinforce++'] as const)
+  for (const algorithm of ['ppo', 'grpo', 'rloo', 'reinforce++', 'gspo', 'cispo'] as const)
     it(`${algorithm} goes from chance to >= 95% success within 40 iterations`, async () => {
       const run = makeToyRun(toyConfig(algorithm, 'bandit'), 'bandit', 0)
       try {

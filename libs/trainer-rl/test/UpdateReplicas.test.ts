@@ -64,8 +64,7 @@ const run = async (config: Config, lossKind: 'ppo' | 'policyGradient', workers: 
     const metrics = await expectNoLeak(() =>
       update(
         {
-          config: resolve(config),
-          lossKind,
+          config: resolve(override({ loss: { policyLoss: lossKind } })(config)),
           policy,
           critic,
           policyOptimizer,

@@ -14,9 +14,9 @@ export const movedFields: Readonly<Record<string, string>> = {
   estimator: 'advantage.estimator',
   estimatorOptions: 'advantage.options',
   truncation: 'advantage.truncation',
-  clipLow: 'loss.clipLow',
-  clipHigh: 'loss.clipHigh',
-  dualClip: 'loss.dualClip',
+  clipLow: 'loss.options.clipLow',
+  clipHigh: 'loss.options.clipHigh',
+  dualClip: 'loss.options.dualClip',
   aggregation: 'loss.aggregation',
   entropyCoef: 'loss.entropyCoef',
   contextCoef: 'loss.contextCoef',
@@ -35,10 +35,16 @@ export const movedFields: Readonly<Record<string, string>> = {
   maxGradNorm: 'update.maxGradNorm'
 }
 
+/** The policy loss's clip fields (before 0.7), now the loss's own options. */
+const lossOptions = /^(stages\.\d+)\.loss\.(clipLow|clipHigh|dualClip)$/
+
 /** An unknown field of an RL stage that the nested configuration moved says where it is now. */
 export const withMoves = (error: Decode.DecodeError): Decode.DecodeError => ({
   ...error,
   issues: error.issues.map((issue) => {
+    const option = lossOptions.exec(issue.path)
+    if (option !== null && issue.message?.startsWith('unknown field') === true)
+      return { ...issue, message: `unknown field: the policy loss's clip is one of its options; this is now "${option[1]}.loss.options.${option[2]}"` }
     const flat = /^(stages\.\d+)\.(\w+)$/.exec(issue.path)
     const moved = flat === null || issue.message?.startsWith('unknown field') !== true ? undefined : movedFields[flat[2]!]
     return moved === undefined

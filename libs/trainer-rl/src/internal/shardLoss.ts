@@ -8,17 +8,15 @@ import { Critic, Scoring, type Policy } from '@mtrl/policy'
 import * as tf from '@tensorflow/tfjs'
 import { weighted } from '../Aggregation.js'
 import * as Kl from '../Kl.js'
-import * as Ppo from '../Ppo.js'
+import * as PolicyLoss from '../PolicyLoss.js'
 import * as ValueLoss from '../ValueLoss.js'
 import { shiftRight } from './forward.js'
 
 /** What a run's losses are (constant over the run). */
 export interface LossSettings {
   readonly temperature: number
-  readonly clipLow: number
-  readonly clipHigh: number
-  /** PPO's dual clip; null for the clipped policy gradient. */
-  readonly dualClip: number | null
+  /** The policy loss by name and its options: the replicas look it up in `PolicyLoss.registry`. */
+  readonly policyLoss: PolicyLoss.Spec
   readonly valueClip: number | null
   readonly entropyCoef: number
   readonly contextCoef: number
@@ -89,19 +87,28 @@ const matrix = (shard: Rows, data: Float32Array): tf.Tensor2D => tf.tensor2d(dat
 export const idsOf = (shard: Rows): tf.Tensor2D => tf.tensor2d(shard.ids, [shard.rows, shard.time], 'int32')
 
 /**
- * The policy's terms from its scores: `pg + klCoef kl - entropyCoef H + contextCoef ctx`, and the
- * metrics `policyLoss`, `clipFraction`, `approxKl`, `klLoss`, `entropy`, `contextLoss`, `gap`
- * (when the shard has sampler log-probs), each the shard's share of the minibatch's.
+ * The policy's terms from its scores, each a weighted sum with the minibatch's weights:
+ *
+ * ```
+ * loss = sum(w_pg L) + klCoef sum(w KL) - entropyCoef sum(w_mean H) + contextCoef (-sum(w_ctx log p))
+ * ```
+ *
+ * `L` is the settings' policy loss per token (`PolicyLoss.perToken`), `w_pg` the shard's
+ * aggregation weights times its importance weights when it has them; KL only with reference
+ * log-probs and an in-loss estimator. The metrics `policyLoss`, `clipFraction`, `approxKl`,
+ * `klLoss`, `entropy`, `contextLoss`, `gap` (when the shard has sampler log-probs) are each the
+ * shard's share of the minibatch's. The caller owns the scalars.
  */
 export const policyTerms = (settings: LossSettings, klCoef: number, shard: PolicyShard, scores: Scoring.TokenScores): Terms =>
   tf.tidy(() => {
     const w = matrix(shard, shard.weights)
     const mean = matrix(shard, shard.meanWeights)
-    // PPO's surrogate; the clipped policy gradient is the same without the dual clip (dualClip null)
-    const tokens = Ppo.perToken(settings)({
+    const tokens = PolicyLoss.perToken(settings.policyLoss)({
       logprobs: scores.logprobs,
       oldLogprobs: matrix(shard, shard.oldLogprobs),
-      advantages: matrix(shard, shard.advantages)
+      advantages: matrix(shard, shard.advantages),
+      // the action tokens: where the token mean's weights are positive
+      mask: tf.cast(tf.greater(mean, 0), 'float32')
     })
     const policyLoss = weighted(tokens.loss, shard.pgWeights === undefined ? w : matrix(shard, shard.pgWeights))
     const entropy = weighted(scores.entropy, mean)

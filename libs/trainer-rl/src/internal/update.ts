@@ -31,7 +31,6 @@ export interface UpdateInput {
 
 export interface UpdateContext {
   readonly config: Config
-  readonly lossKind: 'ppo' | 'policyGradient'
   readonly policy: Policy.Policy
   readonly critic: Critic.Critic | undefined
   readonly policyOptimizer: Optimizer.Optimizer
@@ -79,11 +78,9 @@ const cut = <A extends Float32Array | Int32Array>(src: A, time: number, rows: Re
 
 const times = (a: Float32Array, b: Float32Array): Float32Array => a.map((x, i) => x * b[i]!)
 
-const settingsOf = (config: Config, lossKind: UpdateContext['lossKind'], klInLoss: boolean): LossSettings => ({
+const settingsOf = (config: Config, klInLoss: boolean): LossSettings => ({
   temperature: config.rollout.temperature,
-  clipLow: config.loss.clipLow,
-  clipHigh: config.loss.clipHigh,
-  dualClip: lossKind === 'ppo' ? config.loss.dualClip : null,
+  policyLoss: { name: config.loss.policyLoss, options: config.loss.options },
   valueClip: config.critic.valueClip,
   entropyCoef: config.loss.entropyCoef,
   contextCoef: config.loss.contextCoef,
@@ -113,7 +110,7 @@ const planOf = (context: UpdateContext, input: UpdateInput): Plan => {
   return {
     context,
     input,
-    settings: settingsOf(config, context.lossKind, klInLoss),
+    settings: settingsOf(config, klInLoss),
     klInLoss,
     contextMask: config.loss.contextCoef > 0 ? contextMaskOf(input.batch) : undefined,
     critic: criticStep,

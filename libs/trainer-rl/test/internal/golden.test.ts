@@ -52,7 +52,6 @@ const run = (name: Algorithm.Name, overrides: Overrides, importance: boolean): U
     return update(
       {
         config,
-        lossKind: Algorithm.registry[name].loss,
         policy,
         critic: undefined,
         policyOptimizer: optimizer,
@@ -110,7 +109,7 @@ describe('the policy losses of the existing algorithms (regression golden)', () 
     ],
     [
       'ppo',
-      { loss: { dualClip: 1.1 } },
+      { loss: { options: { dualClip: 1.1 } } },
       false,
       {
         policyLoss: 0.08659890480339527,

@@ -41,8 +41,7 @@ const setup = (overrides: Overrides = {}) => {
   const config: Config = override(overrides)(make({ rollout: { temperature }, update: { epochs: 1, minibatches: 1 } }))
   const optimizer = Optimizer.make(Policy.trainableVariables(policy))
   const context = (lr: number, lossKind: 'ppo' | 'policyGradient' = 'ppo') => ({
-    config: resolve(config),
-    lossKind,
+    config: resolve(override({ loss: { policyLoss: lossKind } })(config)),
     policy,
     critic: undefined,
     policyOptimizer: optimizer,

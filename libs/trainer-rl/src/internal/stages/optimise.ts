@@ -25,7 +25,6 @@ export const optimise = (trainer: Trainer, batch: Batch.Batch, scored: Scored, e
   const updated = update(
     {
       config,
-      lossKind: algorithm.loss,
       policy: setup.policy,
       critic: setup.critic,
       policyOptimizer: trainer.policyOptimizer,
