@@ -1,6 +1,8 @@
 /**
  * Shared vitest settings for every project: resolve sibling libs to their sources (the
- * "@mtrl/source" export condition) and write a JSON report that tools/test.mjs sums up.
+ * "@mtrl/source" export condition), write a JSON report that tools/test.mjs sums up, and point
+ * the test-seed ledger (MTRL_LEDGER) at a file of this test run under tmp/, so that no test
+ * writes to the committed results/test-looks.jsonl.
  */
 import { existsSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
@@ -21,6 +23,7 @@ export const projectConfig = (dir: string, overrides: ViteUserConfig['test'] = {
       pool: 'forks',
       reporters: ['default', 'json'],
       outputFile: { json: join(workspaceRoot(dir), 'tmp', 'test-results', `${basename(dir)}.json`) },
+      env: { MTRL_LEDGER: join(workspaceRoot(dir), 'tmp', 'test-looks', `${basename(dir)}-${process.pid}.jsonl`) },
       ...overrides
     }
   })

@@ -35,6 +35,39 @@ describe('mtrl CLI', () => {
     expect(stderr.split('\n')[0]).toBe("mtrl info: Unknown option '--bakend' (did you mean --backend?)")
   })
 
+  it('results lists the test-seed ledger MTRL_LEDGER names (never the committed one in tests); a bad line is an error naming it', () => {
+    expect(process.env['MTRL_LEDGER']).toMatch(/tmp[/\\]test-looks[/\\]/)
+    const ledger = join(scratch, 'looks.jsonl')
+    const look = {
+      date: '2026-12-06T04:00:00.000Z',
+      commit: '4ca34bd0000000000000000000000000000000000',
+      recipe: 'default',
+      recipeHash: '0123456789abcdef',
+      seed: 1,
+      run: 'runs/default-1',
+      phase: 'after stage 2 (rl on textworld/w2-o3-q4)',
+      checkpoint: 'fedcba9876543210',
+      env: 'textworld/w2-o3-q4',
+      firstSeed: 4_000_000_000,
+      episodes: 100,
+      temperature: 0,
+      samplingSeed: 1001,
+      backend: 'wasm',
+      successRate: 0.97,
+      via: 'run'
+    }
+    writeFileSync(ledger, `${JSON.stringify(look)}\n${JSON.stringify({ ...look, recipe: 'other' })}\n`)
+    const listed = mtrl(['results', '--recipe', 'default'], { MTRL_LEDGER: ledger })
+    expect(listed.code, listed.stderr).toBe(0)
+    expect(listed.stdout.trim().split('\n')).toHaveLength(2)
+    expect(listed.stdout).toMatch(/2026-12-06 04:00 {2}4ca34bd {2}default \(01234567\)/)
+    expect(listed.stdout).toContain('97.0%')
+    writeFileSync(ledger, `${JSON.stringify({ ...look, seed: 'one' })}\n`)
+    const bad = mtrl(['results'], { MTRL_LEDGER: ledger })
+    expect(bad.code).not.toBe(0)
+    expect(bad.stderr).toMatch(/looks\.jsonl:1: .*seed/)
+  })
+
   it('info works on the cpu backend', () => {
     const { code, stdout } = mtrl(['info', '--backend', 'cpu', '--json'])
     expect(code).toBe(0)

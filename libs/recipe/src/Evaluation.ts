@@ -7,7 +7,7 @@
  */
 import { EnvError, type Env, type Trajectory } from '@mtrl/core'
 import { Evaluate, Transcript, type Summary } from '@mtrl/eval'
-import { Progress, type RunDir } from '@mtrl/experiment'
+import { Ledger, Progress, TestLooks, type RunDir } from '@mtrl/experiment'
 import { Sampler, type Agent } from '@mtrl/policy'
 import * as E from 'fp-ts/lib/Either.js'
 import { pipe } from 'fp-ts/lib/function.js'
@@ -17,11 +17,14 @@ import * as Model from './Model.js'
 import * as Recipe from './Recipe.js'
 import { failed, type Failed } from './RunError.js'
 import { generatorFor, rolloutOptions } from './internal/context.js'
+import * as Looks from './internal/looks.js'
 
 /** What to evaluate: a model folder, and the recipe whose evaluation it plays. @category models */
 export interface Target {
   readonly recipe: Recipe.Resolved
   readonly model: Recipe.PretrainedModel
+  /** The recipe the model was trained with, as its run recorded it (a run's checkpoint), before any override of `recipe`. */
+  readonly trained?: Recipe.Resolved
 }
 
 /**
@@ -63,7 +66,9 @@ export const ofRun =
       E.mapLeft((e) => `${run.file('recipe.json')}: ${e}`),
       E.chain((recipe) => {
         const path = Progress.finalCheckpoint(run)
-        return path === undefined ? E.left(`${run.path} has no finished stage to evaluate`) : E.right({ recipe, model: { kind: 'checkpoint' as const, path } })
+        return path === undefined
+          ? E.left(`${run.path} has no finished stage to evaluate`)
+          : E.right({ recipe, model: { kind: 'checkpoint' as const, path }, trained: recipe })
       })
     )
 
@@ -81,7 +86,7 @@ export const ofRunCheckpoint =
     pipe(
       Recipe.decode(recipeJson),
       E.mapLeft((e) => `${run.file('recipe.json')}: ${e}`),
-      E.map((recipe) => ({ recipe: { ...recipe, eval: { ...recipe.eval, envs: [env] } }, model: { kind: 'checkpoint' as const, path } }))
+      E.map((recipe) => ({ recipe: { ...recipe, eval: { ...recipe.eval, envs: [env] } }, model: { kind: 'checkpoint' as const, path }, trained: recipe }))
     )
 
 /** An mtrl checkpoint (or a Hugging Face folder) on one environment, with the default evaluation. @category constructors */
@@ -96,12 +101,54 @@ export interface Options {
   readonly note?: (text: string) => void
   /** Each episode played, as a transcript (prompt, actions, observations, rewards as text). */
   readonly onTranscript?: (transcript: Transcript.Transcript) => void
+  /**
+   * The test-seed ledger and the backend: an evaluation on test seeds is refused when another
+   * checkpoint of the same recipe version and training seed was looked at (`TestLooks.before` of
+   * @mtrl/experiment), and recorded; the same checkpoint giving another figure than before is an
+   * error. None: nothing is checked or recorded.
+   */
+  readonly looks?: { readonly ledger: string; readonly backend: string }
 }
 
-/** Loads the target's model and evaluates it on the target recipe's evaluation; everything it built is disposed. @category evaluation */
+/** The ledger's view of a target: the recipe it was trained with and what plays. */
+const lookTarget = (target: Target): Looks.Target => ({
+  trained: target.trained,
+  path: target.model.path,
+  checkpoint: Ledger.checkpointHash(target.model.path) ?? null
+})
+
+/** Evaluates, checking the test-seed ledger before and recording after when the evaluation plays test seeds. */
+const looked =
+  (options: Options, target: Target, evaluate: TE.TaskEither<Failed, ReadonlyArray<Summary.Summary>>): TE.TaskEither<Failed, ReadonlyArray<Summary.Summary>> =>
+  async () => {
+    const { looks, note = () => undefined } = options
+    if (looks === undefined || !TestLooks.touchesTest(target.recipe.eval.seedBase, target.recipe.eval.episodes)) return evaluate()
+    const seen = lookTarget(target)
+    const refused = Looks.refusal(looks, seen)
+    if (E.isLeft(refused)) return E.left(failed(refused.left))
+    const results = await evaluate()
+    if (E.isLeft(results)) return results
+    const recorded = Looks.recordEval(looks, seen, target.recipe)(results.right)
+    if (E.isLeft(recorded)) return E.left(failed(`the test-seed ledger: ${recorded.left}`))
+    recorded.right.notes.forEach(note)
+    return recorded.right.mismatch === undefined ? results : E.left(failed(recorded.right.mismatch))
+  }
+
+/**
+ * Loads the target's model and evaluates it on the target recipe's evaluation; everything it
+ * built is disposed. On test seeds with `looks`, the test-seed ledger is checked first and the
+ * look recorded after (see {@link Options}).
+ *
+ * @category evaluation
+ */
 export const run =
   (options: Options = {}) =>
   (target: Target): TE.TaskEither<Failed, ReadonlyArray<Summary.Summary>> =>
+    looked(options, target, play(options, target))
+
+/** Loads the target's model and evaluates it. */
+const play =
+  (options: Options, target: Target): TE.TaskEither<Failed, ReadonlyArray<Summary.Summary>> =>
   async () => {
     const agent = await Model.pretrained(target.model)()
     if (E.isLeft(agent)) return agent

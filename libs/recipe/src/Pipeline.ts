@@ -9,7 +9,7 @@
 import type { Play } from '@mtrl/agent-rl'
 import type { Env } from '@mtrl/core'
 import { Summary } from '@mtrl/eval'
-import { Progress, Report, type RunDir } from '@mtrl/experiment'
+import { Ledger, Progress, Report, type RunDir } from '@mtrl/experiment'
 import { Agent } from '@mtrl/policy'
 import { Corpus } from '@mtrl/pretrain'
 import type { Runner } from '@mtrl/rollout-queue'
@@ -21,8 +21,9 @@ import { label, source } from './EnvConfig.js'
 import * as Evaluation from './Evaluation.js'
 import * as Model from './Model.js'
 import { stageEnv, type Resolved, type Stage } from './Recipe.js'
-import { stopped, type RunError } from './RunError.js'
+import { failed, stopped, type RunError } from './RunError.js'
 import { never, type Context, type Reporter, type StopSignal } from './internal/context.js'
+import * as Looks from './internal/looks.js'
 import * as PretrainStage from './internal/pretrainStage.js'
 import * as RlStage from './internal/rlStage.js'
 import * as SftStage from './internal/sftStage.js'
@@ -62,6 +63,11 @@ export interface Options {
   readonly agents?: Readonly<Record<string, Play.Agent>>
   /** Write report.html at the end (default true; a browser page, which draws its own charts, says false). */
   readonly report?: boolean
+  /**
+   * The test-seed ledger (`Ledger.path()` of @mtrl/experiment): every evaluation on test seeds is
+   * recorded there (a run is never refused; a rerun is a later look). None: nothing is recorded.
+   */
+  readonly ledger?: string
 }
 
 /** `stage 2 (rl on textworld/w2-o3-q4)`, `stage 1 (pretrain on textworld w1-8 o1-12 q1-8 + cooking + alfworld/train)`. */
@@ -103,8 +109,20 @@ const startAgent = (
   )
 }
 
-/** Evaluates the agent as `phase` (once per run: a resumed run skips phases done; never without evaluation environments). */
-const evalPhase = async (ctx: Context, phase: string): Promise<E.Either<RunError, void>> => {
+/** Records a phase's test looks in the ledger (when the run has one); what it says goes to the reporter. */
+const recordLooks = (ctx: Context, phase: string, checkpoint: string | null, results: ReadonlyArray<Summary.Summary>): E.Either<RunError, void> => {
+  if (ctx.looks === undefined) return E.right(undefined)
+  const recorded = Looks.recordPhase(ctx.looks, ctx.recipe, ctx.run.path, phase, checkpoint)(results)
+  if (E.isLeft(recorded)) return E.left(failed(`the test-seed ledger: ${recorded.left}`))
+  for (const note of recorded.right.notes) ctx.reporter.line(note)
+  return E.right(undefined)
+}
+
+/**
+ * Evaluates the agent as `phase` (once per run: a resumed run skips phases done; never without
+ * evaluation environments); `checkpoint` identifies what plays, for the test-seed ledger.
+ */
+const evalPhase = async (ctx: Context, phase: string, checkpoint: () => string | null): Promise<E.Either<RunError, void>> => {
   // a recipe of pretrain stages only has no environment to evaluate on unless it names one
   if (ctx.evalSources.length === 0 || ctx.progress.evals.some((e) => e.phase === phase)) return E.right(undefined)
   const t0 = performance.now()
@@ -115,7 +133,7 @@ const evalPhase = async (ctx: Context, phase: string): Promise<E.Either<RunError
   ctx.run.appendMetrics({ kind: 'eval', phase, results: results.right, seconds })
   Progress.write(ctx.run, ctx.progress)
   ctx.reporter.line(`eval ${phase} (${seconds.toFixed(1)} s):\n${Summary.format(results.right)}`)
-  return E.right(undefined)
+  return recordLooks(ctx, phase, checkpoint(), results.right)
 }
 
 /** Runs stage `i`, saves its end, records it done and evaluates after it. */
@@ -137,7 +155,7 @@ const runStage = async (ctx: Context, i: number): Promise<E.Either<RunError, voi
   if (stage.kind !== 'rl') Progress.removeSftLatest(run, i)
   const last = i === recipe.stages.length - 1
   if (recipe.evalAfterEachStage || last) {
-    const evaluated = await evalPhase(ctx, `after ${name}`)
+    const evaluated = await evalPhase(ctx, `after ${name}`, () => Ledger.checkpointHash(Progress.stageEnd(run, i)) ?? null)
     if (E.isLeft(evaluated)) return evaluated
   }
   return ctx.stop.requested() && !last ? E.left(stopped(`stopped after ${name}; continue with: mtrl resume ${run.path}`)) : E.right(undefined)
@@ -147,7 +165,7 @@ const runStage = async (ctx: Context, i: number): Promise<E.Either<RunError, voi
 const runStages = async (ctx: Context): Promise<E.Either<RunError, void>> => {
   if (ctx.resume) Progress.truncateMetrics(ctx.run, ctx.progress, Number.POSITIVE_INFINITY)
   if (ctx.recipe.evalBeforeTraining) {
-    const before = await evalPhase(ctx, 'before training')
+    const before = await evalPhase(ctx, 'before training', () => Looks.startCheckpoint(ctx.recipe))
     if (E.isLeft(before)) return before
   }
   for (let i = ctx.progress.nextStage; i < ctx.recipe.stages.length; i++) {
@@ -172,7 +190,7 @@ export const run =
   (options: Options) =>
   (recipe: Resolved): TE.TaskEither<RunError, Summary> =>
   async () => {
-    const { run, backend, reporter, resume = false, stop = never, queue, replicaInit, agents = {}, report = true } = options
+    const { run, backend, reporter, resume = false, stop = never, queue, replicaInit, agents = {}, report = true, ledger } = options
     const started = performance.now()
     const stageSources = recipe.stages.map((s) => {
       const env = stageEnv(s)
@@ -183,7 +201,8 @@ export const run =
     try {
       const agent = await startAgent(recipe, run, progress, [...stageSources, ...evalSources], reporter)()
       if (E.isLeft(agent)) return agent
-      const ctx: Context = { recipe, run, reporter, resume, stop, stageSources, evalSources, queue, replicaInit, agents, agent: agent.right, progress }
+      const looks = ledger === undefined ? undefined : { ledger, backend: backend.name }
+      const ctx: Context = { recipe, run, reporter, resume, stop, stageSources, evalSources, queue, replicaInit, agents, looks, agent: agent.right, progress }
       const { config } = ctx.agent.policy
       reporter.line(`model: ${config.layers} layers, d ${config.dModel}, vocab ${ctx.agent.tokenizer.vocabSize}, context ${ctx.agent.contextLength}`)
       try {

@@ -3,7 +3,7 @@
  * and print one row per cell (success rate mean ± std over seeds, per evaluation environment).
  */
 import { ThreadInit } from '@mtrl/backend'
-import { Ablation, Grid } from '@mtrl/experiment'
+import { Ablation, Grid, Ledger } from '@mtrl/experiment'
 import { Ablate, Recipe } from '@mtrl/recipe'
 import * as E from 'fp-ts/lib/Either.js'
 import { join } from 'node:path'
@@ -63,7 +63,8 @@ Examples:
         reporter,
         stop,
         resume: values.resume === true,
-        replicaInit: ThreadInit.init(backend.right.name)
+        replicaInit: ThreadInit.init(backend.right.name),
+        ledger: Ledger.path()
       }
       const rows = await Ablate.run(options)(planned.right)().finally(() => stop.release())
       if (E.isLeft(rows)) return E.left(fromRun(rows.left))

@@ -4,7 +4,7 @@
  */
 import { Evaluate, Summary } from '@mtrl/eval'
 import { ChatPolicy, Episode } from '@mtrl/env-http'
-import { Progress, RunDir } from '@mtrl/experiment'
+import { Ledger, Progress, RunDir } from '@mtrl/experiment'
 import { Evaluation, Recipe, type EnvConfig } from '@mtrl/recipe'
 import { Rollout } from '@mtrl/rollout'
 import * as E from 'fp-ts/lib/Either.js'
@@ -109,7 +109,10 @@ const evalLocal = async (values: Flags, positionals: ReadonlyArray<string>): Pro
   const { transcripts } = values
   const lines: string[] = []
   const note = (text: string) => void process.stderr.write(`${text}\n`)
-  const results = await Evaluation.run({ note, ...(transcripts === undefined ? {} : { onTranscript: (t) => lines.push(JSON.stringify(t)) }) })(planned.right)()
+  const looks = { ledger: Ledger.path(), backend: backend.right.name }
+  const results = await Evaluation.run({ note, looks, ...(transcripts === undefined ? {} : { onTranscript: (t) => lines.push(JSON.stringify(t)) }) })(
+    planned.right
+  )()
   if (E.isLeft(results)) return E.left(failed(results.left.message))
   if (transcripts !== undefined) await writeFile(transcripts, lines.length === 0 ? '' : `${lines.join('\n')}\n`)
   const { path } = planned.right.model
@@ -137,6 +140,11 @@ writes every episode (prompt, actions, observations, rewards) as JSON lines, to 
 policy fails. --seed N draws another sample of the same games at --temperature above 0 (the
 sampling's seed; default the run's, or 0), e.g. to count how often a policy wins each game.
 --backend B chooses the compute backend of a local model.
+
+Test seeds are looked at once: an evaluation of a local model on test seeds is recorded in the
+test-seed ledger (results/test-looks.jsonl, or MTRL_LEDGER; mtrl results lists it), and refused
+when another checkpoint of the same recipe version and training seed was looked at before
+(docs/decisions/0018-test-seed-ledger.md); the same checkpoint again must give the same figure.
 
 ${envFlagsHelp}
 

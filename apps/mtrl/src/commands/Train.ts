@@ -3,7 +3,7 @@
  */
 import { ThreadInit } from '@mtrl/backend'
 import { Summary } from '@mtrl/eval'
-import { RunDir } from '@mtrl/experiment'
+import { Ledger, RunDir } from '@mtrl/experiment'
 import { Pipeline, Recipe } from '@mtrl/recipe'
 import * as E from 'fp-ts/lib/Either.js'
 import { pipe } from 'fp-ts/lib/function.js'
@@ -70,6 +70,7 @@ export const runIn =
       resume,
       stop,
       replicaInit: ThreadInit.init(backend.right.name),
+      ledger: Ledger.path(),
       ...(queue === undefined ? {} : { queue })
     }
     const summary = await pipe(Pipeline.run(options)(recipe), TE.mapLeft(fromRun))().finally(async () => {

@@ -10,6 +10,7 @@ import { failures } from './Failures.js'
 import { info } from './Info.js'
 import { logprobs } from './LogprobsCmd.js'
 import { report } from './ReportCmd.js'
+import { results } from './Results.js'
 import { serveEnv } from './ServeEnv.js'
 import { servePolicy } from './ServePolicy.js'
 import { playCommand } from './Play.js'
@@ -29,6 +30,7 @@ export const commands: ReadonlyArray<Command> = [
   failures,
   probe,
   ablate,
+  results,
   report,
   info,
   playCommand,

@@ -10,6 +10,7 @@ import { Rollout, type Generator } from '@mtrl/rollout'
 import type { Runner } from '@mtrl/rollout-queue'
 import type { Replicas } from '@mtrl/trainer-sft'
 import type { Resolved, RolloutSettings } from '../Recipe.js'
+import type { Looks } from './looks.js'
 
 /** A progress bar: `update(done, status)`, then `stop()`. */
 export interface Bar {
@@ -59,6 +60,8 @@ export interface Context {
   readonly replicaInit: Replicas.Init | undefined
   /** Agents written as code given in code (by the name an RL stage's `agent` gives), before modules of that path. */
   readonly agents: Readonly<Record<string, Play.Agent>>
+  /** Where the run's test looks are recorded (none: not recorded, as on the browser page). */
+  readonly looks: Looks | undefined
   /** The agent being trained (a resumed stage or a new critic replaces it). */
   agent: Agent.Agent
   progress: Progress.Progress
