@@ -14,7 +14,7 @@ Usage: mtrl <command> [flags]      (mtrl <command> --help for details and exampl
 Commands:
 ${commands.map((c) => `  ${c.name.padEnd(14)} ${c.summary}`).join('\n')}
 
-Backend: --backend auto|tensorflow|wasm|cpu or MTRL_BACKEND (auto: tensorflow, then wasm, then cpu).
+Backend: --backend auto|webgpu|tensorflow|wasm|cpu or MTRL_BACKEND (auto: webgpu on a hardware GPU, then tensorflow, then wasm, then cpu).
 `
 
 const main = async (argv: ReadonlyArray<string>): Promise<number> => {

@@ -2,7 +2,8 @@
  * Choosing the TensorFlow.js compute backend. Libraries never load a backend; the app (and
  * tests, and benchmarks) call {@link select} once at start-up.
  *
- * Order for `auto`: `tensorflow` through `@tensorflow/tfjs-node-gpu` (CUDA), then through
+ * Order for `auto`: `webgpu` on a hardware GPU adapter (never a software one; see WebGpu.ts),
+ * then `tensorflow` through `@tensorflow/tfjs-node-gpu` (CUDA), then through
  * `@tensorflow/tfjs-node` (CPU, oneDNN), then `wasm` (always installable), then `cpu` (pure JS).
  * A backend asked for by name that cannot be had is an error, never a silent fallback.
  *
@@ -14,6 +15,7 @@ import { existsSync, readdirSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
+import * as WebGpu from './WebGpu.js'
 
 /**
  * Names accepted by `--backend` / `MTRL_BACKEND`.
@@ -21,10 +23,10 @@ import { dirname, join } from 'node:path'
  * @category models
  * @since 0.1.0
  */
-export type Name = 'auto' | 'tensorflow' | 'wasm' | 'cpu'
+export type Name = 'auto' | 'webgpu' | 'tensorflow' | 'wasm' | 'cpu'
 
 /** @category models @since 0.1.0 */
-export const names: ReadonlyArray<Name> = ['auto', 'tensorflow', 'wasm', 'cpu']
+export const names: ReadonlyArray<Name> = ['auto', 'webgpu', 'tensorflow', 'wasm', 'cpu']
 
 /**
  * The backend in use, and what provides it.
@@ -33,11 +35,13 @@ export const names: ReadonlyArray<Name> = ['auto', 'tensorflow', 'wasm', 'cpu']
  * @since 0.1.0
  */
 export interface Selected {
-  readonly name: 'tensorflow' | 'wasm' | 'cpu'
+  readonly name: 'webgpu' | 'tensorflow' | 'wasm' | 'cpu'
   /** The npm package that provides it. */
   readonly via: string
-  /** Compute threads it uses (wasm under Node is single-threaded). */
+  /** Compute threads it uses (wasm under Node is single-threaded; 1 for webgpu: the GPU computes). */
   readonly threads: number
+  /** The GPU adapter, on `webgpu`. */
+  readonly adapter?: WebGpu.Adapter
 }
 
 /**
@@ -84,6 +88,14 @@ const hasNativeBinding = (pkgDir: string): boolean => {
   return readdirSync(lib).some((d) => d.startsWith('napi-v') && existsSync(join(lib, d, 'tfjs_binding.node')))
 }
 
+/**
+ * Why `@tensorflow/tfjs-node-gpu` has no binding here: it links libtensorflow 2.9 built for CUDA
+ * 11.2 and cuDNN 8, which its install script downloads; mtrl's setup builds the CPU binding from
+ * the local tensorflow-cpu wheel instead, and no CUDA 11.2 build can be had offline.
+ */
+const gpuBindingWhy =
+  ' (it needs libtensorflow 2.9 for CUDA 11.2 and cuDNN 8, downloaded by its install script: not buildable offline or on CUDA 12/13 drivers; on a GPU use --backend webgpu, or see docs/backends.md)'
+
 const loaded = new Map<string, Probe>()
 
 /** Probes a provider once; tfjs-node packages are loaded only when their binding exists. */
@@ -95,7 +107,10 @@ const probeModule = (pkg: string, load: boolean): Probe => {
     const manifest = requireHere.resolve(`${pkg}/package.json`)
     const version = (requireHere(manifest) as { version: string }).version
     if (load && !hasNativeBinding(dirname(manifest))) {
-      probe = { installed: false, reason: `${version} is installed but its native binding is not built` }
+      probe = {
+        installed: false,
+        reason: `${version} is installed but its native binding is not built${pkg === '@tensorflow/tfjs-node-gpu' ? gpuBindingWhy : ''}`
+      }
     } else {
       if (load) requireHere(pkg)
       probe = { installed: true, version }
@@ -176,6 +191,13 @@ const tryWasm = async (): Promise<Selected | string> => {
   }
 }
 
+const tryWebGpu = (software: boolean) => async (): Promise<Selected | string> => {
+  if (!software && !WebGpu.hardwareLikely()) return 'no GPU device on this machine (/dev/dri/renderD*, /dev/nvidia*)'
+  const adapter = await WebGpu.activate({ software })
+  if (typeof adapter === 'string') return adapter
+  return { name: 'webgpu', via: 'webgpu (Dawn) + @tensorflow/tfjs-backend-webgpu', threads: 1, adapter }
+}
+
 const tryCpu = async (): Promise<Selected | string> => {
   try {
     await activate('cpu')
@@ -213,6 +235,13 @@ export const fasterHint = (selected: Selected, availability: Availability): stri
 export const parseName = (raw: string): Name | BackendError =>
   (names as ReadonlyArray<string>).includes(raw) ? (raw as Name) : { _tag: 'UnknownBackend', name: raw }
 
+const attemptOf: Record<Selected['name'], () => Promise<Selected | string>> = {
+  webgpu: tryWebGpu(true),
+  tensorflow: tryTensorflow,
+  wasm: tryWasm,
+  cpu: tryCpu
+}
+
 /**
  * Selects and activates a backend. `auto` takes the first that works in the documented order.
  * Also turns on TensorFlow.js production mode (no debug banners).
@@ -227,11 +256,12 @@ export const select =
     const attempts: Array<[Selected['name'], () => Promise<Selected | string>]> =
       name === 'auto'
         ? [
+            ['webgpu', tryWebGpu(false)],
             ['tensorflow', tryTensorflow],
             ['wasm', tryWasm],
             ['cpu', tryCpu]
           ]
-        : [[name, name === 'tensorflow' ? tryTensorflow : name === 'wasm' ? tryWasm : tryCpu]]
+        : [[name, attemptOf[name]]]
     const reasons: string[] = []
     for (const [candidate, attempt] of attempts) {
       const result = await attempt()

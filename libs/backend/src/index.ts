@@ -6,3 +6,4 @@
 export * as Backend from './Backend.js'
 export * as SelfTest from './SelfTest.js'
 export * as ThreadInit from './ThreadInit.js'
+export * as WebGpu from './WebGpu.js'

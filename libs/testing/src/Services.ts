@@ -10,13 +10,27 @@
  *
  * @since 0.5.0
  */
+import { WebGpu } from '@mtrl/backend'
 import { accessSync, constants } from 'node:fs'
 import { delimiter, isAbsolute, join } from 'node:path'
 
-/** @category models @since 0.5.0 */
-export type Service = 'redis-server' | 'chromium'
+/**
+ * `webgpu`: a WebGPU adapter Dawn can use in Node (a GPU's Vulkan driver, or SwiftShader's from
+ * Debian's chromium; Debian 12's lavapipe is too old for Dawn).
+ *
+ * @category models
+ * @since 0.5.0
+ */
+export type Service = 'redis-server' | 'chromium' | 'webgpu'
 
-const executables: Readonly<Record<Service, ReadonlyArray<string>>> = { 'redis-server': ['redis-server'], chromium: ['/usr/bin/chromium', 'chromium'] }
+const executables: Readonly<Record<Exclude<Service, 'webgpu'>, ReadonlyArray<string>>> = {
+  'redis-server': ['redis-server'],
+  chromium: ['/usr/bin/chromium', 'chromium']
+}
+
+let webGpu: boolean | undefined
+/** Dawn is asked once per process (a thread starts and asks for an adapter: about half a second). */
+const hasWebGpu = (): boolean => (webGpu ??= typeof WebGpu.probe() !== 'string')
 
 const runnable = (path: string): boolean => {
   try {
@@ -31,12 +45,12 @@ const onPath = (name: string): boolean =>
   isAbsolute(name) ? runnable(name) : (process.env['PATH'] ?? '').split(delimiter).some((dir) => dir !== '' && runnable(join(dir, name)))
 
 /**
- * Whether the machine has the service (its executable on PATH).
+ * Whether the machine has the service (its executable on PATH; for `webgpu`, an adapter).
  *
  * @category checks
  * @since 0.5.0
  */
-export const available = (service: Service): boolean => executables[service].some(onPath)
+export const available = (service: Service): boolean => (service === 'webgpu' ? hasWebGpu() : executables[service].some(onPath))
 
 /**
  * The title tag of a test that needs `service`: `[needs redis-server]`. `tools/test.mjs` counts

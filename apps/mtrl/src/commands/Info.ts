@@ -1,7 +1,7 @@
 /**
  * `mtrl info`: versions, the chosen backend, and which accelerated backends are installed.
  */
-import { Backend } from '@mtrl/backend'
+import { Backend, WebGpu } from '@mtrl/backend'
 import * as tf from '@tensorflow/tfjs'
 import { createRequire } from 'node:module'
 import * as E from 'fp-ts/lib/Either.js'
@@ -20,11 +20,12 @@ const versionOf = (pkg: string): string => {
 export const info = make({
   name: 'info',
   summary: 'versions, compute backend, installed accelerators',
-  help: `mtrl info [--backend auto|tensorflow|wasm|cpu] [--json]
+  help: `mtrl info [--backend auto|webgpu|tensorflow|wasm|cpu] [--json]
 
 Prints the versions of mtrl and its engine, the compute backend that would be used (and
-activates it, so an unavailable forced backend fails here), and whether each accelerated
-backend is installed.
+activates it, so an unavailable forced backend fails here), whether each accelerated
+backend is installed, and the WebGPU adapter: vendor, architecture, and whether it is a
+software device (which auto never takes).
 
 Examples:
   mtrl info
@@ -38,13 +39,15 @@ Examples:
       const started = await startBackend(values.backend, true)()
       if (E.isLeft(started)) return started
       const selected = started.right
+      const gpu = selected.adapter ?? WebGpu.probe()
       const report = {
         mtrl: versionOf('mtrl'),
         node: process.version,
         platform: `${process.platform}-${process.arch}`,
         tfjs: tf.version.tfjs,
         backend: selected,
-        accelerators: availability
+        accelerators: availability,
+        webgpu: typeof gpu === 'string' ? { available: false, reason: gpu } : { available: true, adapter: gpu }
       }
       if (values.json === true) {
         process.stdout.write(`${JSON.stringify(report, null, 2)}\n`)
@@ -56,6 +59,7 @@ Examples:
       line('@tensorflow/tfjs', report.tfjs)
       line('backend', `${selected.name} via ${selected.via}`)
       line('threads', String(selected.threads))
+      line('webgpu adapter', typeof gpu === 'string' ? `none: ${gpu}` : WebGpu.describe(gpu))
       for (const [pkg, probe] of Object.entries(availability)) line(pkg, probe.installed ? `available (${probe.version})` : `not available: ${probe.reason}`)
       const hint = Backend.fasterHint(selected, availability)
       if (hint !== undefined) process.stdout.write(`${hint}\n`)
