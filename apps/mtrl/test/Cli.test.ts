@@ -123,6 +123,24 @@ describe('mtrl CLI', () => {
     expect(stdout).toMatch(/on wasm/)
   })
 
+  it('logprobs reads a family of Families (a sharded OLMo 2) and prints what transformers computes', () => {
+    // every family's numbers through Logprobs: libs/policy/test/Families.test.ts
+    for (const name of ['tiny-olmo2']) {
+      const dir = join(__dirname, '..', '..', '..', 'fixtures', 'hf', name)
+      const reference = JSON.parse(readFileSync(join(dir, 'reference.json'), 'utf8')) as {
+        cases: ReadonlyArray<{ text: string; ids: number[]; next_token_logprobs: number[] }>
+        greedy_from_case0: number[]
+      }
+      const c = reference.cases[0]!
+      const { code, stdout, stderr } = mtrl(['logprobs', '--model', dir, '--text', c.text])
+      expect(code, stderr).toBe(0)
+      const out = JSON.parse(stdout) as { ids: number[]; nextTokenLogprobs: number[]; greedy: number[] }
+      expect(out.ids).toEqual(c.ids)
+      out.nextTokenLogprobs.forEach((lp, i) => expect(Math.abs(lp - c.next_token_logprobs[i]!)).toBeLessThan(1e-4))
+      expect(out.greedy).toEqual(reference.greedy_from_case0)
+    }
+  })
+
   it('eval honours --episodes with --split (a Hugging Face folder on held-out validation seeds)', () => {
     const model = join(__dirname, '..', '..', '..', 'fixtures', 'hf', 'tiny-qwen2')
     const { code, stdout } = mtrl([

@@ -10,6 +10,44 @@ import { Numbers } from '@mtrl/core'
 import * as t from 'io-ts'
 
 /**
+ * The MLP's activation: `swiglu` (`down(silu(gate x) * up x)`), `geglu` (the same with GELU's
+ * tanh approximation: Gemma's `gelu_pytorch_tanh`), `gelu` (`down(gelu(up x))`, GPT-2).
+ *
+ * @category codecs
+ * @since 0.6.0
+ */
+export const Activation = t.keyof({ swiglu: null, gelu: null, geglu: null })
+/** @category models @since 0.6.0 */
+export type Activation = t.TypeOf<typeof Activation>
+
+/**
+ * A scaling of the RoPE frequencies, as Hugging Face's `rope_type`s: `linear` divides every
+ * frequency by `factor` (position interpolation); `llama3` divides the low frequencies by
+ * `factor`, keeps the high ones and blends between (Llama 3.1); `yarn` blends interpolated and
+ * original frequencies by a ramp between the dimensions that turn `betaFast` and `betaSlow`
+ * times over `originalMaxPositions`, and scales cos and sin by `attentionFactor` (Peng et al.,
+ * 2023, https://arxiv.org/abs/2309.00071).
+ *
+ * @category codecs
+ * @since 0.6.0
+ */
+export const RopeScaling = t.union([
+  t.type({ type: t.literal('linear'), factor: t.number }),
+  t.type({ type: t.literal('llama3'), factor: t.number, lowFreqFactor: t.number, highFreqFactor: t.number, originalMaxPositions: t.number }),
+  t.type({
+    type: t.literal('yarn'),
+    factor: t.number,
+    originalMaxPositions: t.number,
+    attentionFactor: t.number,
+    betaFast: t.number,
+    betaSlow: t.number,
+    truncate: t.boolean
+  })
+])
+/** @category models @since 0.6.0 */
+export type RopeScaling = t.TypeOf<typeof RopeScaling>
+
+/**
  * A decoder-only transformer configuration. Saved as `config.json` in checkpoints.
  *
  * - `kvHeads` divides `heads` (grouped-query attention when smaller);
@@ -31,6 +69,27 @@ import * as t from 'io-ts'
  *   sees its neighbours' states in every layer, which lets a shallow model chain more lookups
  *   (docs/decisions/0007).
  *
+ * The options below (all optional: absent is the Llama layout) describe the published families
+ * that `HuggingFace.load` reads (see `Families`): each is what one of them changes.
+ *
+ * - `headDim`: head width when not `dModel / heads` (Qwen3, Gemma);
+ * - `qkNorm`: an RMSNorm of the queries and keys after their projection, `head` (weights
+ *   [headDim], per head: Qwen3, Gemma 3) or `full` (weights over the whole projection: OLMo 2);
+ * - `normOffset`: RMSNorms scale by `1 + w` (Gemma);
+ * - `blockNorms`: `pre` (Llama: a norm before attention and before the MLP), `sandwich` (Gemma:
+ *   a norm before and after each), `post` (OLMo 2: after each only);
+ * - `embedScale`: the input embeddings are multiplied by it (Gemma: sqrt(dModel));
+ * - `queryScale`: the attention scale instead of 1/sqrt(headDim) (Gemma's
+ *   `query_pre_attn_scalar ** -0.5`);
+ * - `attnSoftcap`, `logitSoftcap`: `c * tanh(x / c)` on the attention scores and on the final
+ *   logits (Gemma 2);
+ * - `slidingWindow`: a query sees the last `slidingWindow` positions (itself included) in the
+ *   layers that `slidingLayers` marks (all layers when absent: Mistral, Phi-3);
+ * - `rope`: a scaling of the RoPE frequencies (`linear`, `llama3`, `yarn`);
+ * - `localRopeTheta`: the RoPE base of sliding layers, unscaled (Gemma 3);
+ * - `ropeFraction`: the share of each head that RoPE rotates (Phi-3's `partial_rotary_factor`);
+ * - `ropeLayers`: false marks a layer without positions (NoPE: SmolLM3).
+ *
  * @category codecs
  * @since 0.1.0
  */
@@ -45,13 +104,30 @@ export const ModelConfig = t.intersection([
     maxLen: t.number,
     positional: t.keyof({ rope: null, learned: null }),
     norm: t.keyof({ rmsnorm: null, layernorm: null }),
-    activation: t.keyof({ swiglu: null, gelu: null }),
+    activation: Activation,
     tiedEmbeddings: t.boolean,
     ropeTheta: t.number,
     normEps: t.number,
     qkvBias: t.boolean
   }),
-  t.partial({ prevTokenEmbedding: t.boolean, canonSpan: t.number })
+  t.partial({
+    prevTokenEmbedding: t.boolean,
+    canonSpan: t.number,
+    headDim: t.number,
+    qkNorm: t.keyof({ head: null, full: null }),
+    normOffset: t.boolean,
+    blockNorms: t.keyof({ pre: null, sandwich: null, post: null }),
+    embedScale: t.number,
+    queryScale: t.number,
+    attnSoftcap: t.number,
+    logitSoftcap: t.number,
+    slidingWindow: t.number,
+    slidingLayers: t.readonlyArray(t.boolean),
+    rope: RopeScaling,
+    localRopeTheta: t.number,
+    ropeFraction: t.number,
+    ropeLayers: t.readonlyArray(t.boolean)
+  })
 ])
 /** @category models @since 0.1.0 */
 export type ModelConfig = t.TypeOf<typeof ModelConfig>
@@ -136,7 +212,24 @@ export const make = (sizes: Pick<ModelConfig, 'vocab' | 'dModel' | 'layers' | 'h
  * @category destructors
  * @since 0.1.0
  */
-export const headDim = (config: ModelConfig): number => config.dModel / config.heads
+export const headDim = (config: ModelConfig): number => config.headDim ?? config.dModel / config.heads
+
+/**
+ * Whether layer `i` attends through the sliding window (`slidingWindow` and `slidingLayers`).
+ *
+ * @category destructors
+ * @since 0.6.0
+ */
+export const isSliding = (config: ModelConfig, i: number): boolean =>
+  config.slidingWindow !== undefined && (config.slidingLayers === undefined || config.slidingLayers[i] === true)
+
+/**
+ * The attention scale multiplied into the queries: `queryScale`, else 1/sqrt(headDim).
+ *
+ * @category destructors
+ * @since 0.6.0
+ */
+export const queryScale = (config: ModelConfig): number => config.queryScale ?? 1 / Math.sqrt(headDim(config))
 
 /**
  * Previous positions mixed into each block's input (`canonSpan`, 0 when off).
@@ -156,7 +249,22 @@ export const validate = (config: ModelConfig): ModelConfig => {
   const positive = ['vocab', 'dModel', 'layers', 'heads', 'kvHeads', 'ffn', 'maxLen'] as const
   for (const key of positive)
     if (!Number.isInteger(config[key]) || config[key] <= 0) throw new Error(`ModelConfig.${key} must be a positive integer, got ${config[key]}`)
-  if (config.dModel % config.heads !== 0) throw new Error(`ModelConfig: dModel ${config.dModel} is not divisible by heads ${config.heads}`)
+  if (config.headDim === undefined && config.dModel % config.heads !== 0)
+    throw new Error(`ModelConfig: dModel ${config.dModel} is not divisible by heads ${config.heads}`)
+  if (!Number.isInteger(headDim(config)) || headDim(config) <= 0) throw new Error(`ModelConfig.headDim must be a positive integer, got ${headDim(config)}`)
+  for (const key of ['slidingLayers', 'ropeLayers'] as const) {
+    const flags = config[key]
+    if (flags !== undefined && flags.length !== config.layers) throw new Error(`ModelConfig.${key} has ${flags.length} entries for ${config.layers} layers`)
+  }
+  if (config.slidingWindow !== undefined && !(Number.isInteger(config.slidingWindow) && config.slidingWindow > 0))
+    throw new Error(`ModelConfig.slidingWindow must be a positive integer, got ${config.slidingWindow}`)
+  const fraction = config.ropeFraction ?? 1
+  if (!(fraction > 0 && fraction <= 1) || (headDim(config) * fraction) % 2 !== 0)
+    throw new Error(`ModelConfig.ropeFraction ${fraction} must rotate an even part of the head width ${headDim(config)}`)
+  if (config.norm === 'layernorm' && (config.qkNorm !== undefined || (config.blockNorms ?? 'pre') !== 'pre' || config.normOffset === true))
+    throw new Error('ModelConfig: qkNorm, normOffset and sandwich or post blockNorms need norm rmsnorm')
+  if (config.positional === 'learned' && (config.ropeLayers !== undefined || config.rope !== undefined))
+    throw new Error('ModelConfig: ropeLayers and rope need positional rope')
   if (config.heads % config.kvHeads !== 0) throw new Error(`ModelConfig: heads ${config.heads} is not divisible by kvHeads ${config.kvHeads}`)
   if (config.positional === 'rope' && headDim(config) % 2 !== 0) throw new Error('ModelConfig: RoPE needs an even head width')
   const span = canonSpan(config)
@@ -173,10 +281,13 @@ export const validate = (config: ModelConfig): ModelConfig => {
 export const parameterCount = (config: ModelConfig): number => {
   const { vocab, dModel: d, ffn, layers } = config
   const kv = config.kvHeads * headDim(config)
+  const q = config.heads * headDim(config)
   const normParams = config.norm === 'layernorm' ? 2 * d : d
-  const attention = d * d * 2 + 2 * d * kv + (config.qkvBias ? d + 2 * kv : 0)
-  const mlp = (config.activation === 'swiglu' ? 3 : 2) * d * ffn
-  const perLayer = attention + mlp + 2 * normParams + 2 * canonSpan(config) * d
+  const attention = d * q * 2 + 2 * d * kv + (config.qkvBias ? q + 2 * kv : 0)
+  const qkNorm = config.qkNorm === 'head' ? 2 * headDim(config) : config.qkNorm === 'full' ? q + kv : 0
+  const mlp = (config.activation === 'gelu' ? 2 : 3) * d * ffn
+  const blockNorms = config.blockNorms === 'sandwich' ? 4 : 2
+  const perLayer = attention + qkNorm + mlp + blockNorms * normParams + 2 * canonSpan(config) * d
   const embeddings =
     vocab * d * (config.tiedEmbeddings ? 1 : 2) +
     (config.positional === 'learned' ? config.maxLen * d : 0) +

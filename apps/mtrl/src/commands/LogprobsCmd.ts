@@ -1,9 +1,10 @@
 /**
  * `mtrl logprobs`: token ids, next-token log-probs and a greedy continuation of a text under any
- * loadable model folder (Hugging Face Llama/Qwen2 or an mtrl checkpoint): the quick way to check
+ * loadable model folder (a Hugging Face folder of any family of `Families`, or an mtrl
+ * checkpoint): the quick way to check
  * a model loaded right against another framework.
  */
-import { Logprobs, PolicyError } from '@mtrl/policy'
+import { Families, Logprobs, PolicyError } from '@mtrl/policy'
 import * as E from 'fp-ts/lib/Either.js'
 import { backendFlag, failed, int, make, text, usage } from '../Command.js'
 import { startBackend } from '../Runtime.js'
@@ -15,7 +16,8 @@ export const logprobs = make({
 
 Prints JSON { ids, nextTokenLogprobs, greedy }: nextTokenLogprobs[i] = log p(ids[i+1] | ids[..i]),
 greedy = the greedy continuation ids. DIR is a Hugging Face folder (config.json,
-model.safetensors, tokenizer.json; LlamaForCausalLM or Qwen2ForCausalLM) or an mtrl checkpoint.
+model.safetensors or model.safetensors.index.json, tokenizer.json) of model_type
+${Families.modelTypes.join(', ')}, or an mtrl checkpoint.
 
 Example:
   mtrl logprobs --model fixtures/hf/tiny-qwen2 --text "Hello world"`,

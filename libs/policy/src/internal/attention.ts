@@ -4,7 +4,7 @@
  * batched products) and one 2-D product per pair ({@link causalAttentionByPair}, for wasm).
  */
 import * as tf from '@tensorflow/tfjs'
-import { swapLast } from './ops.js'
+import { mm, swapLast } from './ops.js'
 
 const maskCache = new Map<number, Float32Array>()
 /** Additive causal mask [T, T]: 0 on and below the diagonal, -1e9 above. */
@@ -155,4 +155,36 @@ export const causalAttentionByPair = (q: tf.Tensor3D, k: tf.Tensor3D, v: tf.Tens
     }
   }) as unknown as (q: tf.Tensor, k: tf.Tensor, v: tf.Tensor) => tf.Tensor3D
   return f(q, k, v)
+}
+
+const windowMasks = new Map<string, Float32Array>()
+/** Additive mask [T, T]: 0 where key j is visible to query i (j <= i, and i - j < window), -1e9 elsewhere. */
+export const windowMask = (T: number, window: number | undefined): tf.Tensor2D => {
+  const key = `${T}|${window ?? 0}`
+  let data = windowMasks.get(key)
+  if (data === undefined) {
+    data = new Float32Array(T * T)
+    for (let i = 0; i < T; i++) for (let j = 0; j < T; j++) if (j > i || (window !== undefined && i - j >= window)) data[i * T + j] = -1e9
+    windowMasks.set(key, data)
+  }
+  return tf.tensor2d(data, [T, T])
+}
+
+/**
+ * Causal attention with a sliding window and soft-capped scores (Gemma 2:
+ * `s = c tanh(q k^T / c)`), differentiated by TensorFlow.js: the layers that need either
+ * (Mistral, Phi-3, Gemma); plain layers keep {@link causalAttention}.
+ *
+ * @param q [BH, T, hd], already scaled
+ * @param k [BH, T, hd]
+ * @param v [BH, T, hd]
+ * @param window keys visible to a query: the last `window` positions, itself included (all when undefined)
+ * @param softcap `c`, or undefined for none
+ * @returns [BH, T, hd]
+ */
+export const maskedAttention = (q: tf.Tensor3D, k: tf.Tensor3D, v: tf.Tensor3D, window: number | undefined, softcap: number | undefined): tf.Tensor3D => {
+  let s: tf.Tensor = mm(q, swapLast(k))
+  if (softcap !== undefined) s = tf.mul(tf.tanh(tf.div(s, softcap)), softcap)
+  const p = tf.softmax(tf.add(s, windowMask(q.shape[1], window)))
+  return mm(p as tf.Tensor3D, v)
 }

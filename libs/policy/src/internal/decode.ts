@@ -12,11 +12,11 @@
  * (`ModelConfig.canonSpan`) keeps each slot's last few residual rows per layer beside the cache.
  */
 import * as tf from '@tensorflow/tfjs'
-import { canonSpan, headDim, type ModelConfig } from '../ModelConfig.js'
-import type { Prepared, Projection } from './decodeWeights.js'
-import { activate, attend, normalize, placeQkv } from './hostKernels.js'
+import { canonSpan, headDim, isSliding, queryScale, type ModelConfig } from '../ModelConfig.js'
+import type { HostNorms, Prepared, Projection } from './decodeWeights.js'
+import { activate, attend, normalize, normGroups, placeQkv, type AttendExtras } from './hostKernels.js'
 import { reserve, type Cache } from './kvCache.js'
-import { ropeTable } from './ops.js'
+import { layerRope, tableOf, type RopeTable } from './rope.js'
 
 /** `a` [rows, in] @ `w` [in, out] on the backend, read back in bulk. */
 const product = (a: Float32Array, rows: number, w: tf.Tensor2D): Float32Array => {
@@ -145,14 +145,17 @@ const embedRows = (prep: Prepared, rows: ReadonlyArray<Row>): Float32Array => {
     }
     x = new Float32Array(e.dataSync()) // a copy: the layers update it in place
   })
+  const scale = prep.config.embedScale
+  const f32 = scale === undefined ? 1 : Math.fround(scale) // the float32 product the trunk computes
+  if (scale !== undefined) for (let i = 0; i < x.length; i++) x[i] = x[i]! * f32
   return x
 }
 
-/** What the layers of one forward call share: its rows, the RoPE table, scratch buffers. */
+/** What the layers of one forward call share: its rows, each layer's RoPE table, scratch buffers. */
 interface Pass {
   readonly rows: RowsOf
-  readonly table: { readonly cos: Float32Array; readonly sin: Float32Array } | undefined
-  /** [rows, dModel]: the attention output of the current layer. */
+  readonly tables: ReadonlyArray<RopeTable | undefined>
+  /** [rows, heads * headDim]: the attention output of the current layer. */
   readonly attended: Float32Array
   readonly qv: Float64Array
   readonly rotScratch: Float32Array
@@ -166,13 +169,64 @@ const makePass = (config: ModelConfig, cache: Cache, rows: ReadonlyArray<Row>): 
   const hd = headDim(config)
   return {
     rows: { slot: Int32Array.from(rows, (r) => r.slot), pos: Int32Array.from(rows, (r) => r.pos), index: Int32Array.from(rows, (r) => r.index) },
-    table: config.positional === 'rope' ? ropeTable(config.maxLen, 1, hd, config.ropeTheta) : undefined,
-    attended: new Float32Array(rows.length * config.dModel),
+    tables: Array.from({ length: config.layers }, (_, l) => {
+      const spec = layerRope(config, l)
+      return spec === undefined ? undefined : tableOf(spec, config.maxLen)
+    }),
+    attended: new Float32Array(rows.length * config.heads * hd),
     qv: new Float64Array(hd),
     rotScratch: new Float32Array(hd),
     acc: new Float64Array(hd),
     scores: new Float64Array(cache.capacity)
   }
+}
+
+/** Query and key norms (`qkNorm`) on each row of `P` = [q | k | v], then the attention scale on q. */
+const normQk = (config: ModelConfig, norms: HostNorms, P: Float32Array, M: number, width: number): void => {
+  if (norms.q === undefined || norms.k === undefined) return
+  const qWidth = config.heads * headDim(config)
+  const kWidth = config.kvHeads * headDim(config)
+  const scale = queryScale(config)
+  for (let m = 0; m < M; m++) {
+    const o = m * width
+    normGroups(P, o, o + qWidth, norms.q, config.normEps)
+    normGroups(P, o + qWidth, o + qWidth + kWidth, norms.k, config.normEps)
+    for (let j = o; j < o + qWidth; j++) P[j] = P[j]! * scale
+  }
+}
+
+/** Adds `y` [M, D] to the residual rows `x`, through the norm `norm` first when there is one. */
+const addResidual = (config: ModelConfig, x: Float32Array, y: Float32Array, norm: Float32Array | undefined, M: number): void => {
+  if (norm !== undefined) normGroups(y, 0, M * config.dModel, norm, config.normEps)
+  for (let i = 0; i < M * config.dModel; i++) x[i]! += y[i]!
+}
+
+/** The attention of layer `l` on the rows through the cache: the plain kernel (wasm where the cache has an arena), or with the window and soft-cap. */
+const attendLayer = (config: ModelConfig, cache: Cache, pass: Pass, P: Float32Array, width: number, l: number): void => {
+  const hd = headDim(config)
+  const extras: AttendExtras = { window: isSliding(config, l) ? config.slidingWindow! : Infinity, softcap: config.attnSoftcap ?? 0 }
+  const { slot, pos } = pass.rows
+  const plain = extras.window === Infinity && extras.softcap === 0
+  if (plain && cache.arena !== undefined) cache.arena.attend(l, P, width, slot, pos, pass.attended)
+  else
+    attend(
+      P,
+      width,
+      cache.k[l]!,
+      cache.v[l]!,
+      cache.capacity,
+      slot,
+      pos,
+      config.heads,
+      config.kvHeads,
+      hd,
+      config.heads * hd,
+      pass.scores,
+      pass.qv,
+      pass.acc,
+      pass.attended,
+      extras
+    )
 }
 
 /**
@@ -182,30 +236,37 @@ const makePass = (config: ModelConfig, cache: Cache, rows: ReadonlyArray<Row>): 
 const runLayer = (prep: Prepared, cache: Cache, pass: Pass, x: Float32Array, l: number): void => {
   const config = prep.config
   const layer = prep.layers[l]!
+  const norms = prep.norms[l]!
   const D = config.dModel
   const hd = headDim(config)
-  const H = config.heads
-  const Hkv = config.kvHeads
-  const qkWidth = (H + Hkv) * hd
-  const width = qkWidth + Hkv * hd
+  const qkWidth = (config.heads + config.kvHeads) * hd
+  const width = qkWidth + config.kvHeads * hd
   const M = pass.rows.slot.length
-  const cap = cache.capacity
-  const { slot: slotOf, pos: posOf } = pass.rows
   const span = canonSpan(config)
   const mixed = (site: 'attn' | 'mlp'): Float32Array =>
     span > 0 ? canonMixHost(x, pass.rows, D, span, cache.maxLen, prep.canon[l]![site], cache.canon[l]![site]) : x
-  const P = project(layer.qkv, prep.biases[l], normalize(config, mixed('attn'), M), M)
-  const K = cache.k[l]!
-  const V = cache.v[l]!
-  placeQkv(P, width, qkWidth, pass.table, K, V, cap, slotOf, posOf, H, Hkv, hd, pass.rotScratch)
-  if (cache.arena !== undefined) cache.arena.attend(l, P, width, slotOf, posOf, pass.attended)
-  else attend(P, width, K, V, cap, slotOf, posOf, H, Hkv, hd, D, pass.scores, pass.qv, pass.acc, pass.attended)
-  const o = product(pass.attended, M, layer.oT)
-  for (let i = 0; i < M * D; i++) x[i]! += o[i]!
-  const U = project(layer.up, prep.upBiases[l], normalize(config, mixed('mlp'), M), M)
-  const act = activate(config.activation === 'swiglu', U, M, config.ffn)
-  const down = product(act, M, layer.downT)
-  for (let i = 0; i < M * D; i++) x[i]! += down[i]!
+  const normedInput = (site: 'attn' | 'mlp', folded: boolean): Float32Array => (folded ? normalize(config, mixed(site), M) : mixed(site))
+  const P = project(layer.qkv, prep.biases[l], normedInput('attn', layer.qkvNormed), M)
+  normQk(config, norms, P, M, width)
+  placeQkv(
+    P,
+    width,
+    qkWidth,
+    pass.tables[l],
+    cache.k[l]!,
+    cache.v[l]!,
+    cache.capacity,
+    pass.rows.slot,
+    pass.rows.pos,
+    config.heads,
+    config.kvHeads,
+    hd,
+    pass.rotScratch
+  )
+  attendLayer(config, cache, pass, P, width, l)
+  addResidual(config, x, product(pass.attended, M, layer.oT), norms.postAttn, M)
+  const U = project(layer.up, prep.upBiases[l], normedInput('mlp', layer.upNormed), M)
+  addResidual(config, x, product(activate(config.activation, U, M, config.ffn), M, layer.downT), norms.postMlp, M)
 }
 
 /** Advances the slots' lengths and last tokens past `items`. */
@@ -224,7 +285,10 @@ const headLogits = (prep: Prepared, x: Float32Array, items: ReadonlyArray<Item>)
     end += item.tokens.length
     last.set(x.subarray((end - 1) * D, end * D), r * D)
   })
-  return project(prep.head, prep.headBias, normalize(prep.config, last, items.length), items.length)
+  const z = project(prep.head, prep.headBias, normalize(prep.config, last, items.length), items.length)
+  const cap = prep.config.logitSoftcap
+  if (cap !== undefined) for (let i = 0; i < z.length; i++) z[i] = cap * Math.tanh(z[i]! / cap)
+  return z
 }
 
 /**

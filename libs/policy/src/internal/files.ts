@@ -21,6 +21,12 @@ export const readBytes = (path: string): TE.TaskEither<PolicyError, Uint8Array> 
     (e) => fileError(path, reason(e))
   )
 
+export const readText = (path: string): TE.TaskEither<PolicyError, string> =>
+  TE.tryCatch(
+    () => readFile(path, 'utf8'),
+    (e) => fileError(path, reason(e))
+  )
+
 export const readJson = (path: string): TE.TaskEither<PolicyError, unknown> =>
   TE.tryCatch(
     async () => JSON.parse(await readFile(path, 'utf8')) as unknown,

@@ -3,7 +3,7 @@
  * GELU, and attention over the cache. Top-level functions with everything in locals and plain
  * indexed loops over typed arrays: the hot loops of sampling.
  */
-import type { ModelConfig } from '../ModelConfig.js'
+import type { Activation, ModelConfig } from '../ModelConfig.js'
 
 const GELU_C = Math.sqrt(2 / Math.PI)
 
@@ -30,6 +30,20 @@ export const normalize = (config: ModelConfig, x: Float32Array, rows: number): F
 }
 
 /**
+ * RMSNorm in place over each group of `weight.length` values of `x` (rows of a projection, or
+ * each head of one): `x / sqrt(mean(x^2) + eps) * weight`.
+ */
+export const normGroups = (x: Float32Array, from: number, to: number, weight: Float32Array, eps: number): void => {
+  const n = weight.length
+  for (let o = from; o < to; o += n) {
+    let ss = 0
+    for (let j = 0; j < n; j++) ss += x[o + j]! * x[o + j]!
+    const scale = 1 / Math.sqrt(ss / n + eps)
+    for (let j = 0; j < n; j++) x[o + j] = x[o + j]! * scale * weight[j]!
+  }
+}
+
+/**
  * RoPE on q and k (`x * cos + rotate_half(x) * sin`) and the cache writes of k and v; the
  * rotated q is written back over q in `P`.
  */
@@ -37,7 +51,7 @@ export const placeQkv = (
   P: Float32Array,
   width: number,
   qkWidth: number,
-  table: { readonly cos: Float32Array; readonly sin: Float32Array } | undefined,
+  table: { readonly cos: Float32Array; readonly sin: Float32Array; readonly rotaryDim: number } | undefined,
   K: Float32Array,
   V: Float32Array,
   cap: number,
@@ -48,7 +62,8 @@ export const placeQkv = (
   hd: number,
   scratch: Float32Array
 ): void => {
-  const half = hd / 2
+  const rd = table?.rotaryDim ?? hd
+  const half = rd / 2
   for (let m = 0; m < slotOf.length; m++) {
     const slot = slotOf[m]!
     const pos = posOf[m]!
@@ -61,27 +76,32 @@ export const placeQkv = (
         for (let i = 0; i < hd; i++) target[dst + i] = P[src + i]!
         continue
       }
-      // x * cos + rotate_half(x) * sin, rotate_half(x) = [-x2, x1]
+      // x * cos + rotate_half(x) * sin, rotate_half(x) = [-x2, x1] on the first rd dimensions
       const t = pos * hd
-      for (let i = 0; i < hd; i++) {
+      for (let i = 0; i < rd; i++) {
         const rotated = i < half ? -P[src + i + half]! : P[src + i - half]!
         scratch[i] = P[src + i]! * table.cos[t + i]! + rotated * table.sin[t + i]!
       }
+      for (let i = rd; i < hd; i++) scratch[i] = P[src + i]!
       for (let i = 0; i < hd; i++) target[dst + i] = scratch[i]!
     }
     for (let g = 0; g < Hkv; g++) V.set(P.subarray(o + qkWidth + g * hd, o + qkWidth + (g + 1) * hd), ((slot * Hkv + g) * cap + pos) * hd)
   }
 }
 
-/** SwiGLU (`U` = [gate | up] per row) or GELU (tanh approximation) on the host. */
-export const activate = (swigluAct: boolean, U: Float32Array, M: number, F: number): Float32Array => {
+const geluTanh = (u: number): number => 0.5 * u * (1 + Math.tanh(GELU_C * (u + 0.044715 * u * u * u)))
+
+/** SwiGLU or GeGLU (`U` = [gate | up] per row) or GELU (tanh approximation) on the host. */
+export const activate = (activation: Activation, U: Float32Array, M: number, F: number): Float32Array => {
   const act = new Float32Array(M * F)
-  if (swigluAct) {
+  if (activation === 'swiglu') {
     for (let m = 0; m < M; m++)
       for (let j = 0; j < F; j++) {
         const g = U[m * 2 * F + j]!
         act[m * F + j] = (g / (1 + Math.exp(-g))) * U[m * 2 * F + F + j]!
       }
+  } else if (activation === 'geglu') {
+    for (let m = 0; m < M; m++) for (let j = 0; j < F; j++) act[m * F + j] = geluTanh(U[m * 2 * F + j]!) * U[m * 2 * F + F + j]!
   } else
     for (let i = 0; i < M * F; i++) {
       const u = U[i]!
@@ -90,9 +110,17 @@ export const activate = (swigluAct: boolean, U: Float32Array, M: number, F: numb
   return act
 }
 
+/** What a layer's attention adds to plain causal attention: a sliding window, soft-capped scores. */
+export interface AttendExtras {
+  /** Keys visible to a query: its last `window` positions (Infinity: all). */
+  readonly window: number
+  /** `c` of `c tanh(s / c)` on the scores (0: none). */
+  readonly softcap: number
+}
+
 /**
- * Attention of each row over its slot's cached positions up to its own. A top-level function
- * with everything in locals: the hot loop of decoding.
+ * Attention of each row over its slot's cached positions up to its own (within the window). A
+ * top-level function with everything in locals: the hot loop of decoding.
  */
 export const attend = (
   P: Float32Array,
@@ -109,20 +137,23 @@ export const attend = (
   scores: Float64Array,
   qv: Float64Array,
   acc: Float64Array,
-  attended: Float32Array
+  attended: Float32Array,
+  extras: AttendExtras = { window: Infinity, softcap: 0 }
 ): void => {
   const G = H / Hkv
+  const softcap = extras.softcap
   const M = slotOf.length
   for (let m = 0; m < M; m++) {
     const slot = slotOf[m]!
     const pos = posOf[m]!
     for (let h = 0; h < H; h++) {
       const base = (slot * Hkv + ((h / G) | 0)) * cap * hd
+      const j0 = Math.max(0, pos - extras.window + 1)
       const qo = m * width + h * hd
       for (let i = 0; i < hd; i++) qv[i] = P[qo + i]!
       let max = -Infinity
       const hd4 = hd - (hd % 4)
-      for (let j = 0, ko = base; j <= pos; j++, ko += hd) {
+      for (let j = j0, ko = base + j0 * hd; j <= pos; j++, ko += hd) {
         let d0 = 0
         let d1 = 0
         let d2 = 0
@@ -135,18 +166,18 @@ export const attend = (
           d3 += qv[i + 3]! * K[ko + i + 3]!
         }
         for (; i < hd; i++) d0 += qv[i]! * K[ko + i]!
-        const dot = d0 + d1 + d2 + d3
+        const dot = softcap > 0 ? softcap * Math.tanh((d0 + d1 + d2 + d3) / softcap) : d0 + d1 + d2 + d3
         scores[j] = dot
         if (dot > max) max = dot
       }
       let sum = 0
-      for (let j = 0; j <= pos; j++) {
+      for (let j = j0; j <= pos; j++) {
         const e = Math.exp(scores[j]! - max)
         scores[j] = e
         sum += e
       }
       acc.fill(0)
-      for (let j = 0, vo = base; j <= pos; j++, vo += hd) {
+      for (let j = j0, vo = base + j0 * hd; j <= pos; j++, vo += hd) {
         const p = scores[j]!
         let i = 0
         for (; i < hd4; i += 4) {

@@ -159,11 +159,11 @@ const GELU_C = Math.sqrt(2 / Math.PI)
 /** GELU, tanh approximation (GPT-2's `gelu_new`). */
 export const gelu = (x: tf.Tensor): tf.Tensor => tf.mul(tf.mul(x, 0.5), tf.add(tf.tanh(tf.mul(tf.add(x, tf.mul(tf.pow(x, 3), 0.044715)), GELU_C)), 1))
 
-const rotations = new Map<number, { readonly r: Float32Array; readonly rT: Float32Array }>()
-const rotationOf = (headDim: number): { readonly r: Float32Array; readonly rT: Float32Array } => {
-  let hit = rotations.get(headDim)
+const rotations = new Map<string, { readonly r: Float32Array; readonly rT: Float32Array }>()
+const rotationOf = (headDim: number, rotaryDim: number): { readonly r: Float32Array; readonly rT: Float32Array } => {
+  let hit = rotations.get(`${headDim}|${rotaryDim}`)
   if (hit === undefined) {
-    const half = headDim / 2
+    const half = rotaryDim / 2
     const r = new Float32Array(headDim * headDim)
     const rT = new Float32Array(headDim * headDim)
     for (let i = 0; i < half; i++) {
@@ -173,16 +173,19 @@ const rotationOf = (headDim: number): { readonly r: Float32Array; readonly rT: F
       rT[(i + half) * headDim + i] = 1
     }
     hit = { r, rT }
-    rotations.set(headDim, hit)
+    rotations.set(`${headDim}|${rotaryDim}`, hit)
   }
   return hit
 }
 
-/** Hugging Face's `rotate_half` on the last axis, as a product with a signed permutation. */
-export const rotateHalf = (x: tf.Tensor): tf.Tensor => {
+/**
+ * Hugging Face's `rotate_half` on the first `rotaryDim` dimensions of the last axis (all by
+ * default; zero past them), as a product with a signed permutation.
+ */
+export const rotateHalf = (x: tf.Tensor, rotaryDim?: number): tf.Tensor => {
   const shape = x.shape
   const headDim = shape[shape.length - 1] ?? 0
-  const { r, rT } = rotationOf(headDim)
+  const { r, rT } = rotationOf(headDim, rotaryDim ?? headDim)
   const f = tf.customGrad((...args: Array<tf.Tensor | tf.GradSaveFunc>) => {
     const input = tf.reshape(args[0] as tf.Tensor, [-1, headDim]) as tf.Tensor2D
     return {
@@ -195,51 +198,11 @@ export const rotateHalf = (x: tf.Tensor): tf.Tensor => {
 
 /**
  * Rotary embedding in Hugging Face's convention on `x` [..., heads, headDim]:
- * `x * cos + rotate_half(x) * sin`; `cos`/`sin` broadcast against `x`.
+ * `x * cos + rotate_half(x) * sin`; `cos`/`sin` broadcast against `x` (1 and 0 past the first
+ * `rotaryDim` dimensions, which alone rotate: partial rotary).
  */
-export const rope = (x: tf.Tensor, cos: tf.Tensor, sin: tf.Tensor): tf.Tensor => tf.add(tf.mul(x, cos), tf.mul(rotateHalf(x), sin))
-
-const ropeCache = new Map<string, { readonly cos: Float32Array; readonly sin: Float32Array }>()
-
-/**
- * Per-position RoPE rows for `maxLen` positions and `heads` heads: `cos`/`sin` are
- * [maxLen, heads * headDim]. Cached per shape.
- */
-export const ropeTable = (maxLen: number, heads: number, headDim: number, theta: number): { readonly cos: Float32Array; readonly sin: Float32Array } => {
-  const key = `${maxLen}|${heads}|${headDim}|${theta}`
-  const hit = ropeCache.get(key)
-  if (hit !== undefined) return hit
-  const half = headDim / 2
-  const invFreq = new Float32Array(half)
-  for (let j = 0; j < half; j++) invFreq[j] = 1 / Math.pow(theta, (2 * j) / headDim)
-  const width = heads * headDim
-  const cos = new Float32Array(maxLen * width)
-  const sin = new Float32Array(maxLen * width)
-  for (let p = 0; p < maxLen; p++) {
-    for (let i = 0; i < headDim; i++) {
-      const angle = Math.fround(p * invFreq[i % half]!)
-      const c = Math.cos(angle)
-      const s = Math.sin(angle)
-      for (let h = 0; h < heads; h++) {
-        cos[p * width + h * headDim + i] = c
-        sin[p * width + h * headDim + i] = s
-      }
-    }
-  }
-  const table = { cos, sin }
-  ropeCache.set(key, table)
-  return table
-}
-
-/** Rows `positions` of a [maxLen, width] table, as one Float32Array [positions.length, width]. */
-export const rows = (table: Float32Array, width: number, positions: ArrayLike<number>): Float32Array => {
-  const out = new Float32Array(positions.length * width)
-  for (let r = 0; r < positions.length; r++) {
-    const p = positions[r]!
-    out.set(table.subarray(p * width, (p + 1) * width), r * width)
-  }
-  return out
-}
+export const rope = (x: tf.Tensor, cos: tf.Tensor, sin: tf.Tensor, rotaryDim?: number): tf.Tensor =>
+  tf.add(tf.mul(x, cos), tf.mul(rotateHalf(x, rotaryDim), sin))
 
 /** Repeats each of the kvHeads heads (axis 1 of [B, kvHeads, X, Y]) `groups` times. */
 export const repeatKv = (x: tf.Tensor4D, groups: number): tf.Tensor4D => {
