@@ -5,5 +5,6 @@
  * @since 0.1.0
  */
 export * as Evaluate from './Evaluate.js'
+export * as OverSeeds from './OverSeeds.js'
 export * as Summary from './Summary.js'
 export * as Transcript from './Transcript.js'

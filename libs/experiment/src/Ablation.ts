@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import type { Summary } from '@mtrl/eval'
+import { OverSeeds, type Summary } from '@mtrl/eval'
 import { escape, finite, page } from './internal/page.js'
 
 /**
@@ -21,7 +21,9 @@ export interface Result {
 }
 
 /**
- * One cell on one evaluation environment, over its seeds.
+ * One cell on one evaluation environment, over its seeds: the mean success rate, its sample std,
+ * and its 95% interval over seeds and games (`OverSeeds.interval` of @mtrl/eval: inside [0, 1];
+ * with one seed, over games only).
  *
  * @category models
  * @since 0.1.0
@@ -32,19 +34,27 @@ export interface Row {
   readonly seeds: number
   readonly mean: number
   readonly std: number
+  readonly ci95: Summary.Interval
   readonly values: ReadonlyArray<number>
 }
 
+const pct = (x: number): string => (100 * x).toFixed(1)
+
+/** `83.3% [73.3, 90.1] ± 3.1 (n=3)`: mean, 95% interval, std over seeds, seeds. */
+const figure = (r: Pick<Row, 'mean' | 'ci95' | 'std' | 'seeds'>): string =>
+  `${pct(r.mean)}% [${pct(r.ci95.low)}, ${pct(r.ci95.high)}] ± ${pct(r.std)} (n=${r.seeds}${r.seeds === 1 ? ': one seed' : ''})`
+
 /**
- * The rows as a text table for people: cell, environment, success mean ± std over seeds (in %).
+ * The rows as a text table for people: cell, environment, success mean [95% interval] ± std over
+ * seeds (in %).
  *
  * @category destructors
  * @since 0.1.0
  */
 export const table = (rows: ReadonlyArray<Row>): string =>
   [
-    `${'cell'.padEnd(44)} ${'env'.padEnd(30)} success (mean ± std over seeds)`,
-    ...rows.map((r) => `${r.cell.padEnd(44)} ${r.env.padEnd(30)} ${(100 * r.mean).toFixed(1)}% ± ${(100 * r.std).toFixed(1)} (n=${r.seeds})`)
+    `${'cell'.padEnd(44)} ${'env'.padEnd(30)} success (mean [95% interval over seeds and games] ± std over seeds)`,
+    ...rows.map((r) => `${r.cell.padEnd(44)} ${r.env.padEnd(30)} ${figure(r)}`)
   ].join('\n')
 
 /**
@@ -60,23 +70,26 @@ export interface Run {
 }
 
 /**
- * One row per cell and evaluation environment: success rate mean and sample std over seeds.
+ * One row per cell and evaluation environment: success rate mean, sample std and 95% interval
+ * over seeds (each seed on the same games).
  *
  * @category destructors
  * @since 0.1.0
  */
 export const rows = (results: ReadonlyArray<Result>): ReadonlyArray<Row> => {
-  const groups = new Map<string, number[]>()
+  const groups = new Map<string, { values: number[]; games: number }>()
   for (const r of results)
     for (const e of r.final) {
       const key = `${r.cell}\u0000${e.env}`
-      groups.set(key, [...(groups.get(key) ?? []), e.successRate])
+      const group = groups.get(key)
+      groups.set(key, { values: [...(group?.values ?? []), e.successRate], games: Math.min(group?.games ?? e.episodes, e.episodes) })
     }
-  return [...groups.entries()].map(([key, values]) => {
+  return [...groups.entries()].map(([key, { values, games }]) => {
     const [cell, env] = key.split('\u0000') as [string, string]
     const mean = values.reduce((a, b) => a + b, 0) / values.length
     const std = values.length < 2 ? 0 : Math.sqrt(values.reduce((a, b) => a + (b - mean) ** 2, 0) / (values.length - 1))
-    return { cell, env, seeds: values.length, mean, std, values }
+    const ci95 = games < 2 ? { low: 0, high: 1 } : OverSeeds.interval(games)(values).ci95
+    return { cell, env, seeds: values.length, mean, std, ci95, values }
   })
 }
 
@@ -116,20 +129,20 @@ const ablationCurves: ReadonlyArray<{ readonly title: string; readonly metric: s
 ]
 
 /**
- * The ablation's page: its table (final held-out success per cell, mean ± std over seeds) and
+ * The ablation's page: its table (final held-out success per cell, mean [95% interval] ± std over seeds) and
  * each cell's learning curves. Pure.
  *
  * @category destructors
  * @since 0.1.0
  */
-export const render = (title: string, table: ReadonlyArray<Pick<Row, 'cell' | 'env' | 'mean' | 'std' | 'seeds'>>, runs: ReadonlyArray<Run>): string => {
+export const render = (title: string, table: ReadonlyArray<Pick<Row, 'cell' | 'env' | 'mean' | 'std' | 'ci95' | 'seeds'>>, runs: ReadonlyArray<Run>): string => {
   const lines = table
     .map(
       (r) =>
-        `<tr><td>${escape(r.cell)}</td><td>${escape(r.env)}</td><td>${(100 * r.mean).toFixed(1)}% ± ${(100 * r.std).toFixed(1)} <small>(n=${r.seeds})</small></td></tr>`
+        `<tr><td>${escape(r.cell)}</td><td>${escape(r.env)}</td><td>${escape(figure(r))}</td></tr>`
     )
     .join('')
-  const body = `<h2>Final held-out success (mean ± std over training seeds)</h2><table><thead><tr><th>cell</th><th>env</th><th>success</th></tr></thead><tbody>${lines}</tbody></table>`
+  const body = `<h2>Final held-out success (mean [95% interval over seeds and games] ± std over training seeds)</h2><table><thead><tr><th>cell</th><th>env</th><th>success</th></tr></thead><tbody>${lines}</tbody></table>`
   const charts = ablationCurves
     .map((c) => ({ id: c.metric.replace(/\W/g, '-'), title: `${c.title} (mean over seeds)`, xLabel: 'iteration', datasets: cellCurves(runs, c.metric) }))
     .filter((c) => c.datasets.length > 0)

@@ -8,6 +8,7 @@ import { collect } from './Collect.js'
 import { evalCommand } from './Eval.js'
 import { failures } from './Failures.js'
 import { info } from './Info.js'
+import { interval } from './Interval.js'
 import { logprobs } from './LogprobsCmd.js'
 import { report } from './ReportCmd.js'
 import { results } from './Results.js'
@@ -31,6 +32,7 @@ export const commands: ReadonlyArray<Command> = [
   probe,
   ablate,
   results,
+  interval,
   report,
   info,
   playCommand,
