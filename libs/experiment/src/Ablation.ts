@@ -135,13 +135,12 @@ const ablationCurves: ReadonlyArray<{ readonly title: string; readonly metric: s
  * @category destructors
  * @since 0.1.0
  */
-export const render = (title: string, table: ReadonlyArray<Pick<Row, 'cell' | 'env' | 'mean' | 'std' | 'ci95' | 'seeds'>>, runs: ReadonlyArray<Run>): string => {
-  const lines = table
-    .map(
-      (r) =>
-        `<tr><td>${escape(r.cell)}</td><td>${escape(r.env)}</td><td>${escape(figure(r))}</td></tr>`
-    )
-    .join('')
+export const render = (
+  title: string,
+  table: ReadonlyArray<Pick<Row, 'cell' | 'env' | 'mean' | 'std' | 'ci95' | 'seeds'>>,
+  runs: ReadonlyArray<Run>
+): string => {
+  const lines = table.map((r) => `<tr><td>${escape(r.cell)}</td><td>${escape(r.env)}</td><td>${escape(figure(r))}</td></tr>`).join('')
   const body = `<h2>Final held-out success (mean [95% interval over seeds and games] ± std over training seeds)</h2><table><thead><tr><th>cell</th><th>env</th><th>success</th></tr></thead><tbody>${lines}</tbody></table>`
   const charts = ablationCurves
     .map((c) => ({ id: c.metric.replace(/\W/g, '-'), title: `${c.title} (mean over seeds)`, xLabel: 'iteration', datasets: cellCurves(runs, c.metric) }))
