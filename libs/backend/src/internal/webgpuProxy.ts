@@ -156,8 +156,10 @@ export class WebGpuProxy extends tf.KernelBackend {
 
   /** Runs `kernel` on the thread; the outputs' shapes come back. */
   runKernel(kernel: string, inputs: tf.NamedTensorInfoMap, attrs: tf.NamedAttrMap | undefined): tf.TensorInfo[] {
-    const ids: Record<string, number> = {}
-    for (const [name, t] of Object.entries(inputs)) if (t != null) ids[name] = this.idOf(t.dataId)
+    // Concat, AddN and Pack take a list of tensors as their inputs: it stays a list
+    const ids: Record<string, number> | number[] = Array.isArray(inputs)
+      ? (inputs as tf.TensorInfo[]).map((t) => this.idOf(t.dataId))
+      : Object.fromEntries(Object.entries(inputs).flatMap(([name, t]) => (t == null ? [] : [[name, this.idOf(t.dataId)]])))
     const { outs } = this.thread.request({ op: 'run', kernel, inputs: ids, attrs: attrs ?? {} })
     return outs!.map((o) => ({ dataId: this.track(o.id, 1), shape: o.shape, dtype: o.dtype }))
   }

@@ -38,6 +38,7 @@ const describe = (adapter) => {
   }
 }
 let tf
+let maxStorageBuffers = 8
 const tensors = new Map()
 let nextId = 1
 const init = async ({ allowSoftware, probeOnly }) => {
@@ -54,10 +55,11 @@ const init = async ({ allowSoftware, probeOnly }) => {
   if (info.software && !allowSoftware) return { ok: false, info, error: 'the only adapter is a software one (' + [info.vendor, info.architecture, info.description].filter((s) => s).join(' ') + '): auto never takes it; --backend webgpu does' }
   const limits = adapter.limits
   const requiredLimits = {}
-  for (const name of ['maxComputeWorkgroupStorageSize', 'maxComputeWorkgroupsPerDimension', 'maxStorageBufferBindingSize', 'maxBufferSize', 'maxComputeWorkgroupSizeX', 'maxComputeInvocationsPerWorkgroup'])
+  for (const name of ['maxStorageBuffersPerShaderStage', 'maxComputeWorkgroupStorageSize', 'maxComputeWorkgroupsPerDimension', 'maxStorageBufferBindingSize', 'maxBufferSize', 'maxComputeWorkgroupSizeX', 'maxComputeInvocationsPerWorkgroup'])
     requiredLimits[name] = limits[name]
   const device = await adapter.requestDevice({ requiredLimits })
-  device.addEventListener('uncapturederror', (event) => { deferred = 'WebGPU: ' + firstLine(event.error) })
+  maxStorageBuffers = device.limits.maxStorageBuffersPerShaderStage
+  device.addEventListener('uncapturederror', (event) => { deferred = deferred ?? 'WebGPU: ' + String(event.error.message).split('\n').slice(0, 3).join(' / ') })
   tf = require(paths.core)
   const { WebGPUBackend } = require(paths.backend)
   if (tf.findBackendFactory('webgpu') !== null) tf.removeBackend('webgpu')
@@ -66,10 +68,30 @@ const init = async ({ allowSoftware, probeOnly }) => {
   tf.enableProdMode()
   return { ok: true, info, kernels: tf.getKernelsForBackend('webgpu').map((k) => k.kernelName) }
 }
+// The backend's AddN binds every input to one shader: more than the device's storage buffers per
+// stage (8 by default, 12 on SwiftShader) fails validation; a sum of many gradients (a global
+// norm) is taken in rounds of at most that many.
+const addN = (inputs) => {
+  const most = Math.max(2, maxStorageBuffers - 1)
+  const made = []
+  let parts = inputs
+  while (parts.length > most) {
+    const next = []
+    for (let i = 0; i < parts.length; i += most) {
+      const chunk = parts.slice(i, i + most)
+      next.push(chunk.length === 1 ? chunk[0] : tf.engine().runKernel('AddN', chunk, {}))
+      if (chunk.length > 1) made.push(next[next.length - 1])
+    }
+    parts = next
+  }
+  const out = tf.engine().runKernel('AddN', parts, {})
+  for (const t of made) t.dispose()
+  return out
+}
 const run = ({ kernel, inputs, attrs }) => {
-  const args = {}
-  for (const [name, id] of Object.entries(inputs)) args[name] = tensors.get(id)
-  const out = tf.engine().runKernel(kernel, args, attrs)
+  const args = Array.isArray(inputs) ? inputs.map((id) => tensors.get(id)) : {}
+  if (!Array.isArray(inputs)) for (const [name, id] of Object.entries(inputs)) args[name] = tensors.get(id)
+  const out = kernel === 'AddN' ? addN(args) : tf.engine().runKernel(kernel, args, attrs)
   return {
     ok: true,
     outs: (Array.isArray(out) ? out : [out]).map((t) => {
