@@ -7,11 +7,32 @@ import * as Format from './format.js'
 
 const pythonTag = '<|python_tag|>'
 
+/** The top-level `{...}` texts of `body`, separated by white space or `;` (strings skipped); `undefined` when anything else is there. */
+const objectTexts = (body: string): ReadonlyArray<string> | undefined => {
+  const out: string[] = []
+  let depth = 0
+  let start = -1
+  let inString = false
+  for (let i = 0; i < body.length; i++) {
+    const c = body[i]!
+    if (inString) {
+      if (c === '\\') i++
+      else if (c === '"') inString = false
+    } else if (c === '"' && depth > 0) inString = true
+    else if (c === '{') {
+      if (depth++ === 0) start = i
+    } else if (c === '}' && depth > 0) {
+      if (--depth === 0) out.push(body.slice(start, i + 1))
+    } else if (depth === 0 && !/[\s;]/.test(c)) return undefined
+  }
+  return depth === 0 ? out : undefined
+}
+
 const parse = (text: string): Format.Parsed => {
   const body = text.trim().replace(pythonTag, '').trim()
   if (!body.startsWith('{')) return { content: text, calls: [] }
   const whole = Format.parseJson(body)
-  const pieces = whole !== undefined ? (Array.isArray(whole) ? whole : [whole]) : body.split(/\s*;\s*|\n+/).map(Format.parseJson)
+  const pieces = whole !== undefined ? [whole] : (objectTexts(body) ?? []).map(Format.parseJson)
   const calls = pieces.map((j) => Format.callOf(j, ['parameters', 'arguments']))
   return calls.length > 0 && calls.every((c): c is Format.Call => c !== undefined) ? { content: '', calls } : { content: text, calls: [] }
 }

@@ -1,0 +1,69 @@
+/**
+ * Forced tool calls as an xgrammar structural tag: the reply is one call (or, with parallel
+ * calls, one or more) of the given functions, written exactly as the tool-call format writes it,
+ * with arguments valid against each function's JSON Schema. The layouts follow each format's
+ * `write`, so what the grammar admits its `parse` reads back.
+ */
+import type { StructuralTag, StructuralTagFormat, TagFormat } from '@mlc-ai/web-xgrammar'
+import * as E from 'fp-ts/lib/Either.js'
+import type * as ToolCalls from '../ToolCalls.js'
+
+/** A function the reply may call. */
+export interface Callable {
+  readonly name: string
+  readonly parameters?: unknown
+}
+
+const schemaOf = (f: Callable): Record<string, unknown> | boolean =>
+  typeof f.parameters === 'object' && f.parameters !== null ? (f.parameters as Record<string, unknown>) : { type: 'object' }
+
+const json = (f: Callable): StructuralTagFormat => ({ type: 'json_schema', json_schema: schemaOf(f) })
+
+/** The calls of `functions` in the layout `tag` gives each, joined by `separator`. */
+const calls = (functions: ReadonlyArray<Callable>, tag: (f: Callable) => TagFormat, separator: string, parallel: boolean): StructuralTagFormat => ({
+  type: 'tags_with_separator',
+  tags: functions.map(tag),
+  separator,
+  at_least_one: true,
+  stop_after_first: !parallel
+})
+
+/** The structural tag of replies that are only calls of `functions` in `syntax`, or why there is none. */
+export const structuralTag = (syntax: ToolCalls.Syntax, functions: ReadonlyArray<Callable>, parallel: boolean): E.Either<string, StructuralTag> => {
+  const tag = (format: StructuralTagFormat): StructuralTag => ({ type: 'structural_tag', format })
+  switch (syntax) {
+    case 'hermes':
+      return E.right(
+        tag(calls(functions, (f) => ({ type: 'tag', begin: `<tool_call>\n{"name": "${f.name}", "arguments": `, content: json(f), end: '}\n</tool_call>' }), '\n', parallel))
+      )
+    case 'qwen-xml':
+      return E.right(
+        tag(
+          calls(
+            functions,
+            (f) => ({
+              type: 'tag',
+              begin: `<tool_call>\n<function=${f.name}>\n`,
+              content: { type: 'qwen_xml_parameter', json_schema: schemaOf(f) },
+              end: '</function>\n</tool_call>'
+            }),
+            '\n',
+            parallel
+          )
+        )
+      )
+    case 'mistral':
+      return E.right(
+        tag({
+          type: 'tag',
+          begin: '[TOOL_CALLS][',
+          content: calls(functions, (f) => ({ type: 'tag', begin: `{"name": "${f.name}", "arguments": `, content: json(f), end: '}' }), ', ', parallel),
+          end: ']'
+        })
+      )
+    case 'llama3-json':
+      return E.right(tag(calls(functions, (f) => ({ type: 'tag', begin: `{"name": "${f.name}", "parameters": `, content: json(f), end: '}' }), '; ', parallel)))
+    case 'glm-xml':
+      return E.left('forcing a tool call is not supported for the glm-xml tool-call format yet; send tool_choice "auto"')
+  }
+}
