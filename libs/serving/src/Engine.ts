@@ -10,11 +10,13 @@
  *
  * Each sequence draws from its own random stream with its own sampling options, and a row's
  * logits never depend on the other rows of a step, so a greedy sequence decodes to the same
- * tokens whatever else is in the batch.
+ * tokens whatever else is in the batch. A sequence with a grammar (constrained decoding) draws
+ * from its logits masked to the tokens the grammar allows, its own mask at each step.
  *
  * @since 0.1.0
  */
 import type { Rng } from '@mtrl/core'
+import type * as Grammar from './Grammar.js'
 import { Decoder, type Policy, type Sampling } from '@mtrl/policy'
 import * as Batch from './internal/batch.js'
 import * as Running from './internal/running.js'
@@ -69,6 +71,12 @@ export interface Sequence {
   readonly topLogprobs?: number
   readonly onToken?: (token: Token) => boolean
   readonly signal?: AbortSignal
+  /**
+   * Constrained decoding: each token is drawn from the logits with every token this matcher
+   * does not allow masked out (log-probs and top candidates are those of the masked
+   * distribution); the other sequences of the batch are unaffected. The caller owns it.
+   */
+  readonly grammar?: Grammar.Matcher
 }
 
 /**
@@ -93,6 +101,8 @@ export interface Completion {
   readonly top: ReadonlyArray<ReadonlyArray<Sampling.Candidate>>
   readonly finish: Finish
   readonly cachedTokens: number
+  /** With a grammar: the mask each token was drawn under (see `Grammar.Matcher`), one per token. */
+  readonly masks?: ReadonlyArray<Int32Array>
 }
 
 /**
@@ -160,6 +170,7 @@ export const make = (policy: Policy.Policy, options: Options): Engine => {
   const run = async (): Promise<void> => {
     while (batch.running.size > 0 || batch.waiting.length > 0) {
       try {
+        await Batch.maskPending(batch)
         Step.step(batch)
       } catch (error) {
         // a broken invariant: fail what is in flight, keep serving the rest

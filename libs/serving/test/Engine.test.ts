@@ -4,6 +4,7 @@ import { TestBackend } from '@mtrl/testing'
 import * as tf from '@tensorflow/tfjs'
 import { beforeAll, describe, expect, it } from 'vitest'
 import * as _ from '../src/Engine.js'
+import type * as Grammar from '../src/Grammar.js'
 
 beforeAll(async () => {
   await TestBackend.use('cpu')
@@ -34,6 +35,40 @@ const sampled = (policy: Policy.Policy, prompt: Int32Array, maxTokens: number, t
   const [g] = session.generate([0], { maxNewTokens: maxTokens, temperature, stopTokens: [STOP], rng: Rng.make(seed) })
   session.dispose()
   return Array.from(g!.tokens)
+}
+
+/**
+ * A grammar over token ids: at step i only the ids `allowed(i)` may follow (and the stop token
+ * once `length` tokens are out); it records what it was told, so a test sees the engine's calls.
+ */
+const idGrammar = (allowed: (step: number) => ReadonlyArray<number>, length: number): Grammar.Matcher & { readonly accepted: number[] } => {
+  const accepted: number[] = []
+  const maskOf = (ids: ReadonlyArray<number>): Int32Array => {
+    const m = new Int32Array(2)
+    for (const id of ids) m[id >> 5] = m[id >> 5]! | (1 << (id & 31))
+    return m
+  }
+  return {
+    accepted,
+    mask: async () => maskOf(accepted.length >= length ? [STOP] : allowed(accepted.length)),
+    accept: (token) => {
+      const ok = (accepted.length >= length ? [STOP] : allowed(accepted.length)).includes(token)
+      if (ok) accepted.push(token)
+      return ok
+    },
+    dispose: () => undefined
+  }
+}
+
+/** Log-probs of `ids` at the positions after `from`, from the model's logits restricted to `allowed(i)` and tempered by `temperature`. */
+const maskedLogprobs = (policy: Policy.Policy, ids: Int32Array, from: number, allowed: (step: number) => ReadonlyArray<number>, temperature: number): number[] => {
+  const logits = tf.tidy(() => Policy.logits(policy)(tf.tensor2d(ids, [1, ids.length], 'int32')).arraySync()[0]!)
+  return Array.from(ids.subarray(from), (id, i) => {
+    const row = logits[from + i - 1]!
+    const set = allowed(i)
+    const lse = Math.log(set.reduce((s, v) => s + Math.exp(row[v]! / temperature), 0))
+    return row[id]! / temperature - lse
+  })
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms))
@@ -153,6 +188,34 @@ describe('Engine', () => {
     expect((await pending).finish).toBe('aborted')
     await expect(engine.submit(greedy(new Int32Array(0)))).rejects.toThrow(/prompt/)
     await engine.close()
+    policy.dispose()
+  })
+
+  it('a grammar masks its own sequence: every token allowed, log-probs of the masked distribution, the others in the batch unaffected, the masks returned', async () => {
+    const policy = Policy.make(plain, 5)
+    const before = tf.memory().numTensors
+    const engine = _.make(policy, { maxLen: 256, slots: 4 })
+    const prompt = tokens(31, 12)
+    const odd = (step: number): ReadonlyArray<number> => Array.from({ length: 5 }, (_x, k) => 5 + 2 * k + 10 * (step % 3))
+    const free = () => ({ ...greedy(tokens(40, 9), 10), sampling: { temperature: 1 }, rng: Rng.make(3) })
+    const alone = await engine.submit(free())
+    const grammar = idGrammar(odd, 6)
+    const [constrained, beside] = await Promise.all([
+      engine.submit({ ...greedy(prompt, 20), sampling: { temperature: 0.7 }, rng: Rng.make(9), grammar, topLogprobs: 3 }),
+      engine.submit(free())
+    ])
+    await engine.close()
+    expect(Array.from(beside.tokens)).toEqual(Array.from(alone.tokens))
+    expect(Array.from(constrained.tokens.subarray(0, 6)).every((t, i) => odd(i).includes(t))).toBe(true)
+    expect(constrained.tokens[6]).toBe(STOP)
+    expect(grammar.accepted).toEqual(Array.from(constrained.tokens))
+    const want = maskedLogprobs(policy, Int32Array.from([...prompt, ...constrained.tokens.subarray(0, 6)]), prompt.length, odd, 0.7)
+    Array.from(constrained.logprobs.subarray(0, 6)).forEach((lp, i) => expect(lp).toBeCloseTo(want[i]!, 4))
+    expect(constrained.logprobs[6]).toBe(0) // the only allowed token
+    expect(constrained.top.every((candidates, i) => candidates.every((c) => (i < 6 ? odd(i) : [STOP]).includes(c.token)))).toBe(true)
+    expect(constrained.masks).toHaveLength(7)
+    expect(alone.masks).toBeUndefined()
+    expect(tf.memory().numTensors).toBe(before)
     policy.dispose()
   })
 })

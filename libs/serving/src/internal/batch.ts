@@ -57,13 +57,16 @@ export const endAborted = (batch: Batch): void => {
     }
 }
 
+/** Fails one running sequence with `error` and frees its slot. */
+export const fail = (batch: Batch, r: Running.Running, error: unknown): void => {
+  batch.running.delete(r.id)
+  batch.slots.free(r.slot)
+  r.reject(error)
+}
+
 /** Fails every running sequence with `error` and frees its slot (a broken invariant); the waiting ones stay. */
 export const failInFlight = (batch: Batch, error: unknown): void => {
-  for (const r of [...batch.running.values()]) {
-    batch.running.delete(r.id)
-    batch.slots.free(r.slot)
-    r.reject(error)
-  }
+  for (const r of [...batch.running.values()]) fail(batch, r, error)
 }
 
 /** The prompt a busy slot will hold once prefilled (`undefined` when it is not prefilling). */
@@ -94,4 +97,10 @@ export const admit = (batch: Batch): void => {
     waiting.splice(i, 1)
     batch.running.set(r.id, r)
   }
+}
+
+/** Asks the grammar of every constrained sequence with logits to sample for the mask of its next token. */
+export const maskPending = async (batch: Batch): Promise<void> => {
+  for (const r of batch.running.values())
+    if (r.pending !== undefined && r.mask === undefined && r.sequence.grammar !== undefined) r.mask = await r.sequence.grammar.mask()
 }

@@ -16,6 +16,9 @@ export interface Running {
   /** Prompt tokens in the cache so far. */
   fed: number
   pending: Float32Array | undefined
+  /** The grammar's mask for the pending logits (constrained sequences). */
+  mask: Int32Array | undefined
+  readonly masks: Int32Array[]
   readonly tokens: number[]
   readonly logprobs: number[]
   readonly top: Array<ReadonlyArray<Sampling.Candidate>>
@@ -31,6 +34,8 @@ export const make = (id: number, sequence: Sequence, resolve: (completion: Compl
   cached: 0,
   fed: 0,
   pending: undefined,
+  mask: undefined,
+  masks: [],
   tokens: [],
   logprobs: [],
   top: []
@@ -42,7 +47,8 @@ export const completion = (r: Running, finish: Finish): Completion => ({
   logprobs: Float32Array.from(r.logprobs),
   top: r.top,
   finish,
-  cachedTokens: r.cached
+  cachedTokens: r.cached,
+  ...(r.sequence.grammar === undefined ? {} : { masks: r.masks })
 })
 
 /** The completion of a sequence aborted before it got a slot: nothing sampled, nothing cached. */

@@ -7,6 +7,15 @@ import { Sampling, type Decoder } from '@mtrl/policy'
 import * as Batch from './batch.js'
 import type * as Running from './running.js'
 
+/** `logits` with the tokens `mask` does not allow set to -Infinity (in place: the row is the step's own), or `undefined` when it allows none. */
+const masked = (logits: Float32Array, mask: Int32Array): Float32Array | undefined => {
+  let any = false
+  for (let id = 0; id < logits.length; id++)
+    if (((mask[id >> 5] ?? 0) >>> (id & 31)) & 1) any = true
+    else logits[id] = -Infinity
+  return any ? logits : undefined
+}
+
 /** Draws each decoding sequence's next token and ends the sequences it stops; the feeds that put the tokens in the cache. */
 const decodeRows = (batch: Batch.Batch): Decoder.Feed[] => {
   const { decoder } = batch
@@ -14,8 +23,22 @@ const decodeRows = (batch: Batch.Batch): Decoder.Feed[] => {
   for (const r of [...batch.running.values()]) {
     if (r.pending === undefined) continue
     const s = r.sequence
-    const { token, logprob } = Sampling.draw(s.sampling, s.rng)(r.pending)
-    const top = (s.topLogprobs ?? 0) > 0 ? Sampling.top(s.topLogprobs!, s.sampling.temperature)(r.pending) : []
+    const logits = r.mask === undefined ? r.pending : masked(r.pending, r.mask)
+    if (logits === undefined) {
+      Batch.finish(batch, r, 'stop') // the grammar allows nothing more
+      continue
+    }
+    const { token, logprob } = Sampling.draw(s.sampling, s.rng)(logits)
+    // masked-out tokens are not candidates (their log-prob is -Infinity)
+    const top = (s.topLogprobs ?? 0) > 0 ? Sampling.top(s.topLogprobs!, s.sampling.temperature)(logits).filter((c) => c.logprob > -Infinity) : []
+    if (r.mask !== undefined) {
+      r.masks.push(r.mask)
+      r.mask = undefined
+      if (s.grammar?.accept(token) !== true) {
+        Batch.fail(batch, r, new Error(`Engine: the grammar refused token ${token}, which its own mask allowed`))
+        continue
+      }
+    }
     r.tokens.push(token)
     r.logprobs.push(logprob)
     r.top.push(top)
