@@ -1,3 +1,4 @@
 import { packageConfig } from '../../tsup.shared.js'
 
-export default packageConfig()
+// shims: import.meta.url in the CJS build (xgrammar's loader resolves its package from here)
+export default packageConfig({ shims: true })

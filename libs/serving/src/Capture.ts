@@ -31,6 +31,12 @@ export interface Call {
   readonly reencoded: number
   /** The conversation as text: the request's messages then the reply (tool calls written out), for readers such as a judge. */
   readonly transcript?: ReadonlyArray<TranscriptMessage>
+  /**
+   * Constrained decoding only: the mask each completion token was drawn under (bit `id % 32` of
+   * word `id >> 5` set: allowed). `logprobs` are under the masked distribution; a trainer
+   * recomputing them applies the same masks to see the distribution the sampler drew from.
+   */
+  readonly masks?: ReadonlyArray<Int32Array>
 }
 
 /**

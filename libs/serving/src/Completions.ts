@@ -17,6 +17,8 @@ import { randomBytes } from 'node:crypto'
 import type { Agent } from '@mtrl/policy'
 import * as ChatFormat from './ChatFormat.js'
 import * as Engine from './Engine.js'
+import * as Grammar from './Grammar.js'
+import * as RequestGrammar from './internal/requestGrammar.js'
 import type * as Capture from './Capture.js'
 import * as ReplyText from './internal/replyText.js'
 import * as Replies from './Replies.js'
@@ -37,6 +39,8 @@ export interface Model {
   readonly engine: Engine.Engine
   /** The replies this model wrote, so that those sent back are rendered with their sampled ids. */
   readonly replies: Replies.Replies
+  /** The grammars of constrained requests (structured output, forced tool calls). */
+  readonly grammars: Grammar.Grammars
 }
 
 /**
@@ -88,13 +92,19 @@ export const model = (agent: Agent.Agent, options: ModelOptions = {}): Model & {
     ...(options.prefillChunk === undefined ? {} : { prefillChunk: options.prefillChunk }),
     ...(options.prefixCache === undefined ? {} : { prefixCache: options.prefixCache })
   })
+  const format = ChatFormat.forTokenizer(agent.tokenizer, options.chatTemplate)
+  const grammars = Grammar.make(agent.tokenizer, format.stopTokens)
   return {
     name: options.name ?? 'mtrl',
     tokenizer: agent.tokenizer,
-    format: ChatFormat.forTokenizer(agent.tokenizer, options.chatTemplate),
+    format,
     engine,
     replies: Replies.make(),
-    close: engine.close
+    grammars,
+    close: async () => {
+      await engine.close()
+      grammars.dispose()
+    }
   }
 }
 
@@ -116,6 +126,10 @@ export interface Plan {
   readonly rngs: ReadonlyArray<Rng.Rng>
   /** Assistant messages of the prompt encoded from their text rather than taken as sampled. */
   readonly reencoded: number
+  /** What the reply is constrained to (structured output, forced tool calls), if anything. */
+  readonly grammar: Grammar.Spec | undefined
+  /** The grammar compiled for the model ({@link prepare}). */
+  readonly compiled?: Grammar.Compiled
 }
 
 /**
@@ -154,6 +168,9 @@ export const plan =
       )
     const stops = Request.stops(request)
     if (E.isLeft(stops)) return E.left(invalid(stops.left))
+    const toolSyntax = tools.length > 0 && detected._tag === 'Found' ? detected.name : undefined
+    const grammar = RequestGrammar.specOf(request, toolSyntax)
+    if (E.isLeft(grammar)) return E.left(invalid(grammar.left))
     let misses = 0
     const prompt = model.format.render(conversation.right, (before, reply) => {
       const ids = model.replies.idsOf(before, reply)
@@ -189,11 +206,27 @@ export const plan =
       prompt: prompt.right,
       maxTokens: asked ?? room,
       stops: stops.right,
-      toolSyntax: tools.length > 0 && detected._tag === 'Found' ? detected.name : undefined,
+      toolSyntax,
       rngs,
-      reencoded
+      reencoded,
+      grammar: grammar.right
     })
   }
+
+/**
+ * Compiles a plan's grammar for the model (nothing to do for an unconstrained plan); a grammar
+ * the engine cannot compile refuses the request.
+ *
+ * @category constructors
+ * @since 0.2.0
+ */
+export const prepare = async (model: Model, p: Plan): Promise<E.Either<Refusal, Plan>> => {
+  if (p.grammar === undefined) return E.right(p)
+  const compiled = await model.grammars.compile(p.grammar)()
+  if (E.isRight(compiled)) return E.right({ ...p, compiled: compiled.right })
+  const param = p.grammar._tag === 'ToolCalls' && p.grammar.otherwise === undefined ? 'tool_choice' : 'response_format'
+  return E.left(invalid({ message: `${param}: ${compiled.left}`, param, code: null }))
+}
 
 const completionId = (): string => `chatcmpl-${randomBytes(12).toString('hex')}`
 
@@ -232,7 +265,14 @@ const tokenLogprob = (tokenizer: Tokenizer.Tokenizer, token: Engine.Token): Resp
 const logprobsOf = (tokenizer: Tokenizer.Tokenizer, c: Engine.Completion): ReadonlyArray<Response.TokenLogprob> =>
   Array.from(c.tokens, (id, i) => tokenLogprob(tokenizer, { id, logprob: c.logprobs[i]!, top: c.top[i] ?? [] }))
 
-const sequence = (model: Model, p: Plan, i: number, onToken: (token: Engine.Token) => boolean, signal: AbortSignal | undefined): Engine.Sequence => ({
+const sequence = (
+  model: Model,
+  p: Plan,
+  i: number,
+  onToken: (token: Engine.Token) => boolean,
+  signal: AbortSignal | undefined,
+  grammar: Grammar.Matcher | undefined
+): Engine.Sequence => ({
   prompt: p.prompt,
   maxTokens: p.maxTokens,
   sampling: { temperature: p.request.temperature ?? 1, ...(p.request.top_p == null ? {} : { topP: p.request.top_p }) },
@@ -240,8 +280,25 @@ const sequence = (model: Model, p: Plan, i: number, onToken: (token: Engine.Toke
   rng: p.rngs[i]!,
   topLogprobs: p.request.logprobs === true ? (p.request.top_logprobs ?? 0) : 0,
   onToken,
-  ...(signal === undefined ? {} : { signal })
+  ...(signal === undefined ? {} : { signal }),
+  ...(grammar === undefined ? {} : { grammar })
 })
+
+/** Decodes choice `i` of a plan, under its own matcher of the plan's grammar (freed when done). */
+const submit = async (
+  model: Model,
+  p: Plan,
+  i: number,
+  onToken: (token: Engine.Token) => boolean,
+  signal: AbortSignal | undefined
+): Promise<Engine.Completion> => {
+  const grammar = await p.compiled?.matcher()
+  try {
+    return await model.engine.submit(sequence(model, p, i, onToken, signal, grammar))
+  } finally {
+    grammar?.dispose()
+  }
+}
 
 /** The reply's text: the tokens decoded once, without the stop token, cut at the first stop string. */
 const replyOf = (model: Model, p: Plan, completion: Engine.Completion): string => {
@@ -260,7 +317,15 @@ const settle = (model: Model, p: Plan, choice: Choice, record: ((call: Capture.C
     { content: choice.content, toolCalls: choice.calls.map((c) => ({ name: c.function.name, arguments: JSON.parse(c.function.arguments) as unknown })) },
     tokens
   )
-  record?.({ prompt: p.prompt, completion: tokens, logprobs, reencoded: p.reencoded, transcript: transcriptOf(p.request, choice) })
+  const masks = choice.completion.masks
+  record?.({
+    prompt: p.prompt,
+    completion: tokens,
+    logprobs,
+    reencoded: p.reencoded,
+    transcript: transcriptOf(p.request, choice),
+    ...(masks === undefined ? {} : { masks })
+  })
 }
 
 const callLines = (calls: ReadonlyArray<{ readonly name: string; readonly arguments: string }>): ReadonlyArray<string> =>
@@ -315,7 +380,7 @@ export const complete = async (
     const reply = ReplyText.make(model.tokenizer, p.stops, undefined)
     return (token) => reply.push(token.id)
   }
-  const completions = await Promise.all(p.rngs.map((_, i) => model.engine.submit(sequence(model, p, i, stopAt(), signal))))
+  const completions = await Promise.all(p.rngs.map((_, i) => submit(model, p, i, stopAt(), signal)))
   if (completions.some((c) => c.finish === 'aborted')) return undefined
   const choices = completions.map((c) => choiceOf(p, c, replyOf(model, p, c)))
   for (const c of choices) settle(model, p, c, record)
@@ -388,7 +453,7 @@ export const stream = async (
         send(chunk([{ index, delta: { content }, logprobs, finish_reason: null, ...(ids ? { token_ids: [token.id] } : {}) }]))
       return stopped
     }
-    const completion = await model.engine.submit(sequence(model, p, index, onToken, signal))
+    const completion = await submit(model, p, index, onToken, signal)
     if (completion.finish === 'aborted') return undefined
     const choice = choiceOf(p, completion, reply.text())
     settle(model, p, choice, record)

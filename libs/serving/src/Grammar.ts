@@ -26,7 +26,7 @@ import type * as ToolCalls from './ToolCalls.js'
  * - `JsonSchema`: a value of `schema`; `strict` also forbids properties the schema does not name;
  * - `ToolCalls`: only calls, in `syntax`, of `functions` (all for `tool_choice: "required"`, one
  *   for a named choice), each call's arguments valid against its function's schema; one call, or
- *   one or more when `parallel`.
+ *   one or more when `parallel`; with `otherwise`, the reply may instead be a value of that schema.
  *
  * @category models
  * @since 0.2.0
@@ -34,7 +34,14 @@ import type * as ToolCalls from './ToolCalls.js'
 export type Spec =
   | { readonly _tag: 'JsonObject' }
   | { readonly _tag: 'JsonSchema'; readonly schema: Readonly<Record<string, unknown>>; readonly strict: boolean }
-  | { readonly _tag: 'ToolCalls'; readonly syntax: ToolCalls.Syntax; readonly functions: ReadonlyArray<ToolGrammar.Callable>; readonly parallel: boolean }
+  | {
+      readonly _tag: 'ToolCalls'
+      readonly syntax: ToolCalls.Syntax
+      readonly functions: ReadonlyArray<ToolGrammar.Callable>
+      readonly parallel: boolean
+      /** A JSON Schema the reply may be a value of instead of calls (tools offered and an output type asked for). */
+      readonly otherwise?: Readonly<Record<string, unknown>>
+    }
 
 /**
  * One sequence's place in its grammar: `mask()` is the next token's bitmask (bit `id % 32` of
@@ -82,7 +89,7 @@ const compileWith = (compiler: Xg.GrammarCompiler, spec: Spec): Promise<Xg.Compi
     case 'JsonSchema':
       return compiler.compileJSONSchema(JSON.stringify(spec.schema), false, -1, undefined, spec.strict)
     case 'ToolCalls': {
-      const tag = ToolGrammar.structuralTag(spec.syntax, spec.functions, spec.parallel)
+      const tag = ToolGrammar.structuralTag(spec.syntax, spec.functions, spec.parallel, spec.otherwise)
       return E.isLeft(tag) ? Promise.reject(new Error(tag.left)) : compiler.compileStructuralTag(tag.right)
     }
   }
@@ -100,7 +107,12 @@ const plainTokens = (tokenizer: Tokenizer.Tokenizer, stopTokens: ReadonlyArray<n
   return mask
 }
 
-const matcherOf = async (xg: Xgrammar.Xgrammar, compiled: Xg.CompiledGrammar, stopTokens: ReadonlyArray<number>, also: Int32Array | undefined): Promise<Matcher> => {
+const matcherOf = async (
+  xg: Xgrammar.Xgrammar,
+  compiled: Xg.CompiledGrammar,
+  stopTokens: ReadonlyArray<number>,
+  also: Int32Array | undefined
+): Promise<Matcher> => {
   const m = await xg.GrammarMatcher.createGrammarMatcher(compiled, [...stopTokens])
   const mask = async (): Promise<Int32Array> => {
     const bits = await m.getNextTokenBitmask()

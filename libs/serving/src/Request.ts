@@ -56,12 +56,6 @@ const ToolChoice = t.union([
   t.type({ type: t.literal('function'), function: t.type({ name: t.string }) })
 ])
 
-const Temperature = Numbers.refine('a number in [0, 2]', (n) => n >= 0 && n <= 2)
-const TopP = Numbers.refine('a number in (0, 1]', (n) => n > 0 && n <= 1)
-const TopLogprobs = Numbers.refine('an integer in [0, 20]', (n) => Number.isInteger(n) && n >= 0 && n <= 20)
-const Choices = Numbers.refine('an integer in [1, 16]', (n) => Number.isInteger(n) && n >= 1 && n <= 16)
-const Seed = Numbers.refine('an integer', (n) => Number.isSafeInteger(n))
-const Zero = Numbers.refine('0 (not supported by this server)', (n) => n === 0)
 /** `codec` or `null` ("unset"); a bad value is reported against `codec` alone, so the message states its range. */
 const Nullable = <C extends t.Mixed>(codec: C): t.Type<t.TypeOf<C> | null, t.OutputOf<C> | null, unknown> =>
   new t.Type<t.TypeOf<C> | null, t.OutputOf<C> | null, unknown>(
@@ -70,6 +64,33 @@ const Nullable = <C extends t.Mixed>(codec: C): t.Type<t.TypeOf<C> | null, t.Out
     (u, c) => (u === null ? t.success(null) : codec.validate(u, c)),
     (a) => (a === null ? null : (codec.encode(a) as t.OutputOf<C>))
   )
+
+const JsonSchemaFormat = t.intersection([
+  t.type({ name: t.string }),
+  t.partial({ description: Nullable(t.string), schema: Nullable(t.UnknownRecord), strict: Nullable(t.boolean) })
+])
+
+/**
+ * `response_format`: free text, any JSON object, or a value of a JSON Schema (`strict` as OpenAI
+ * defines it: see `Grammar`).
+ *
+ * @category codecs
+ * @since 0.2.0
+ */
+export const ResponseFormat = t.union([
+  t.type({ type: t.literal('text') }),
+  t.type({ type: t.literal('json_object') }),
+  t.type({ type: t.literal('json_schema'), json_schema: JsonSchemaFormat })
+])
+/** @category models @since 0.2.0 */
+export type ResponseFormat = t.TypeOf<typeof ResponseFormat>
+
+const Temperature = Numbers.refine('a number in [0, 2]', (n) => n >= 0 && n <= 2)
+const TopP = Numbers.refine('a number in (0, 1]', (n) => n > 0 && n <= 1)
+const TopLogprobs = Numbers.refine('an integer in [0, 20]', (n) => Number.isInteger(n) && n >= 0 && n <= 20)
+const Choices = Numbers.refine('an integer in [1, 16]', (n) => Number.isInteger(n) && n >= 1 && n <= 16)
+const Seed = Numbers.refine('an integer', (n) => Number.isSafeInteger(n))
+const Zero = Numbers.refine('0 (not supported by this server)', (n) => n === 0)
 
 /**
  * The request body. `null` is accepted wherever OpenAI's clients send it for "unset".
@@ -99,7 +120,7 @@ export const ChatRequest = t.intersection([
     user: Nullable(t.string),
     return_token_ids: Nullable(t.boolean),
     // settings that change the output, read by `unsupported`
-    response_format: t.unknown,
+    response_format: Nullable(ResponseFormat),
     logit_bias: t.unknown,
     functions: t.unknown,
     function_call: t.unknown,
@@ -183,13 +204,6 @@ export const unsupported = (request: ChatRequest): Invalid | undefined => {
   if (!absent(request.functions)) return refuse('functions', 'the legacy `functions` are not supported; send them as `tools`')
   if (!absent(request.function_call)) return refuse('function_call', 'the legacy `function_call` is not supported; use `tool_choice`')
   if (!absent(request.chat_template_kwargs)) return refuse('chat_template_kwargs', 'not supported by this server; leave it out or send {}')
-  const format = request.response_format
-  if (!absent(format) && (format as { readonly type?: unknown }).type !== 'text')
-    return refuse('response_format', 'only {"type": "text"} is supported by this server')
-  if (request.tool_choice === 'required' || (typeof request.tool_choice === 'object' && request.tool_choice !== null)) {
-    const named = ToolCheck.problem(request.tools ?? [], request.tool_choice)
-    return named ?? refuse('tool_choice', 'forcing a tool call is not supported by this server; send "auto" or "none"')
-  }
   return ToolCheck.problem(request.tools ?? [], request.tool_choice)
 }
 

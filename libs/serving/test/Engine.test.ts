@@ -61,7 +61,13 @@ const idGrammar = (allowed: (step: number) => ReadonlyArray<number>, length: num
 }
 
 /** Log-probs of `ids` at the positions after `from`, from the model's logits restricted to `allowed(i)` and tempered by `temperature`. */
-const maskedLogprobs = (policy: Policy.Policy, ids: Int32Array, from: number, allowed: (step: number) => ReadonlyArray<number>, temperature: number): number[] => {
+const maskedLogprobs = (
+  policy: Policy.Policy,
+  ids: Int32Array,
+  from: number,
+  allowed: (step: number) => ReadonlyArray<number>,
+  temperature: number
+): number[] => {
   const logits = tf.tidy(() => Policy.logits(policy)(tf.tensor2d(ids, [1, ids.length], 'int32')).arraySync()[0]!)
   return Array.from(ids.subarray(from), (id, i) => {
     const row = logits[from + i - 1]!

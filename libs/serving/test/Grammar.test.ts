@@ -26,8 +26,14 @@ const schema = {
   required: ['answer', 'count', 'tags'],
   additionalProperties: false
 }
-const go = { name: 'go', parameters: { type: 'object', properties: { direction: { enum: ['north', 'south'] } }, required: ['direction'], additionalProperties: false } }
-const take = { name: 'take', parameters: { type: 'object', properties: { count: { type: 'integer', minimum: 1, maximum: 9 } }, required: ['count'], additionalProperties: false } }
+const go = {
+  name: 'go',
+  parameters: { type: 'object', properties: { direction: { enum: ['north', 'south'] } }, required: ['direction'], additionalProperties: false }
+}
+const take = {
+  name: 'take',
+  parameters: { type: 'object', properties: { count: { type: 'integer', minimum: 1, maximum: 9 } }, required: ['count'], additionalProperties: false }
+}
 const validate = (s: object) => new Ajv({ strict: false }).compile(s)
 
 /** A random walk through the grammar: each step draws uniformly among the allowed tokens, until the stop token. */
@@ -104,7 +110,9 @@ describe('Grammar: every reply the mask allows is valid', () => {
 
   it('parallel calls: a walk may write several; a named function without parallel calls: exactly one call of it', async () => {
     const parallel = await compiled({ _tag: 'ToolCalls', syntax: 'hermes', functions: [go, take], parallel: true })
-    const counts = await Promise.all([1, 2, 3, 4, 5, 6, 7, 8].map(async (seed) => ToolCalls.parse('hermes')((await walk(parallel, seed, 2000)) ?? '').calls.length))
+    const counts = await Promise.all(
+      [1, 2, 3, 4, 5, 6, 7, 8].map(async (seed) => ToolCalls.parse('hermes')((await walk(parallel, seed, 2000)) ?? '').calls.length)
+    )
     expect(Math.max(...counts)).toBeGreaterThan(1)
     const c = await compiled({ _tag: 'ToolCalls', syntax: 'hermes', functions: [take], parallel: false })
     for (const seed of [11, 12, 13]) expect(ToolCalls.parse('hermes')((await walk(c, seed))!).calls.map((x) => x.name)).toEqual(['take'])

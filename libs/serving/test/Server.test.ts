@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs'
 import * as http from 'node:http'
 import { join } from 'node:path'
 import OpenAI from 'openai'
+import { zodResponseFormat } from 'openai/helpers/zod'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import type * as ChatFormat from '../src/ChatFormat.js'
@@ -249,6 +250,136 @@ describe('Server with the official openai client', () => {
     expect(a!.choices.map((x) => x.message.content)).toEqual(c!.choices.map((x) => x.message.content))
     expect(b!.choices.map((x) => x.message.content)).not.toEqual(a!.choices.map((x) => x.message.content))
     expect(greedy!.choices[0]!.message.content).toBe(greedy!.choices[1]!.message.content)
+  })
+})
+
+describe('structured output and forced tool calls (constrained decoding)', () => {
+  const sayHello: OpenAI.ChatCompletionMessageParam[] = [
+    { role: 'system', content: system },
+    { role: 'user', content: 'Say hello.' }
+  ]
+  const compass: OpenAI.ChatCompletionTool[] = [
+    {
+      type: 'function',
+      function: {
+        name: 'go',
+        parameters: {
+          type: 'object',
+          properties: { direction: { type: 'string', enum: ['north', 'south'] } },
+          required: ['direction'],
+          additionalProperties: false
+        }
+      }
+    },
+    {
+      type: 'function',
+      function: {
+        name: 'take',
+        parameters: { type: 'object', properties: { object: { enum: ['key', 'lamp'] } }, required: ['object'], additionalProperties: false }
+      }
+    }
+  ]
+  const argsValid = (call: OpenAI.ChatCompletionMessageToolCall): boolean => {
+    if (call.type !== 'function') return false
+    const args = JSON.parse(call.function.arguments) as Record<string, unknown>
+    return call.function.name === 'go' ? ['north', 'south'].includes(args['direction'] as string) : ['key', 'lamp'].includes(args['object'] as string)
+  }
+
+  it('openai parse() with a zod schema: a model taught to greet answers a value of the schema', async () => {
+    const Reply = z.object({ mood: z.enum(['happy', 'sad']), friendly: z.boolean() })
+    const done = await client.chat.completions.parse({
+      model: 'taught',
+      messages: sayHello,
+      temperature: 0,
+      response_format: zodResponseFormat(Reply, 'reply')
+    })
+    const choice = done.choices[0]!
+    expect(choice.finish_reason).toBe('stop')
+    expect(Reply.parse(choice.message.parsed)).toEqual(choice.message.parsed)
+  })
+
+  it('sampled replies under a schema all validate, and the recorded call carries the masks its tokens were drawn under', async () => {
+    const schema = {
+      type: 'object',
+      properties: { answer: { enum: ['yes', 'no'] }, count: { type: 'integer', minimum: 0, maximum: 9 } },
+      required: ['answer', 'count'],
+      additionalProperties: false
+    }
+    const run = rollouts.open()
+    const llm = new OpenAI({ baseURL: `${server.url}${run.path}`, apiKey: 'secret', maxRetries: 0 })
+    const done = await llm.chat.completions.create({
+      model: 'taught',
+      messages: sayHello,
+      temperature: 1,
+      n: 4,
+      seed: 5,
+      logprobs: true,
+      response_format: { type: 'json_schema', json_schema: { name: 'answer', schema, strict: true } }
+    })
+    for (const c of done.choices)
+      expect(JSON.parse(c.message.content!)).toMatchObject({ answer: expect.stringMatching(/^(yes|no)$/), count: expect.any(Number) })
+    const calls = run.calls()
+    expect(calls).toHaveLength(4)
+    for (const call of calls) {
+      expect(call.masks).toHaveLength(call.completion.length)
+      call.completion.forEach((id, i) => expect(((call.masks![i]![id >> 5]! >>> (id & 31)) & 1) === 1).toBe(true))
+    }
+    rollouts.close(run.id)
+  })
+
+  it('tool_choice "required": a model taught to greet replies only calls, arguments valid; streamed as a tool_calls delta too', async () => {
+    const done = await client.chat.completions.create({ model: 'taught', messages: sayHello, tools: compass, tool_choice: 'required', temperature: 0 })
+    const choice = done.choices[0]!
+    expect(choice.finish_reason).toBe('tool_calls')
+    expect(choice.message.tool_calls!.length).toBeGreaterThan(0)
+    expect(choice.message.tool_calls!.every(argsValid)).toBe(true)
+    const stream = await client.chat.completions.create({
+      model: 'taught',
+      messages: sayHello,
+      tools: compass,
+      tool_choice: 'required',
+      temperature: 0,
+      stream: true
+    })
+    const names: string[] = []
+    let content = ''
+    for await (const chunk of stream) {
+      content += chunk.choices[0]?.delta.content ?? ''
+      for (const c of chunk.choices[0]?.delta.tool_calls ?? []) names.push(c.function!.name!)
+    }
+    expect(content).toBe('')
+    expect(names).toEqual(choice.message.tool_calls!.map((c) => (c.type === 'function' ? c.function.name : '')))
+  })
+
+  it('a named tool_choice: exactly one call of that function, even where the model would call another', async () => {
+    const messages: OpenAI.ChatCompletionMessageParam[] = [
+      { role: 'system', content: system },
+      { role: 'user', content: 'You are in a kitchen.' }
+    ]
+    const done = await client.chat.completions.create({
+      model: 'taught',
+      messages,
+      tools: compass,
+      tool_choice: { type: 'function', function: { name: 'take' } },
+      parallel_tool_calls: false,
+      temperature: 0
+    })
+    const calls = done.choices[0]!.message.tool_calls!
+    expect(calls.map((c) => (c.type === 'function' ? c.function.name : ''))).toEqual(['take'])
+    expect(argsValid(calls[0]!)).toBe(true)
+  })
+
+  it("a strict schema that breaks OpenAI's rules is refused with its path", async () => {
+    const { status, json } = await post(
+      JSON.stringify({
+        model: 'taught',
+        messages: sayHello,
+        response_format: { type: 'json_schema', json_schema: { name: 'x', strict: true, schema: { type: 'object', properties: { a: { type: 'string' } } } } }
+      })
+    )
+    expect(status).toBe(400)
+    expect(json.error?.param).toBe('response_format.json_schema.schema')
+    expect(json.error?.message).toMatch(/additionalProperties/)
   })
 })
 

@@ -44,7 +44,8 @@ export const chat = async (
   const body = await Body.read(req, options.maxBodyBytes ?? 4 << 20)
   if (body._tag === 'Aborted') return
   if (body._tag === 'TooLarge') return Body.fail(res, 413, `the body is over the limit of ${options.maxBodyBytes ?? 4 << 20} bytes`, 'invalid_request_error')
-  const planned = E.chain(context.planOf)(decodeRequest(body.text))
+  const checked = E.chain(context.planOf)(decodeRequest(body.text))
+  const planned = E.isRight(checked) ? await Completions.prepare(model, checked.right) : checked
   if (E.isLeft(planned)) return Body.fail(res, planned.left.status, planned.left.message, planned.left.type, planned.left.param, planned.left.code)
   const signal = abortOnClientGone(res)
   if (planned.right.request.stream !== true) {

@@ -28,13 +28,28 @@ const calls = (functions: ReadonlyArray<Callable>, tag: (f: Callable) => TagForm
   stop_after_first: !parallel
 })
 
-/** The structural tag of replies that are only calls of `functions` in `syntax`, or why there is none. */
-export const structuralTag = (syntax: ToolCalls.Syntax, functions: ReadonlyArray<Callable>, parallel: boolean): E.Either<string, StructuralTag> => {
-  const tag = (format: StructuralTagFormat): StructuralTag => ({ type: 'structural_tag', format })
+/** The structural tag of replies that are only calls of `functions` in `syntax` (or a value of `otherwise`), or why there is none. */
+export const structuralTag = (
+  syntax: ToolCalls.Syntax,
+  functions: ReadonlyArray<Callable>,
+  parallel: boolean,
+  otherwise?: Readonly<Record<string, unknown>>
+): E.Either<string, StructuralTag> => {
+  const tag = (format: StructuralTagFormat): StructuralTag => ({
+    type: 'structural_tag',
+    format: otherwise === undefined ? format : { type: 'or', elements: [format, { type: 'json_schema', json_schema: otherwise as Record<string, unknown> }] }
+  })
   switch (syntax) {
     case 'hermes':
       return E.right(
-        tag(calls(functions, (f) => ({ type: 'tag', begin: `<tool_call>\n{"name": "${f.name}", "arguments": `, content: json(f), end: '}\n</tool_call>' }), '\n', parallel))
+        tag(
+          calls(
+            functions,
+            (f) => ({ type: 'tag', begin: `<tool_call>\n{"name": "${f.name}", "arguments": `, content: json(f), end: '}\n</tool_call>' }),
+            '\n',
+            parallel
+          )
+        )
       )
     case 'qwen-xml':
       return E.right(
