@@ -96,15 +96,23 @@ const compileWith = (compiler: Xg.GrammarCompiler, spec: Spec): Promise<Xg.Compi
 }
 
 /**
- * The tokens free of control characters (U+0000 to U+001F), stop tokens included: compact JSON
- * never has one raw, but xgrammar 0.1.27 lets them into strings that have a `maxLength` or
- * `minLength`, so JSON replies are masked by this too.
+ * The masks that correct xgrammar 0.1.27's leniency (each a bitmask of the tokens kept):
+ * `everywhere` drops single-byte tokens that no valid UTF-8 holds (it reads bytes leniently);
+ * `json` also drops tokens with control characters (U+0000 to U+001F), which compact JSON never
+ * holds raw but which it lets into strings with a `maxLength` or `minLength`. Stop tokens stay.
  */
-const plainTokens = (tokenizer: Tokenizer.Tokenizer, stopTokens: ReadonlyArray<number>): Int32Array => {
-  const mask = new Int32Array(Math.ceil(tokenizer.vocabSize / 32))
+const correctionsOf = (
+  tokenizer: Tokenizer.Tokenizer,
+  vocabulary: Vocabulary.Vocabulary,
+  stopTokens: ReadonlyArray<number>
+): { readonly everywhere: Int32Array; readonly json: Int32Array } => {
+  const words = Math.ceil(tokenizer.vocabSize / 32)
+  const everywhere = new Int32Array(words).fill(-1)
+  for (const id of Vocabulary.invalidUtf8(vocabulary)) everywhere[id >> 5] = everywhere[id >> 5]! & ~(1 << (id & 31))
+  const json = Int32Array.from(everywhere)
   for (let id = 0; id < tokenizer.vocabSize; id++)
-    if (stopTokens.includes(id) || !/[\u0000-\u001f]/.test(tokenizer.decode([id]))) mask[id >> 5] = mask[id >> 5]! | (1 << (id & 31))
-  return mask
+    if (!stopTokens.includes(id) && /[\u0000-\u001f]/.test(tokenizer.decode([id]))) json[id >> 5] = json[id >> 5]! & ~(1 << (id & 31))
+  return { everywhere, json }
 }
 
 const matcherOf = async (
@@ -138,7 +146,7 @@ const matcherOf = async (
  */
 export const make = (tokenizer: Tokenizer.Tokenizer, stopTokens: ReadonlyArray<number>): Grammars => {
   let compiler: Promise<Xg.GrammarCompiler> | undefined
-  let plain: Int32Array | undefined
+  let corrections: { readonly everywhere: Int32Array; readonly json: Int32Array } | undefined
   const cache = new Map<string, Promise<Xg.CompiledGrammar>>()
   const compilerOf = (xg: Xgrammar.Xgrammar): Promise<Xg.GrammarCompiler> =>
     (compiler ??= (async () => {
@@ -167,7 +175,8 @@ export const make = (tokenizer: Tokenizer.Tokenizer, stopTokens: ReadonlyArray<n
           cache.set(key, compiled) // most recently used last
         }
         const grammar = await compiled
-        const also = spec._tag === 'ToolCalls' ? undefined : (plain ??= plainTokens(tokenizer, stopTokens))
+        corrections ??= correctionsOf(tokenizer, Vocabulary.of(tokenizer), stopTokens)
+        const also = spec._tag === 'ToolCalls' ? corrections.everywhere : corrections.json
         return E.right({ matcher: () => matcherOf(xg, grammar, stopTokens, also) })
       } catch (error) {
         return E.left(`the grammar cannot be compiled: ${error instanceof Error ? error.message : String(error)}`)

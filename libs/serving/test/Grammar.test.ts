@@ -34,9 +34,14 @@ const take = {
   name: 'take',
   parameters: { type: 'object', properties: { count: { type: 'integer', minimum: 1, maximum: 9 } }, required: ['count'], additionalProperties: false }
 }
+/** Bytes no valid UTF-8 holds: the grammar never allows their tokens. */
+const bytesNeverValid = [0xc0, 0xc1, 0xf5, 0xf8, 0xff]
 const validate = (s: object) => new Ajv({ strict: false }).compile(s)
 
-/** A random walk through the grammar: each step draws uniformly among the allowed tokens, until the stop token. */
+/** Byte tokens 0x80 and up: the walk leaves them out, as a model that writes valid UTF-8 would (xgrammar reads bytes leniently: see `bytesNeverValid`). */
+const highByte = (id: number): boolean => id >= 7 + 0x80 && id < 7 + 256
+
+/** A random walk through the grammar: each step draws uniformly among the allowed tokens (high bytes aside), until the stop token. */
 const walk = async (compiled: _.Compiled, seed: number, limit = 400): Promise<string | undefined> => {
   const matcher = await compiled.matcher()
   let state = seed >>> 0 || 1
@@ -44,12 +49,15 @@ const walk = async (compiled: _.Compiled, seed: number, limit = 400): Promise<st
   try {
     for (let step = 0; step < limit; step++) {
       const mask = await matcher.mask()
-      const allowed = Array.from({ length: tokenizer.vocabSize }, (_x, id) => id).filter((id) => _.allows(mask, id))
+      const allowed = Array.from({ length: tokenizer.vocabSize }, (_x, id) => id).filter((id) => _.allows(mask, id) && !highByte(id))
       expect(allowed.length).toBeGreaterThan(0)
+      for (const b of bytesNeverValid) expect(_.allows(mask, 7 + b)).toBe(false)
       state = (state * 48271) % 2147483647
       const id = allowed[state % allowed.length]!
       expect(matcher.accept(id)).toBe(true)
-      if (id === stop) return tokenizer.decode(ids)
+      if (id === stop) {
+        return tokenizer.decode(ids)
+      }
       ids.push(id)
     }
     return undefined

@@ -55,3 +55,30 @@ export const of = (tokenizer: Tokenizer.Tokenizer): Vocabulary => {
   const specials = new Set(Object.values(tokenizer.special))
   return { type: 'raw', encoded: Array.from({ length: tokenizer.vocabSize }, (_, id) => (specials.has(id) ? '' : tokenizer.decode([id]))) }
 }
+
+/** GPT-2's byte-level alphabet: the character each byte is written as (printable Latin-1 as itself, the rest from U+0100 on). */
+const byteLevelChars = (): ReadonlyArray<string> => {
+  const printable = (b: number): boolean => (b >= 0x21 && b <= 0x7e) || (b >= 0xa1 && b <= 0xac) || (b >= 0xae && b <= 0xff)
+  let next = 256
+  return Array.from({ length: 256 }, (_, b) => String.fromCharCode(printable(b) ? b : next++))
+}
+
+/** Bytes that no valid UTF-8 text holds (overlong leads, leads past U+10FFFF). */
+const invalidBytes = [0xc0, 0xc1, ...Array.from({ length: 11 }, (_, i) => 0xf5 + i)]
+
+/**
+ * The ids of single-byte tokens whose byte never occurs in valid UTF-8: xgrammar 0.1.27 reads
+ * bytes leniently and would let a string hold them, which then decodes to U+FFFD.
+ */
+export const invalidUtf8 = (vocabulary: Vocabulary): ReadonlyArray<number> => {
+  const texts = new Set(
+    vocabulary.type === 'byte_level'
+      ? invalidBytes.map((b) => byteLevelChars()[b]!)
+      : vocabulary.type === 'byte_fallback'
+        ? invalidBytes.map((b) => `<0x${b.toString(16).toUpperCase()}>`)
+        : []
+  )
+  const ids: number[] = []
+  vocabulary.encoded.forEach((text, id) => texts.has(text) && ids.push(id))
+  return ids
+}
