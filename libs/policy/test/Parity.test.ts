@@ -1,10 +1,12 @@
 /**
- * The one cross-backend test: the same model and batch give the same loss and gradients on
- * `cpu` (reference kernels, native gather gradient) and `wasm` (the default backend, which
- * runs the hand-written embedding gradient), and the sampler picks the same greedy tokens.
+ * The cross-backend test: the same model and batch give the same loss and gradients on `cpu`
+ * (reference kernels, native gather gradient), on `wasm` (the embedded backend, which runs the
+ * hand-written embedding gradient and the pairwise attention) and on `tensorflow` (the native
+ * backend `npm ci` builds, which `auto` picks here: oneDNN kernels), and the sampler picks the
+ * same greedy tokens with the same log-probs.
  */
 import { Rng } from '@mtrl/core'
-import { TestBackend } from '@mtrl/testing'
+import { Services, TestBackend } from '@mtrl/testing'
 import * as tf from '@tensorflow/tfjs'
 import { describe, expect, it } from 'vitest'
 import * as Critic from '../src/Critic.js'
@@ -86,25 +88,37 @@ const configs: ReadonlyArray<[string, ModelConfig.ModelConfig]> = [
   ]
 ]
 
+const compare = (cpu: Run, other: Run): void => {
+  expect(Math.abs(other.loss - cpu.loss)).toBeLessThan(1e-4 * Math.max(1, Math.abs(cpu.loss)))
+  expect(Object.keys(other.grads).sort()).toEqual(Object.keys(cpu.grads).sort())
+  for (const [name, g] of Object.entries(cpu.grads)) {
+    const w = other.grads[name]!
+    const scale = Math.max(1e-3, ...Array.from(g, Math.abs))
+    const worst = Math.max(...Array.from(g, (v, i) => Math.abs(v - w[i]!)))
+    expect(worst / scale, name).toBeLessThan(1e-4)
+  }
+  expect(other.greedy).toEqual(cpu.greedy)
+  other.greedyLogprobs.forEach((row, r) => row.forEach((lp, i) => expect(lp).toBeCloseTo(cpu.greedyLogprobs[r]![i]!, 4)))
+}
+
+const against = async (backend: 'wasm' | 'tensorflow', config: ModelConfig.ModelConfig): Promise<void> => {
+  await TestBackend.use('cpu')
+  const cpu = run(config)
+  await TestBackend.use(backend)
+  const before = tf.memory().numTensors
+  const other = run(config)
+  expect(tf.memory().numTensors).toBe(before)
+  await TestBackend.use('cpu')
+  compare(cpu, other)
+}
+
 describe('cpu vs wasm parity', () => {
+  for (const [label, config] of configs) it(`loss, gradients and greedy sampling agree (${label})`, () => against('wasm', config))
+})
+
+describe('cpu vs tensorflow parity', () => {
   for (const [label, config] of configs)
-    it(`loss, gradients and greedy sampling agree (${label})`, async () => {
-      await TestBackend.use('cpu')
-      const cpu = run(config)
-      await TestBackend.use('wasm')
-      const before = tf.memory().numTensors
-      const wasm = run(config)
-      expect(tf.memory().numTensors).toBe(before)
-      await TestBackend.use('cpu')
-      expect(Math.abs(wasm.loss - cpu.loss)).toBeLessThan(1e-4 * Math.max(1, Math.abs(cpu.loss)))
-      expect(Object.keys(wasm.grads).sort()).toEqual(Object.keys(cpu.grads).sort())
-      for (const [name, g] of Object.entries(cpu.grads)) {
-        const w = wasm.grads[name]!
-        const scale = Math.max(1e-3, ...Array.from(g, Math.abs))
-        const worst = Math.max(...Array.from(g, (v, i) => Math.abs(v - w[i]!)))
-        expect(worst / scale, name).toBeLessThan(1e-4)
-      }
-      expect(wasm.greedy).toEqual(cpu.greedy)
-      wasm.greedyLogprobs.forEach((row, r) => row.forEach((lp, i) => expect(lp).toBeCloseTo(cpu.greedyLogprobs[r]![i]!, 4)))
-    })
+    it.runIf(Services.available('tensorflow'))(`loss, gradients and greedy sampling agree (${label}) ${Services.tag('tensorflow')}`, () =>
+      against('tensorflow', config)
+    )
 })

@@ -10,20 +10,21 @@
  *
  * @since 0.5.0
  */
-import { WebGpu } from '@mtrl/backend'
+import { Backend, WebGpu } from '@mtrl/backend'
 import { accessSync, constants } from 'node:fs'
 import { delimiter, isAbsolute, join } from 'node:path'
 
 /**
  * `webgpu`: a WebGPU adapter Dawn can use in Node (a GPU's Vulkan driver, or SwiftShader's from
- * Debian's chromium; Debian 12's lavapipe is too old for Dawn).
+ * Debian's chromium; Debian 12's lavapipe is too old for Dawn). `tensorflow`: the native backend's
+ * binding (`@tensorflow/tfjs-node`), which `npm ci` builds where the machine allows.
  *
  * @category models
  * @since 0.5.0
  */
-export type Service = 'redis-server' | 'chromium' | 'webgpu'
+export type Service = 'redis-server' | 'chromium' | 'webgpu' | 'tensorflow'
 
-const executables: Readonly<Record<Exclude<Service, 'webgpu'>, ReadonlyArray<string>>> = {
+const executables: Readonly<Record<Exclude<Service, 'webgpu' | 'tensorflow'>, ReadonlyArray<string>>> = {
   'redis-server': ['redis-server'],
   chromium: ['/usr/bin/chromium', 'chromium']
 }
@@ -45,12 +46,14 @@ const onPath = (name: string): boolean =>
   isAbsolute(name) ? runnable(name) : (process.env['PATH'] ?? '').split(delimiter).some((dir) => dir !== '' && runnable(join(dir, name)))
 
 /**
- * Whether the machine has the service (its executable on PATH; for `webgpu`, an adapter).
+ * Whether the machine has the service (its executable on PATH; for `webgpu`, an adapter; for
+ * `tensorflow`, a built binding: probing loads it and leaves the active backend as it was).
  *
  * @category checks
  * @since 0.5.0
  */
-export const available = (service: Service): boolean => (service === 'webgpu' ? hasWebGpu() : executables[service].some(onPath))
+export const available = (service: Service): boolean =>
+  service === 'webgpu' ? hasWebGpu() : service === 'tensorflow' ? Backend.availability()['@tensorflow/tfjs-node'].installed : executables[service].some(onPath)
 
 /**
  * The title tag of a test that needs `service`: `[needs redis-server]`. `tools/test.mjs` counts
