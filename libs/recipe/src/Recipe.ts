@@ -116,29 +116,8 @@ const sftRules = (stage: t.TypeOf<typeof SftStageFields>): ReadonlyArray<Decode.
 export const SftStage = Decode.withRules(SftStageFields, sftRules)
 export type SftStage = t.TypeOf<typeof SftStage>
 
-/** A slice's fields, each optional: a stage sets the ones it changes (`TrainerConfig.override`). */
-const partialOf = (codec: t.Mixed): t.Mixed => {
-  const inner = codec as unknown as { readonly props?: t.Props; readonly type?: { readonly props: t.Props } }
-  return t.partial(inner.props ?? inner.type!.props)
-}
-const { rollout: _rollout, seed: _seed, checkpointEvery: _every, ...trainerFields } = TrainerConfig.Fields.props
-const { algorithm, kl, priorKlEvery, maxStaleness, ...slices } = trainerFields
-/** The trainer configuration's fields an RL stage sets: the algorithm, the KL term, and any part of each slice. */
-const trainerProps = {
-  algorithm,
-  kl,
-  priorKlEvery,
-  maxStaleness,
-  ...(Object.fromEntries(Object.entries(slices).map(([name, codec]) => [name, partialOf(codec)])) as {
-    readonly [K in keyof typeof slices]: t.PartialC<
-      (typeof slices)[K] extends { readonly props: infer P extends t.Props }
-        ? P
-        : (typeof slices)[K] extends { readonly type: { readonly props: infer P extends t.Props } }
-          ? P
-          : never
-    >
-  })
-}
+/** The trainer configuration's fields an RL stage sets: the algorithm, the KL term, and any part of each slice (`TrainerConfig.stageProps`). */
+const trainerProps = TrainerConfig.stageProps
 /** Rollout settings; all optional, over the recipe-wide `rollout`. */
 export const RolloutSettings = t.partial({ ...Rollout.Options.types[0].props, ...Rollout.Options.types[1].props })
 export type RolloutSettings = t.TypeOf<typeof RolloutSettings>
@@ -242,7 +221,7 @@ const recipeRules = (recipe: t.TypeOf<typeof RecipeFields>): ReadonlyArray<Decod
     const at = (field: string): ReadonlyArray<string> => ['stages', String(i), field]
     const threads = stage.rolloutThreads ?? 1
     return [
-      ...((stage.replicas ?? 1) > 1 && shareTrunk && TrainerAlgorithm.registry[stage.algorithm ?? 'ppo'].critic
+      ...((stage.replicas ?? 1) > 1 && shareTrunk && stageAlgorithm(stage).critic
         ? [
             {
               path: at('replicas'),
@@ -353,6 +332,23 @@ export const trainerConfig = (stage: RlStage, rollout: Rollout.Options, seed: nu
     TrainerConfig.defaultConfig
   )
 }
+
+/**
+ * An RL stage's trainer configuration as the trainer runs it (`TrainerConfig.resolve`: the
+ * algorithm's estimator, policy loss, aggregation and KL term filled in), and its algorithm.
+ */
+export const resolvedTrainer = (
+  stage: RlStage,
+  rollout: Rollout.Options = Rollout.defaultOptions,
+  seed = 0,
+  checkpointEvery = 0
+): { readonly config: TrainerConfig.Resolved; readonly algorithm: TrainerAlgorithm.Algorithm } => {
+  const config = trainerConfig(stage, rollout, seed, checkpointEvery)
+  return { config: TrainerConfig.resolve(config), algorithm: TrainerAlgorithm.registry[config.algorithm] }
+}
+
+/** The algorithm an RL stage trains with (the trainer's default when it names none). */
+export const stageAlgorithm = (stage: RlStage): TrainerAlgorithm.Algorithm => resolvedTrainer(stage).algorithm
 
 /** The environment a stage plays: none for a pretrain stage (a mixture). */
 export const stageEnv = (stage: Stage): EnvConfig | undefined => (stage.kind === 'pretrain' ? undefined : stage.env)

@@ -206,6 +206,20 @@ describe('Recipe', () => {
     }
   })
 
+  it("one function gives an RL stage's resolved trainer configuration and its algorithm (the trainer's default when the stage names none)", () => {
+    const rl = { ...good.stages[1]!, algorithm: 'grpo' } as _.RlStage
+    const grpo = _.resolvedTrainer(rl)
+    expect(grpo.config.loss).toMatchObject({ aggregation: 'seq-mean-token-mean', policyLoss: 'policyGradient' })
+    expect(grpo.config.kl.placement).toBe('loss')
+    expect(grpo.algorithm.critic).toBe(false)
+    const { algorithm: _unset, ...unnamed } = rl
+    expect(_.stageAlgorithm(unnamed as _.RlStage)).toMatchObject({ name: Config.defaultConfig.algorithm, critic: true })
+    expect(_.resolvedTrainer({ ...rl, algorithm: 'gspo', loss: { options: { clipHigh: 1e-3 } } }).config.loss).toMatchObject({
+      policyLoss: 'gspo',
+      options: { clipHigh: 1e-3 }
+    })
+  })
+
   it('an RL stage decays its learning rate over its own iterations unless told otherwise', () => {
     const rl = { ...good.stages[1]!, iterations: 40, policy: { minLrRatio: 0.1 } } as _.RlStage
     expect(_.trainerConfig(rl, {} as never, 0).policy).toEqual({ ...Config.defaultConfig.policy, minLrRatio: 0.1, decayIterations: 40 })

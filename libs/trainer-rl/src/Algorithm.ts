@@ -39,8 +39,8 @@
  */
 import type { Estimator } from '@mtrl/advantages'
 import * as t from 'io-ts'
-import type * as Aggregation from './Aggregation.js'
-import * as Kl from './Kl.js'
+import type * as Aggregation from './AggregationMode.js'
+import * as Kl from './KlSettings.js'
 import type * as PolicyLoss from './PolicyLoss.js'
 
 /**

@@ -76,12 +76,11 @@ export type Budget = t.TypeOf<typeof Budget>
  * @category codecs
  * @since 0.6.0
  */
-export const Selection = Decode.withRules(
-  t.type({ filterZeroVariance: t.boolean, oversample: Numbers.PositiveInt, keepPerGroup: t.union([Numbers.PositiveInt, t.null]) }),
-  (s) =>
-    s.oversample > 1 && !s.filterZeroVariance
-      ? [{ path: ['oversample'], expected: '1 unless filterZeroVariance is on (extra groups are played to replace the filtered ones)', actual: s.oversample }]
-      : []
+const selectionFields = { filterZeroVariance: t.boolean, oversample: Numbers.PositiveInt, keepPerGroup: t.union([Numbers.PositiveInt, t.null]) }
+export const Selection = Decode.withRules(t.type(selectionFields), (s) =>
+  s.oversample > 1 && !s.filterZeroVariance
+    ? [{ path: ['oversample'], expected: '1 unless filterZeroVariance is on (extra groups are played to replace the filtered ones)', actual: s.oversample }]
+    : []
 )
 /** @category models @since 0.6.0 */
 export type Selection = t.TypeOf<typeof Selection>
@@ -144,23 +143,22 @@ export type Loss = t.TypeOf<typeof Loss>
  * @category codecs
  * @since 0.6.0
  */
-export const PolicyOptimiser = Decode.withRules(
-  t.type({
-    lr: Numbers.Positive,
-    warmupIterations: Numbers.NonNegativeInt,
-    minLrRatio: Numbers.UnitInterval,
-    decayIterations: Numbers.NonNegativeInt
-  }),
-  (p) =>
-    p.minLrRatio < 1 && p.decayIterations <= p.warmupIterations
-      ? [
-          {
-            path: ['decayIterations'],
-            expected: `more than warmupIterations (${p.warmupIterations}) when minLrRatio < 1 (the iteration where the decay reaches its floor)`,
-            actual: p.decayIterations
-          }
-        ]
-      : []
+const policyOptimiserFields = {
+  lr: Numbers.Positive,
+  warmupIterations: Numbers.NonNegativeInt,
+  minLrRatio: Numbers.UnitInterval,
+  decayIterations: Numbers.NonNegativeInt
+}
+export const PolicyOptimiser = Decode.withRules(t.type(policyOptimiserFields), (p) =>
+  p.minLrRatio < 1 && p.decayIterations <= p.warmupIterations
+    ? [
+        {
+          path: ['decayIterations'],
+          expected: `more than warmupIterations (${p.warmupIterations}) when minLrRatio < 1 (the iteration where the decay reaches its floor)`,
+          actual: p.decayIterations
+        }
+      ]
+    : []
 )
 /** @category models @since 0.6.0 */
 export type PolicyOptimiser = t.TypeOf<typeof PolicyOptimiser>
@@ -266,6 +264,31 @@ const optionViolations = (path: ReadonlyArray<string>, options: Readonly<Record<
         ...(i.message === undefined ? {} : { message: i.message }),
         actual: i.path === '' ? options : i.path.split('.').reduce<unknown>((v, k) => (v as Record<string, unknown> | undefined)?.[k], options)
       }))
+
+/**
+ * What a run's stage changes, as codecs: the algorithm, the KL term, `priorKlEvery`,
+ * `maxStaleness`, and any part of each slice but `rollout` (each slice's fields optional; the
+ * rules are checked when the whole configuration decodes). A recipe's RL stage is these fields
+ * (`override` applies them).
+ *
+ * @category codecs
+ * @since 0.7.0
+ */
+export const stageProps = {
+  algorithm: Algorithm.Name,
+  kl: Fields.props.kl,
+  priorKlEvery: Numbers.NonNegativeInt,
+  maxStaleness: Numbers.NonNegativeInt,
+  budget: t.partial(Budget.props),
+  replay: t.partial(Replay.Options.props),
+  selection: t.partial(selectionFields),
+  importanceSampling: t.partial(ImportanceSampling.Settings.props),
+  advantage: t.partial(Advantage.props),
+  loss: t.partial(Loss.props),
+  policy: t.partial(policyOptimiserFields),
+  critic: t.partial(CriticSettings.props),
+  update: t.partial(Update.props)
+}
 
 /** The rules that cross slices: the algorithm's needs of the budget and selection, the estimator's and the policy loss's options, a positive temperature. */
 const crossRules = (config: t.TypeOf<typeof Fields>): ReadonlyArray<Decode.Violation> => {

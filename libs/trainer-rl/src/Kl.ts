@@ -11,45 +11,23 @@
  *
  * k3 is non-negative and low-variance (verl's `low_var_kl`, the usual in-loss choice); k1 is the
  * usual in-reward choice. Placement (`reward`: `r_t -= beta KL_t`, or `loss`: `+ beta mean KL`)
- * and the coefficient's controller are in {@link KlController} and the trainer config.
+ * and the coefficient's controller are in `KlSettings` (re-exported here) and the trainer config.
  *
  * @since 0.1.0
  */
 import * as tf from '@tensorflow/tfjs'
-import * as t from 'io-ts'
-import { KlController } from './KlController.js'
 
-/**
- * @category codecs
- * @since 0.1.0
- */
-export const Estimator = t.keyof({ k1: null, k2: null, k3: null })
-/** @category models @since 0.1.0 */
-export type Estimator = t.TypeOf<typeof Estimator>
-
-/**
- * Where the KL term goes: `reward` (per-token penalty before advantages) or `loss` (added to the
- * policy loss, differentiable), or `none`.
- *
- * @category codecs
- * @since 0.1.0
- */
-export const Placement = t.keyof({ reward: null, loss: null, none: null })
-/** @category models @since 0.1.0 */
-export type Placement = t.TypeOf<typeof Placement>
-
-/**
- * A KL term: its estimator, where it goes, and its coefficient's controller.
- *
- * @category codecs
- * @since 0.5.0
- */
-export const Settings = t.type({ estimator: Estimator, placement: Placement, controller: KlController })
-/** @category models @since 0.5.0 */
-export type Settings = t.TypeOf<typeof Settings>
-
-/** No KL term (the controller is kept for a later placement). @category constants @since 0.5.0 */
-export const none: Settings = { estimator: 'k3', placement: 'none', controller: { _tag: 'fixed', coef: 0.001 } }
+export {
+  /** @category codecs @since 0.1.0 */
+  Estimator,
+  /** @category codecs @since 0.1.0 */
+  Placement,
+  /** @category codecs @since 0.5.0 */
+  Settings,
+  /** @category constants @since 0.5.0 */
+  none
+} from './KlSettings.js'
+import type { Estimator } from './KlSettings.js'
 
 /**
  * Per-token KL estimate, `[batch, time]` in and out. Runs in `tf.tidy`; differentiable in

@@ -11,18 +11,19 @@ import defaultRecipe from '../../../../recipes/default.json' with { type: 'json'
 import fewDemosRecipe from '../../../../recipes/paper-base/few-demos-from-base.json' with { type: 'json' }
 // eslint-disable-next-line @nx/enforce-module-boundaries
 import liftRecipe from '../../../../recipes/paper-base/lift-from-base.json' with { type: 'json' }
+import { Algorithm as TrainerAlgorithm } from '@mtrl/trainer-rl/settings'
 import type { EnvChoice } from '../worker/protocol.js'
 
-/** The RL algorithms the form offers (`@mtrl/trainer-rl` `Algorithm.Name`). */
-export const algorithms = ['ppo', 'grpo', 'rloo', 'reinforce++'] as const
-export type Algorithm = (typeof algorithms)[number]
+/** The RL algorithms the form offers: the trainer's registry (its tensor-free entry point). */
+export const algorithms: ReadonlyArray<TrainerAlgorithm.Name> = TrainerAlgorithm.names
+export type Algorithm = TrainerAlgorithm.Name
 
 /** Whether an algorithm compares the episodes of a group (`Algorithm.registry[name].grouped`): it needs a group of at least 2. */
-export const grouped: { readonly [K in Algorithm]: boolean } = { ppo: false, grpo: true, rloo: true, 'reinforce++': false }
+export const grouped = (algorithm: Algorithm): boolean => TrainerAlgorithm.registry[algorithm].grouped
 
 /** The RL budget made fit for its algorithm: a grouped one gets groups of 4 (about the same episodes per iteration) when its group is smaller than 2. */
 export const fitGroups = (rl: RecipeFields['rl']): RecipeFields['rl'] =>
-  grouped[rl.algorithm] && rl.groupSize < 2
+  grouped(rl.algorithm) && rl.groupSize < 2
     ? { ...rl, groupSize: 4, seedsPerIteration: Math.max(1, Math.round((rl.seedsPerIteration * rl.groupSize) / 4)) }
     : rl
 
@@ -113,7 +114,7 @@ const sftStage = (template: Json, fields: RecipeFields['sft'], env: EnvChoice): 
   return { ...template, env, ...fields, warmupSteps, replicas: 1 }
 }
 
-/** The RL stage: the template's, on `env`, with the form's algorithm and budget (a critic's settings only for PPO, the one with a critic). */
+/** The RL stage: the template's, on `env`, with the form's algorithm and budget (a critic's settings only for an algorithm that trains one: PPO). */
 const rlStage = (template: Json, fields: RecipeFields['rl'], env: EnvChoice): Json => {
   const { critic, ...rest } = template
   return {
@@ -122,7 +123,7 @@ const rlStage = (template: Json, fields: RecipeFields['rl'], env: EnvChoice): Js
     iterations: fields.iterations,
     algorithm: fields.algorithm,
     budget: { seedsPerIteration: fields.seedsPerIteration, groupSize: fields.groupSize },
-    ...(fields.algorithm === 'ppo' ? { critic } : {})
+    ...(TrainerAlgorithm.registry[fields.algorithm].critic ? { critic } : {})
   }
 }
 

@@ -10,9 +10,9 @@ import { Agent, Critic } from '@mtrl/policy'
 import { RewardSpec } from '@mtrl/rewards'
 import { Runner, Threads } from '@mtrl/rollout-queue'
 import { Completions, Rollouts, Server } from '@mtrl/serving'
-import { Algorithm, Driver, Trainer, UpdateReplicas, type Metrics } from '@mtrl/trainer-rl'
+import { Driver, Trainer, UpdateReplicas, type Metrics } from '@mtrl/trainer-rl'
 import * as E from 'fp-ts/lib/Either.js'
-import { trainerConfig, type JudgeSettings, type RlStage } from '../Recipe.js'
+import { stageAlgorithm, trainerConfig, type JudgeSettings, type RlStage } from '../Recipe.js'
 import { failed, stopped, type RunError } from '../RunError.js'
 import { noBar, pct, rolloutOptions, type Context } from './context.js'
 import * as ThreadEnvs from './threadEnvs.js'
@@ -179,7 +179,8 @@ const iterate = async (ctx: Context, i: number, stage: RlStage, name: string, tr
 export const run = async (ctx: Context, i: number, stage: RlStage, name: string): Promise<E.Either<RunError, void>> => {
   const source = ctx.stageSources[i]!
   const agent = ctx.agent
-  if (Algorithm.registry[stage.algorithm ?? 'ppo'].critic && agent.critic === undefined) {
+  const withCritic = stageAlgorithm(stage).critic
+  if (withCritic && agent.critic === undefined) {
     // The critic starts as a copy of the policy's trunk as it is now (after SFT), as in the paper's PPO.
     const critic = Critic.make(agent.policy, { shareTrunk: ctx.recipe.critic.shareTrunk }, ctx.recipe.seed + 7)
     ctx.agent = Agent.withCritic(agent, critic)
@@ -187,7 +188,6 @@ export const run = async (ctx: Context, i: number, stage: RlStage, name: string)
   const rollout = rolloutOptions(source, ctx.recipe.rollout, stage.rollout)
   const fits = await Driver.checkContext(rollout, ctx.agent.template, ctx.agent.contextLength)(source)()
   if (E.isLeft(fits)) return E.left(failed(fits.left._tag === 'ContextTooShort' ? `${name}: ${Driver.message(fits.left)}` : Driver.message(fits.left)))
-  const withCritic = Algorithm.registry[stage.algorithm ?? 'ppo'].critic
   const replicas = await UpdateReplicas.start(ctx.agent.policy, withCritic ? ctx.agent.critic : undefined, (stage.replicas ?? 1) - 1, ctx.replicaInit)
   if (replicas.size > 0) ctx.reporter.line(`${name}: ${replicas.size + 1} data-parallel update replicas (workers on ${replicas.backends.join(', ')})`)
   const played = await player(ctx, stage, name, source)
