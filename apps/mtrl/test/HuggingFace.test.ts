@@ -62,6 +62,37 @@ describe('a Hugging Face model (tiny-qwen2) through SFT and RL', () => {
     }, 240_000)
   }
 
+  it('mtrl export writes the LoRA run (SFT then PPO) as a Hugging Face folder with the same log-probs, and transformers reads it the same where it is installed', () => {
+    const run = join(dir, 'hf-ppo')
+    const out = join(dir, 'hf-ppo-exported')
+    const exported = spawnSync(process.execPath, [bin, 'export', run, '--to', out], { encoding: 'utf8', timeout: 120_000 })
+    expect(exported.status, exported.stderr).toBe(0)
+    expect(exported.stdout).toMatch(/Qwen2ForCausalLM, LoRA merged/)
+    const text = 'You are in a kitchen. go north'
+    const logprobs = (model: string) => {
+      const r = spawnSync(process.execPath, [bin, 'logprobs', '--model', model, '--text', text, '--greedy', '4'], { encoding: 'utf8', timeout: 120_000 })
+      expect(r.status, r.stderr).toBe(0)
+      return JSON.parse(r.stdout) as { ids: number[]; nextTokenLogprobs: number[]; greedy: number[] }
+    }
+    const trained = logprobs(run)
+    const written = logprobs(out)
+    expect(written.ids).toEqual(trained.ids)
+    written.nextTokenLogprobs.forEach((lp, i) => expect(Math.abs(lp - trained.nextTokenLogprobs[i]!)).toBeLessThan(1e-5))
+    const python = spawnSync('python3', ['-c', 'import transformers, torch'], { encoding: 'utf8' }).status === 0
+    if (!python) return // the library's Export test says so when it is skipped ([python3 with transformers])
+    const script = `
+import json, sys, torch, transformers
+model = transformers.AutoModelForCausalLM.from_pretrained(sys.argv[1], dtype=torch.float32).eval()
+ids = json.loads(sys.argv[2])
+with torch.no_grad():
+    lp = torch.log_softmax(model(torch.tensor([ids])).logits[0].double(), -1)
+print(json.dumps([lp[i, ids[i + 1]].item() for i in range(len(ids) - 1)]))
+`
+    const py = spawnSync('python3', ['-c', script, out, JSON.stringify(trained.ids)], { encoding: 'utf8', timeout: 120_000 })
+    expect(py.status, py.stderr).toBe(0)
+    ;(JSON.parse(py.stdout) as number[]).forEach((lp, i) => expect(Math.abs(lp - trained.nextTokenLogprobs[i]!)).toBeLessThan(1e-4))
+  }, 240_000)
+
   it('without a longer context, SFT stops at once, saying no demonstration fits the 128 positions', () => {
     const result = train(recipe('hf-no-room-sft', {}, [sft, rl('grpo')]))
     expect(result.status).toBe(1)

@@ -83,7 +83,9 @@ const readConfig =
     if (json._tag === 'Left') return json
     const read = pipe(
       Families.familyOf(json.right),
-      E.chain((family) => E.map((config: ModelConfig) => ({ family, config }))(family.config(json.right as HfConfig)))
+      E.chain((family) =>
+        E.map((config: ModelConfig) => ({ family, config: { ...config, family: family.modelTypes[0]! } }))(family.config(json.right as HfConfig))
+      )
     )
     return E.mapLeft((reason: string) => unsupportedModel(configPath, reason))(read)
   }

@@ -88,7 +88,8 @@ export type RopeScaling = t.TypeOf<typeof RopeScaling>
  * - `rope`: a scaling of the RoPE frequencies (`linear`, `llama3`, `yarn`);
  * - `localRopeTheta`: the RoPE base of sliding layers, unscaled (Gemma 3);
  * - `ropeFraction`: the share of each head that RoPE rotates (Phi-3's `partial_rotary_factor`);
- * - `ropeLayers`: false marks a layer without positions (NoPE: SmolLM3).
+ * - `ropeLayers`: false marks a layer without positions (NoPE: SmolLM3);
+ * - `family`: the Hugging Face `model_type` the model was read from (export writes it back).
  *
  * @category codecs
  * @since 0.1.0
@@ -126,7 +127,8 @@ export const ModelConfig = t.intersection([
     rope: RopeScaling,
     localRopeTheta: t.number,
     ropeFraction: t.number,
-    ropeLayers: t.readonlyArray(t.boolean)
+    ropeLayers: t.readonlyArray(t.boolean),
+    family: t.string
   })
 ])
 /** @category models @since 0.1.0 */

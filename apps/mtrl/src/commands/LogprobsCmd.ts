@@ -4,8 +4,10 @@
  * checkpoint): the quick way to check
  * a model loaded right against another framework.
  */
+import { Progress } from '@mtrl/experiment'
 import { Families, Logprobs, PolicyError } from '@mtrl/policy'
 import * as E from 'fp-ts/lib/Either.js'
+import { resolve } from 'node:path'
 import { backendFlag, failed, int, make, text, usage } from '../Command.js'
 import { startBackend } from '../Runtime.js'
 
@@ -29,7 +31,9 @@ Example:
       if (model === undefined || text === undefined) return E.left(usage('--model DIR and --text "..." are required'))
       const started = await startBackend(backend ?? 'cpu', true)()
       if (E.isLeft(started)) return started
-      const result = await Logprobs.run({ model, text, greedyTokens: greedy })()
+      const folder = E.mapLeft(usage)(Progress.modelFolder(resolve(model)))
+      if (E.isLeft(folder)) return folder
+      const result = await Logprobs.run({ model: folder.right, text, greedyTokens: greedy })()
       if (E.isLeft(result)) return E.left(failed(PolicyError.message(result.left)))
       process.stdout.write(`${JSON.stringify(result.right)}\n`)
       return E.right(0)

@@ -6,6 +6,7 @@ import { ablate } from './Ablate.js'
 import { advantages } from './Advantages.js'
 import { collect } from './Collect.js'
 import { evalCommand } from './Eval.js'
+import { exportCommand } from './ExportCmd.js'
 import { failures } from './Failures.js'
 import { info } from './Info.js'
 import { interval } from './Interval.js'
@@ -42,5 +43,6 @@ export const commands: ReadonlyArray<Command> = [
   collect,
   advantages,
   logprobs,
+  exportCommand,
   smoke
 ]
