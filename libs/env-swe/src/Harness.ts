@@ -22,8 +22,12 @@ import { spawnSync } from 'node:child_process'
 import * as fs from 'node:fs'
 import { createRequire } from 'node:module'
 import * as path from 'node:path'
+import { tmpdir } from 'node:os'
 import { fileURLToPath } from 'node:url'
+import * as E from 'fp-ts/lib/Either.js'
 import * as t from 'io-ts'
+import * as BaselineProbe from './internal/baseline.js'
+import type * as Sandbox from './Sandbox.js'
 
 /**
  * What the host sends the harness on stdin (JSON), one per test-file run.
@@ -129,4 +133,56 @@ export const ensureCache = (dir: string, heapMb: number): string | undefined => 
   if (cache === undefined) return undefined
   fs.writeFileSync(file, cache, { mode: 0o644 })
   return name
+}
+
+/** The probe's test file: one test that measures the run as its code would start (see `baseline`). */
+const PROBE_TEST = `'use strict'\nconst test = require('node:test')\ntest('baseline', () => ${BaselineProbe.REPORT})\n`
+
+let measured: E.Either<string, Sandbox.Baseline> | undefined
+
+/**
+ * What a test-file run holds by itself when the code under test starts (once per process): the
+ * harness run for real, with a run's flags and environment, in a scratch directory, on a test
+ * file that reads its own `/proc/self/status` (SES loaded, the realm locked down, `node:test` and
+ * the reporter up). `Suite.run` adds `memoryMb` to this, so the code gets what it is told.
+ *
+ * @category constructors
+ * @since 0.3.0
+ */
+export const baseline = (): E.Either<string, Sandbox.Baseline> => {
+  if (measured !== undefined) return measured
+  const dir = fs.mkdtempSync(path.join(tmpdir(), 'mtrl-swe-baseline-'))
+  try {
+    const [harnessDir, repoDir] = [path.join(dir, 'harness'), path.join(dir, 'repo')]
+    install(harnessDir)
+    fs.mkdirSync(repoDir)
+    const heapMb = 64
+    const sesCache = ensureCache(harnessDir, heapMb)
+    const config: Config = {
+      secret: 'baseline',
+      tripwire: 'mtrl tripwire baseline',
+      repoDir,
+      testFile: path.join(repoDir, 'baseline.test.js'),
+      testSource: PROBE_TEST,
+      ...(sesCache === undefined ? {} : { sesCache })
+    }
+    const args = [
+      '--experimental-permission',
+      `--allow-fs-write=${repoDir}`,
+      `--allow-fs-read=${repoDir}`,
+      `--allow-fs-read=${harnessDir}`,
+      '--allow-fs-read=/proc',
+      '--no-warnings',
+      `--max-old-space-size=${heapMb}`,
+      '--zero-fill-buffers',
+      `--test-reporter=${path.join(harnessDir, REPORTER)}`,
+      path.join(harnessDir, MAIN)
+    ]
+    measured = BaselineProbe.measure(args, JSON.stringify(config))
+    return measured
+  } catch (e) {
+    return E.left(`the memory baseline probe failed (${String(e)})`)
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true })
+  }
 }

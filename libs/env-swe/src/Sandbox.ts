@@ -24,6 +24,7 @@ import { randomInt } from 'node:crypto'
 import * as E from 'fp-ts/lib/Either.js'
 import type * as TE from 'fp-ts/lib/TaskEither.js'
 import * as t from 'io-ts'
+import * as BaselineProbe from './internal/baseline.js'
 import { supervise } from './internal/child.js'
 import * as GuardSupport from './internal/guardSupport.js'
 import * as Jail from './internal/jail.js'
@@ -60,9 +61,10 @@ export const Limits = t.type({
   /** Wall-clock limit of the whole run. */
   timeoutMs: t.number,
   /**
-   * Memory for the code under test, in MB: the V8 heap's cap (`--max-old-space-size`), and as
-   * much again for buffers outside the heap. The address-space cap (RLIMIT_AS) is twice this plus
-   * `nodeReserveMb`, what Node itself reserves (about 1 GiB of address space, mostly unused).
+   * Memory for the code under test, in MB: its heap objects and its buffers together. The run's
+   * address space (RLIMIT_AS) is this plus what the script holds by itself when the code starts
+   * (its measured `Baseline`), and the V8 heap's cap (`--max-old-space-size`) is this plus the
+   * script's own heap, so neither the heap nor buffers outside it can go past it.
    */
   memoryMb: t.number,
   /** Processes and threads of the run's uid (RLIMIT_NPROC); Node uses about 10 threads. */
@@ -79,21 +81,34 @@ export type Limits = t.TypeOf<typeof Limits>
 export const defaultLimits: Limits = { timeoutMs: 10_000, memoryMb: 512, maxProcesses: 48, maxFileMb: 8, maxOutputBytes: 1 << 20 }
 
 /**
- * The address space Node reserves for itself, MB: a 512 MB code range, thread stacks, malloc
- * arenas (two, `MALLOC_ARENA_MAX=2`), the binary; a run starts at about 960 MB.
+ * What the script of a run holds by itself when the code under test starts, MB: its address
+ * space (Node's code range, thread stacks, the binary, its heap so far: about 650 MB, nearly all
+ * never touched) and its V8 heap in use. Measured by running it (`bareBaseline` for a plain
+ * script, `Harness.baseline` for the test harness), never assumed.
  *
- * @category constants
- * @since 0.2.0
+ * @category models
+ * @since 0.3.0
  */
-export const nodeReserveMb = 1024
+export interface Baseline {
+  readonly addressSpaceMb: number
+  readonly heapMb: number
+}
 
 /**
- * The address-space cap of a run (RLIMIT_AS), MB: the heap, as much again outside it, and Node's reserve.
+ * The baseline of a plain script: a bare Node with a run's flags, measured once per process.
+ *
+ * @category constructors
+ * @since 0.3.0
+ */
+export const bareBaseline = (): E.Either<string, Baseline> => BaselineProbe.bareNode()
+
+/**
+ * The address-space cap of a run (RLIMIT_AS), MB: the script's baseline plus `memoryMb`.
  *
  * @category destructors
  * @since 0.2.0
  */
-export const addressSpaceMb = (limits: Limits): number => 2 * limits.memoryMb + nodeReserveMb
+export const addressSpaceMb = (limits: Limits, baseline: Baseline): number => Math.ceil(baseline.addressSpaceMb) + limits.memoryMb
 
 /**
  * Whether a run died of its memory limit (the V8 heap's cap or the address space): what Node
@@ -171,6 +186,8 @@ export interface RunOptions {
   readonly input?: string
   /** Give the run fd 3, a pipe the host reads into `RunResult.channel` (default: no fd 3). */
   readonly channel?: boolean
+  /** What the script holds by itself when the code under test starts (default: `bareBaseline()`). */
+  readonly baseline?: Baseline
 }
 
 /**
@@ -231,6 +248,7 @@ export const commandLine = (
   jail: { readonly mount: string; readonly fstab: string } = { mount: Jail.mountPoint(), fstab: '<fstab>' }
 ): ReadonlyArray<string> => {
   const { limits } = options
+  const baseline = options.baseline ?? E.getOrElseW((e: string) => raise(e))(bareBaseline())
   const cmd: string[] = []
   const mount = guards.has('mountNamespace')
   if ((guards.has('network') || guards.has('pidNamespace') || mount) && p.tools.unshare !== undefined) {
@@ -247,7 +265,7 @@ export const commandLine = (
   if (guards.has('rlimits') && p.tools.prlimit !== undefined) {
     cmd.push(
       p.tools.prlimit,
-      `--as=${Math.floor(addressSpaceMb(limits) * 1024 * 1024)}`,
+      `--as=${Math.floor(addressSpaceMb(limits, baseline) * 1024 * 1024)}`,
       `--fsize=${Math.floor(limits.maxFileMb * 1024 * 1024)}`,
       `--cpu=${Math.ceil(limits.timeoutMs / 1000) + 1}`,
       '--core=0',
@@ -264,17 +282,22 @@ export const commandLine = (
     cmd.push('--experimental-permission', `--allow-fs-write=${options.writeDir}`, `--allow-fs-read=${options.writeDir}`)
     for (const r of options.readPaths) cmd.push(`--allow-fs-read=${r}`)
   }
-  cmd.push('--no-warnings', `--max-old-space-size=${heapMb(limits)}`, ...options.nodeArgs, options.script)
+  cmd.push('--no-warnings', `--max-old-space-size=${heapMb(limits, baseline)}`, ...options.nodeArgs, options.script)
   return cmd
 }
 
 /**
- * The V8 heap limit a run gets (`--max-old-space-size`, MB): `memoryMb`, at least 32.
+ * The V8 heap limit a run gets (`--max-old-space-size`, MB): `memoryMb` plus the script's own
+ * heap, at least 32.
  *
  * @category destructors
  * @since 0.1.0
  */
-export const heapMb = (limits: Limits): number => Math.max(32, Math.floor(limits.memoryMb))
+export const heapMb = (limits: Limits, baseline: Baseline): number => Math.max(32, Math.floor(limits.memoryMb) + Math.ceil(baseline.heapMb))
+
+const raise = (message: string): never => {
+  throw new Error(message)
+}
 
 /**
  * Runs the script under the requested guards. Never rejects once started: a killed run is a
@@ -290,6 +313,8 @@ export const run =
     const wanted = options.guards ?? p.available
     const unavailable = wanted.filter((g) => !p.available.includes(g))
     if (unavailable.length > 0) return E.left({ _tag: 'GuardUnavailable', guards: unavailable, reason: describeProbe(p) })
+    const baseline = options.baseline === undefined ? bareBaseline() : E.right(options.baseline)
+    if (E.isLeft(baseline)) return E.left({ _tag: 'SpawnFailed', reason: baseline.left })
     const guards = new Set(wanted)
     const uid = guards.has('uid') ? freshUid() : undefined
     const mount = Jail.mountPoint()
@@ -300,6 +325,6 @@ export const run =
     } catch (e) {
       return E.left({ _tag: 'SpawnFailed', reason: `prepare: ${String(e)}` })
     }
-    const [cmd, ...args] = commandLine(options, guards, uid, p, { mount, fstab: table?.file ?? '' })
+    const [cmd, ...args] = commandLine({ ...options, baseline: baseline.right }, guards, uid, p, { mount, fstab: table?.file ?? '' })
     return supervise(options, guards, () => table?.remove())(cmd!, args)
   }

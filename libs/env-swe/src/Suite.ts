@@ -131,35 +131,53 @@ export const run =
   (options: { readonly limits: Sandbox.Limits; readonly guards?: ReadonlyArray<Sandbox.Guard> }) =>
   (where: Location, tests: Readonly<Record<string, string>>): TE.TaskEither<Sandbox.SandboxError, SuiteResult> =>
     pipe(
-      Object.entries(tests),
-      TE.traverseSeqArray(([file, source]) => {
-        const sesCache = Harness.ensureCache(where.harnessDir, Sandbox.heapMb(options.limits))
-        const config: Harness.Config = {
-          secret: randomBytes(32).toString('hex'),
-          tripwire: `mtrl tripwire ${randomBytes(8).toString('hex')}`,
-          repoDir: where.repoDir,
-          testFile: path.join(where.repoDir, file),
-          testSource: source,
-          timeoutMs: options.limits.timeoutMs,
-          ...(sesCache === undefined ? {} : { sesCache })
-        }
-        return pipe(
-          Sandbox.run({
-            writeDir: where.repoDir,
-            readPaths: [where.harnessDir],
-            script: path.join(where.harnessDir, Harness.MAIN),
-            nodeArgs: [...runFlags, `--test-reporter=${path.join(where.harnessDir, Harness.REPORTER)}`],
-            limits: options.limits,
-            input: JSON.stringify(config),
-            channel: true,
-            ...(options.guards === undefined ? {} : { guards: options.guards }),
-            ...(where.prepare === undefined ? {} : { prepare: where.prepare })
-          }),
-          TE.map((result) => fileRun(where, config, file, result))
+      TE.fromEither(
+        pipe(
+          Harness.baseline(),
+          E.mapLeft((reason): Sandbox.SandboxError => ({ _tag: 'SpawnFailed', reason }))
         )
-      }),
+      ),
+      TE.chain((baseline) => runFiles(options, where, tests, baseline)),
       TE.map((runs) => ({ outcomes: runs.flatMap((r) => outcomesOf(r.file, r.report)), runs }))
     )
+
+/** Each test file's run, one after another, over the harness's measured baseline. */
+const runFiles = (
+  options: { readonly limits: Sandbox.Limits; readonly guards?: ReadonlyArray<Sandbox.Guard> },
+  where: Location,
+  tests: Readonly<Record<string, string>>,
+  baseline: Sandbox.Baseline
+): TE.TaskEither<Sandbox.SandboxError, ReadonlyArray<FileRun>> =>
+  pipe(
+    Object.entries(tests),
+    TE.traverseSeqArray(([file, source]) => {
+      const sesCache = Harness.ensureCache(where.harnessDir, Sandbox.heapMb(options.limits, baseline))
+      const config: Harness.Config = {
+        secret: randomBytes(32).toString('hex'),
+        tripwire: `mtrl tripwire ${randomBytes(8).toString('hex')}`,
+        repoDir: where.repoDir,
+        testFile: path.join(where.repoDir, file),
+        testSource: source,
+        timeoutMs: options.limits.timeoutMs,
+        ...(sesCache === undefined ? {} : { sesCache })
+      }
+      return pipe(
+        Sandbox.run({
+          writeDir: where.repoDir,
+          readPaths: [where.harnessDir],
+          script: path.join(where.harnessDir, Harness.MAIN),
+          nodeArgs: [...runFlags, `--test-reporter=${path.join(where.harnessDir, Harness.REPORTER)}`],
+          limits: options.limits,
+          input: JSON.stringify(config),
+          channel: true,
+          baseline,
+          ...(options.guards === undefined ? {} : { guards: options.guards }),
+          ...(where.prepare === undefined ? {} : { prepare: where.prepare })
+        }),
+        TE.map((result) => fileRun(where, config, file, result))
+      )
+    })
+  )
 
 /**
  * Scores outcomes against the expected (qualified, `file > name`) test names: a test passes

@@ -9,14 +9,20 @@ import type { Readable } from 'node:stream'
 import * as E from 'fp-ts/lib/Either.js'
 import type { Guard, RunOptions, RunResult, SandboxError } from '../Sandbox.js'
 
-/** The run's whole environment; two malloc arenas keep Node's address space (RLIMIT_AS) predictable. */
-const childEnv = (dir: string): NodeJS.ProcessEnv => ({
+/**
+ * The run's whole environment. malloc is made predictable, so that the address space a run
+ * holds (RLIMIT_AS) is what its code holds: one arena (a second would reserve 64 MB at a
+ * thread's first allocation), and a fixed mmap threshold (128 KB; glibc's default moves up to
+ * 32 MB), so every buffer of 128 KB or more is a mapping of its own, returned when freed.
+ */
+export const childEnv = (dir: string): NodeJS.ProcessEnv => ({
   PATH: '/usr/bin:/bin',
   HOME: dir,
   TMPDIR: dir,
   LANG: 'C.UTF-8',
   NODE_ENV: 'test',
-  MALLOC_ARENA_MAX: '2'
+  MALLOC_ARENA_MAX: '1',
+  MALLOC_MMAP_THRESHOLD_: '131072'
 })
 
 /** Starts the command detached (a process group of its own), in the work directory, with a clean environment. */

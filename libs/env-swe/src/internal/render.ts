@@ -77,7 +77,7 @@ const fileNote = ({ file, result: r, report }: Suite.FileRun): string | undefine
   if (E.isRight(report)) return undefined
   if (Sandbox.memoryExceeded(r)) {
     const cause = r.stderr.split('\n').find((l) => Sandbox.memoryExceeded({ ...r, stderr: l })) ?? ''
-    return `[${file}: out of memory: the code may use ${r.limits.memoryMb} MB (${cause.trim()}); its tests count as failed]`
+    return `[${file}: out of memory: the code used more than the ${r.limits.memoryMb} MB it may use, heap and buffers together (${cause.trim()}); its tests count as failed]`
   }
   return `[${file}: exited with ${r.exitCode ?? r.signal}; ${Report.describe(report.left)}; its tests count as failed]\n${excerpt(r.stderr)}`
 }
