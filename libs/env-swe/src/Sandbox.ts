@@ -15,7 +15,8 @@
  * | `outputCap`    | floods of output                        | the host counts bytes and kills the group past the cap |
  *
  * `probe()` finds which guards this machine supports; `run` uses all of them unless told
- * otherwise, and reports which were on. A run can also get an input on stdin and a results
+ * otherwise, and reports which were on. Every run first takes its share of the host's budget
+ * (`Budget`): it waits while the host has as many runs, or as much sandbox memory, as it allows. A run can also get an input on stdin and a results
  * channel on fd 3 (a pipe only the host reads; see `Report`).
  *
  * @since 0.1.0
@@ -24,6 +25,7 @@ import { randomInt } from 'node:crypto'
 import * as E from 'fp-ts/lib/Either.js'
 import type * as TE from 'fp-ts/lib/TaskEither.js'
 import * as t from 'io-ts'
+import * as Budget from './Budget.js'
 import * as BaselineProbe from './internal/baseline.js'
 import { supervise } from './internal/child.js'
 import * as GuardSupport from './internal/guardSupport.js'
@@ -188,6 +190,8 @@ export interface RunOptions {
   readonly channel?: boolean
   /** What the script holds by itself when the code under test starts (default: `bareBaseline()`). */
   readonly baseline?: Baseline
+  /** The budget the run takes its share of, `limits.memoryMb` and one run, before it starts (default: `Budget.host()`). */
+  readonly budget?: Budget.Budget
 }
 
 /**
@@ -315,6 +319,14 @@ export const run =
     if (unavailable.length > 0) return E.left({ _tag: 'GuardUnavailable', guards: unavailable, reason: describeProbe(p) })
     const baseline = options.baseline === undefined ? bareBaseline() : E.right(options.baseline)
     if (E.isLeft(baseline)) return E.left({ _tag: 'SpawnFailed', reason: baseline.left })
+    const budget = options.budget === undefined ? Budget.host() : E.right(options.budget)
+    if (E.isLeft(budget)) return E.left({ _tag: 'SpawnFailed', reason: `host budget: ${budget.left}` })
+    let lease: Budget.Lease
+    try {
+      lease = await Budget.acquire(options.limits.memoryMb)(budget.right)
+    } catch (e) {
+      return E.left({ _tag: 'SpawnFailed', reason: `host budget: ${String(e)}` })
+    }
     const guards = new Set(wanted)
     const uid = guards.has('uid') ? freshUid() : undefined
     const mount = Jail.mountPoint()
@@ -323,8 +335,12 @@ export const run =
       options.prepare?.(uid)
       if (guards.has('mountNamespace')) table = Jail.writeFstab(mount, options.writeDir, options.readPaths)
     } catch (e) {
+      lease.release()
       return E.left({ _tag: 'SpawnFailed', reason: `prepare: ${String(e)}` })
     }
     const [cmd, ...args] = commandLine({ ...options, baseline: baseline.right }, guards, uid, p, { mount, fstab: table?.file ?? '' })
-    return supervise(options, guards, () => table?.remove())(cmd!, args)
+    return supervise(options, guards, () => {
+      table?.remove()
+      lease.release()
+    })(cmd!, args)
   }

@@ -7,6 +7,7 @@
  * @since 0.1.0
  */
 export * as Action from './Action.js'
+export * as Budget from './Budget.js'
 export * as Corpus from './Corpus.js'
 export * as Edit from './Edit.js'
 export * as Expert from './Expert.js'
