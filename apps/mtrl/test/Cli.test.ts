@@ -68,13 +68,15 @@ describe('mtrl CLI', () => {
     expect(bad.stderr).toMatch(/looks\.jsonl:1: .*seed/)
   })
 
-  it('info works on the cpu backend', () => {
-    const { code, stdout } = mtrl(['info', '--backend', 'cpu', '--json'])
+  it('info works on the cpu backend, and prints the SWE sandbox host budget (here as MTRL_SWE_HOST_* set it)', () => {
+    const custom = { MTRL_SWE_HOST_RUNS: '3', MTRL_SWE_HOST_MEMORY_MB: '2048', MTRL_SWE_HOST_DIR: '/tmp/mtrl-swe-host-info' }
+    const { code, stdout } = mtrl(['info', '--backend', 'cpu', '--json'], custom)
     expect(code).toBe(0)
     const report = JSON.parse(stdout)
     expect(report.backend.name).toBe('cpu')
     expect(report.tfjs).toBe('4.22.0')
     expect(Object.keys(report.accelerators)).toContain('@tensorflow/tfjs-node')
+    expect(report.sweHostBudget).toEqual({ dir: '/tmp/mtrl-swe-host-info', runs: 3, memoryMb: 2048 })
   })
 
   it('info says how to set up the faster tensorflow backend exactly when it is missing', () => {

@@ -2,6 +2,7 @@
  * `mtrl info`: versions, the chosen backend, and which accelerated backends are installed.
  */
 import { Backend, WebGpu } from '@mtrl/backend'
+import { Budget } from '@mtrl/env-swe'
 import * as tf from '@tensorflow/tfjs'
 import { createRequire } from 'node:module'
 import * as E from 'fp-ts/lib/Either.js'
@@ -25,7 +26,9 @@ export const info = make({
 Prints the versions of mtrl and its engine, the compute backend that would be used (and
 activates it, so an unavailable forced backend fails here), whether each accelerated
 backend is installed, and the WebGPU adapter: vendor, architecture, and whether it is a
-software device (which auto never takes).
+software device (which auto never takes). Also the host's budget of SWE sandbox runs (runs
+and sandbox memory at once, shared by every process on the host; MTRL_SWE_HOST_RUNS,
+MTRL_SWE_HOST_MEMORY_MB and MTRL_SWE_HOST_DIR override it).
 
 Examples:
   mtrl info
@@ -40,6 +43,7 @@ Examples:
       if (E.isLeft(started)) return started
       const selected = started.right
       const gpu = selected.adapter ?? WebGpu.probe()
+      const sweHost = Budget.host()
       const report = {
         mtrl: versionOf('mtrl'),
         node: process.version,
@@ -47,7 +51,8 @@ Examples:
         tfjs: tf.version.tfjs,
         backend: selected,
         accelerators: availability,
-        webgpu: typeof gpu === 'string' ? { available: false, reason: gpu } : { available: true, adapter: gpu }
+        webgpu: typeof gpu === 'string' ? { available: false, reason: gpu } : { available: true, adapter: gpu },
+        sweHostBudget: E.isLeft(sweHost) ? { error: sweHost.left } : sweHost.right
       }
       if (values.json === true) {
         process.stdout.write(`${JSON.stringify(report, null, 2)}\n`)
@@ -60,6 +65,7 @@ Examples:
       line('backend', `${selected.name} via ${selected.via}`)
       line('threads', String(selected.threads))
       line('webgpu adapter', typeof gpu === 'string' ? `none: ${gpu}` : WebGpu.describe(gpu))
+      line('swe sandbox host budget', E.isLeft(sweHost) ? `invalid: ${sweHost.left}` : Budget.describe(sweHost.right))
       for (const [pkg, probe] of Object.entries(availability)) line(pkg, probe.installed ? `available (${probe.version})` : `not available: ${probe.reason}`)
       const hint = Backend.fasterHint(selected, availability)
       if (hint !== undefined) process.stdout.write(`${hint}\n`)
