@@ -22,9 +22,11 @@ const must = async <A>(task: () => Promise<E.Either<unknown, A>>): Promise<A> =>
   return r.right
 }
 
-/** The policy served: an engine and a server with agent runs. */
-const serve = async (agent: Agent.Agent) => {
-  const model = Completions.model(agent, { name: 'policy', slots: 16 })
+/** The policy served: an engine and a server with agent runs; `splice` false turns off the exact-id splice of replies sent back. */
+const serve = async (agent: Agent.Agent, splice = true) => {
+  const served = Completions.model(agent, { name: 'policy', slots: 16 })
+  // splice off: a server that never finds the ids it sampled for a reply sent back (the mutation of the negative control)
+  const model: ReturnType<typeof Completions.model> = splice ? served : { ...served, replies: { remember: () => undefined, idsOf: () => undefined } }
   const rollouts = Rollouts.make()
   const server = await must(Server.start({ model, rollouts }))
   return { model, rollouts, server, close: async () => (await server.close(), await model.close()) }
@@ -56,7 +58,8 @@ const textAgent =
   }
 
 describe('Play: an agent written as code, through the served policy', () => {
-  it('yields, id for id, the token streams, action masks and sampler log-probs of the built-in rollout on the same seeds', async () => {
+  /** A tiny word-level policy on TextWorld w2-o3-q4, its built-in rollout on three seeds, and the same agent played as code through the server. */
+  const bothWays = async (splice: boolean) => {
     const settings = Settings.parse('w2-o3-q4')
     if (E.isLeft(settings)) throw new Error(settings.left)
     const corpus: string[] = []
@@ -82,7 +85,7 @@ describe('Play: an agent written as code, through the served policy', () => {
     )
     session.dispose()
 
-    const served = await serve(agent)
+    const served = await serve(agent, splice)
     const played = await must(
       _.play(textAgent(options), { url: served.server.url, rollouts: served.rollouts, model: 'policy', tokenizer })({
         envs: envs(),
@@ -92,7 +95,12 @@ describe('Play: an agent written as code, through the served policy', () => {
       })
     )
     await served.close()
+    agent.dispose()
+    return { builtIn, played, seeds }
+  }
 
+  it('yields, id for id, the token streams, action masks and sampler log-probs of the built-in rollout on the same seeds', async () => {
+    const { builtIn, played, seeds } = await bothWays(true)
     expect(played.episodes).toHaveLength(seeds.length)
     // multi-turn episodes: observations between actions are part of what must match
     expect(builtIn.episodes.some((e) => e.trajectory.turns.length > 1)).toBe(true)
@@ -108,7 +116,17 @@ describe('Play: an agent written as code, through the served policy', () => {
       expect(logprobs(got)).toEqual(logprobs(want))
       expect(episode.trajectory.turnRewards).toHaveLength(want.turns.length)
     })
-    agent.dispose()
+  })
+
+  it('negative control: with the exact-id splice off (the server forgets the ids it sampled), the same comparison fails', async () => {
+    // the mutation: replies sent back are re-encoded from their text, as a plain OpenAI-compatible server would
+    const { builtIn, played } = await bothWays(false)
+    const same = played.episodes.map(
+      (episode, i) =>
+        episode.samples.length === 1 &&
+        Array.from(Trajectory.tokens(episode.samples[0]!)).join(',') === Array.from(Trajectory.tokens(builtIn.episodes[i]!.trajectory)).join(',')
+    )
+    expect(same.every(Boolean)).toBe(false)
   })
 
   it('fails the iteration, naming the run, when the agent throws, makes no call, or gives no reward', async () => {

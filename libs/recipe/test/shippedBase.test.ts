@@ -1,5 +1,6 @@
 import { TestBackend } from '@mtrl/testing'
 import * as E from 'fp-ts/lib/Either.js'
+import { createHash } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
@@ -13,7 +14,27 @@ const root = resolve(__dirname, '..', '..', '..')
 const base = join(root, 'models', 'base')
 const recipe = (name: string): unknown => JSON.parse(readFileSync(join(root, 'recipes', name), 'utf8'))
 
+/** JSON text with object keys sorted. */
+const canonical = (value: unknown): string =>
+  JSON.stringify(value, (_key, v: unknown) =>
+    v !== null && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v
+  )
+const sha256 = (data: string | Uint8Array): string => createHash('sha256').update(data).digest('hex')
+
 describe('the shipped base (models/base)', () => {
+  it('golden: its files are the bytes its manifest records, built by recipes/base.json as it stands, and its README quotes the same hash', () => {
+    const manifest = JSON.parse(readFileSync(join(base, 'manifest.json'), 'utf8')) as { recipeSha256: string; files: Record<string, string> }
+    expect(Object.keys(manifest.files).sort()).toEqual(['config.json', 'model.safetensors', 'tokenizer.json'])
+    for (const [file, hash] of Object.entries(manifest.files)) expect(sha256(readFileSync(join(base, file))), file).toBe(hash)
+    // the recipe that built it (4874ae9), its description aside: a change to recipes/base.json needs a rebuilt base
+    const { description: _d, ...built } = recipe('base.json') as Record<string, unknown>
+    expect(sha256(canonical(built)), 'recipes/base.json changed: rebuild models/base and its manifest').toBe(manifest.recipeSha256)
+    const weights = manifest.files['model.safetensors']!
+    expect(readFileSync(join(base, 'README.md'), 'utf8')).toContain(`\`${weights.slice(0, 8)}...${weights.slice(-6)}\``)
+  })
+
   it("is what recipes/base.json builds: its architecture, a tokenizer with the games' words", async () => {
     const built = Recipe.decode(recipe('base.json'))
     if (E.isLeft(built) || built.right.model.kind !== 'scratch') throw new Error('recipes/base.json: expected a scratch model')

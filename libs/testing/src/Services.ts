@@ -11,6 +11,7 @@
  * @since 0.5.0
  */
 import { Backend, WebGpu } from '@mtrl/backend'
+import { spawnSync } from 'node:child_process'
 import { accessSync, constants } from 'node:fs'
 import { delimiter, isAbsolute, join } from 'node:path'
 
@@ -18,16 +19,21 @@ import { delimiter, isAbsolute, join } from 'node:path'
  * `webgpu`: a WebGPU adapter Dawn can use in Node (a GPU's Vulkan driver, or SwiftShader's from
  * Debian's chromium; Debian 12's lavapipe is too old for Dawn). `tensorflow`: the native backend's
  * binding (`@tensorflow/tfjs-node`), which `npm ci` builds where the machine allows.
+ * `python-openai`: a `python3` that imports the `openai` package (tests of agents written in Python).
  *
  * @category models
  * @since 0.5.0
  */
-export type Service = 'redis-server' | 'chromium' | 'webgpu' | 'tensorflow'
+export type Service = 'redis-server' | 'chromium' | 'webgpu' | 'tensorflow' | 'python-openai'
 
-const executables: Readonly<Record<Exclude<Service, 'webgpu' | 'tensorflow'>, ReadonlyArray<string>>> = {
+const executables: Readonly<Record<Exclude<Service, 'webgpu' | 'tensorflow' | 'python-openai'>, ReadonlyArray<string>>> = {
   'redis-server': ['redis-server'],
   chromium: ['/usr/bin/chromium', 'chromium']
 }
+
+let pythonOpenai: boolean | undefined
+/** python3 is asked once per process whether it imports openai. */
+const hasPythonOpenai = (): boolean => (pythonOpenai ??= spawnSync('python3', ['-c', 'import openai'], { stdio: 'ignore' }).status === 0)
 
 let webGpu: boolean | undefined
 /** Dawn is asked once per process (a thread starts and asks for an adapter: about half a second). */
@@ -47,13 +53,20 @@ const onPath = (name: string): boolean =>
 
 /**
  * Whether the machine has the service (its executable on PATH; for `webgpu`, an adapter; for
- * `tensorflow`, a built binding: probing loads it and leaves the active backend as it was).
+ * `tensorflow`, a built binding: probing loads it and leaves the active backend as it was; for
+ * `python-openai`, `python3 -c 'import openai'` succeeds).
  *
  * @category checks
  * @since 0.5.0
  */
 export const available = (service: Service): boolean =>
-  service === 'webgpu' ? hasWebGpu() : service === 'tensorflow' ? Backend.availability()['@tensorflow/tfjs-node'].installed : executables[service].some(onPath)
+  service === 'webgpu'
+    ? hasWebGpu()
+    : service === 'tensorflow'
+      ? Backend.availability()['@tensorflow/tfjs-node'].installed
+      : service === 'python-openai'
+        ? hasPythonOpenai()
+        : executables[service].some(onPath)
 
 /**
  * The title tag of a test that needs `service`: `[needs redis-server]`. `tools/test.mjs` counts
