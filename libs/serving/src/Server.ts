@@ -1,6 +1,7 @@
 /**
  * An OpenAI-compatible HTTP server of one {@link Completions.Model}: `POST /v1/chat/completions`
- * (plain and streamed as server-sent events ending `data: [DONE]`), `GET /v1/models`,
+ * (plain and streamed as server-sent events ending `data: [DONE]`), `POST /v1/responses` (the
+ * Responses API: see {@link Responses}), `GET /v1/models`,
  * `GET /v1/models/{id}`, and `GET /health`. What `mtrl serve-policy` runs; the `openai` client,
  * the `ai` SDK and anything else that speaks the API can use it.
  *
@@ -17,6 +18,7 @@ import type { TaskEither } from 'fp-ts/lib/TaskEither.js'
 import * as http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import * as Completions from './Completions.js'
+import * as Conversations from './internal/conversations.js'
 import { route } from './internal/route.js'
 import type { RouteContext } from './internal/routeContext.js'
 import * as Traffic from './internal/traffic.js'
@@ -46,6 +48,8 @@ export interface Options {
   readonly shutdownGraceMs?: number
   /** Agent runs served under `/rollouts/<id>/v1`, their calls recorded (see {@link Rollouts}). */
   readonly rollouts?: Rollouts.Rollouts
+  /** Responses whose conversation is kept for `previous_response_id` (default 1024, the most recent). */
+  readonly maxConversations?: number
 }
 
 /**
@@ -86,7 +90,8 @@ export const start =
       const context: RouteContext = {
         options,
         planOf: Completions.plan(options.model, () => seeds.int(2 ** 31)),
-        created: Math.floor(Date.now() / 1000)
+        created: Math.floor(Date.now() / 1000),
+        conversations: Conversations.make(options.maxConversations ?? 1024)
       }
       const traffic = Traffic.make()
       const server = http.createServer(Traffic.listener(traffic, options.maxRequests ?? 256, (req, res) => route(context, req, res)))

@@ -383,6 +383,111 @@ describe('structured output and forced tool calls (constrained decoding)', () =>
   })
 })
 
+describe('the Responses API (POST /v1/responses) with the official openai client', () => {
+  const responseTools: OpenAI.Responses.FunctionTool[] = tools.map((t) => ({
+    type: 'function',
+    name: t.function.name,
+    description: t.function.description ?? null,
+    parameters: t.function.parameters as Record<string, unknown>,
+    strict: false
+  }))
+
+  it('a tool loop: a function_call item, its output sent with previous_response_id, the final text; one token-exact sample', async () => {
+    const run = rollouts.open()
+    const llm = new OpenAI({ baseURL: `${server.url}${run.path}`, apiKey: 'secret', maxRetries: 0 })
+    const first = await llm.responses.create({ model: 'taught', instructions: system, input: 'You are in a kitchen.', tools: responseTools, temperature: 0 })
+    expect(first.status).toBe('completed')
+    const call = first.output.find((i): i is OpenAI.Responses.ResponseFunctionToolCall => i.type === 'function_call')!
+    expect([call.name, JSON.parse(call.arguments)]).toEqual(['go', { direction: 'north' }])
+    expect(first.usage!.output_tokens).toBeGreaterThan(0)
+    const second = await llm.responses.create({
+      model: 'taught',
+      instructions: system,
+      previous_response_id: first.id,
+      input: [{ type: 'function_call_output', call_id: call.call_id, output: 'You see a key.' }],
+      tools: responseTools,
+      temperature: 0
+    })
+    expect(second.output_text).toBe('take key')
+    const calls = run.calls()
+    expect(calls).toHaveLength(2)
+    // the first reply sits id for id in the second prompt: one sample for the trainer
+    expect(Array.from(calls[1]!.prompt.subarray(0, calls[0]!.prompt.length + calls[0]!.completion.length))).toEqual([
+      ...calls[0]!.prompt,
+      ...calls[0]!.completion
+    ])
+    expect(Capture.samples(calls)).toHaveLength(1)
+    rollouts.close(run.id)
+  })
+
+  it('the same loop with the whole input sent back (no server memory), and streamed as response events', async () => {
+    const first = await client.responses.create({
+      model: 'taught',
+      instructions: system,
+      input: 'You are in a kitchen.',
+      tools: responseTools,
+      temperature: 0,
+      store: false
+    })
+    const input: OpenAI.Responses.ResponseInputItem[] = [
+      { role: 'user', content: 'You are in a kitchen.' },
+      ...(first.output as OpenAI.Responses.ResponseInputItem[]),
+      ...first.output.flatMap((i) =>
+        i.type === 'function_call' ? [{ type: 'function_call_output' as const, call_id: i.call_id, output: 'You see a key.' }] : []
+      )
+    ]
+    const stream = await client.responses.create({ model: 'taught', instructions: system, input, tools: responseTools, temperature: 0, stream: true })
+    const types: string[] = []
+    let text = ''
+    let completed: OpenAI.Responses.Response | undefined
+    for await (const event of stream) {
+      types.push(event.type)
+      if (event.type === 'response.output_text.delta') text += event.delta
+      if (event.type === 'response.completed') completed = event.response
+    }
+    expect(text).toBe('take key')
+    expect(completed?.output_text).toBe('take key')
+    expect(types[0]).toBe('response.created')
+    expect(types).toContain('response.output_item.added')
+    expect(types[types.length - 1]).toBe('response.completed')
+  })
+
+  it('structured output through text.format, and a forced function call through tool_choice', async () => {
+    const format = {
+      type: 'json_schema' as const,
+      name: 'mood',
+      strict: true,
+      schema: { type: 'object', properties: { mood: { enum: ['happy', 'sad'] } }, required: ['mood'], additionalProperties: false }
+    }
+    const done = await client.responses.create({ model: 'taught', instructions: system, input: 'Say hello.', text: { format }, temperature: 0 })
+    expect(['happy', 'sad']).toContain((JSON.parse(done.output_text) as { mood: string }).mood)
+    const forced = await client.responses.create({
+      model: 'taught',
+      instructions: system,
+      input: 'Say hello.',
+      tools: responseTools,
+      tool_choice: { type: 'function', name: 'take' },
+      temperature: 0
+    })
+    expect(forced.output.filter((i) => i.type === 'function_call').map((i) => (i as OpenAI.Responses.ResponseFunctionToolCall).name)).toEqual(['take'])
+  })
+
+  it('an unknown previous_response_id and a hosted tool are refused with the field', async () => {
+    const post = (body: unknown) =>
+      fetch(`${server.url}/v1/responses`, {
+        method: 'POST',
+        headers: { authorization: 'Bearer secret', 'content-type': 'application/json' },
+        body: JSON.stringify(body)
+      })
+    const unknown = await post({ model: 'taught', input: 'hi', previous_response_id: 'resp_nope' })
+    expect(unknown.status).toBe(400)
+    expect(((await unknown.json()) as { error: { param: string } }).error.param).toBe('previous_response_id')
+    const hosted = await post({ model: 'taught', input: 'hi', tools: [{ type: 'web_search' }] })
+    expect(hosted.status).toBe(400)
+    expect(((await hosted.json()) as { error: { param: string } }).error.param).toBe('tools.0.type')
+  })
+})
+
 describe('Server with the ai SDK (@ai-sdk/openai-compatible)', () => {
   const provider = () => createOpenAICompatible({ name: 'mtrl', baseURL: `${server.url}/v1`, apiKey: 'secret' })
 

@@ -1,11 +1,12 @@
 /**
- * The OpenAI routes: `GET /v1/models`, `GET /v1/models/{id}` and `POST /v1/chat/completions`;
- * anything else is a 404 (or a 405 for the wrong method on the chat route).
+ * The OpenAI routes: `GET /v1/models`, `GET /v1/models/{id}`, `POST /v1/chat/completions` and
+ * `POST /v1/responses`; anything else is a 404 (or a 405 for the wrong method on those two).
  */
 import type * as http from 'node:http'
 import type * as Completions from '../Completions.js'
 import * as Body from './body.js'
 import { chat } from './chatRoute.js'
+import { responses } from './responsesRoute.js'
 import type { RouteContext } from './routeContext.js'
 
 /** OpenAI's model object for `model`. */
@@ -29,5 +30,7 @@ export const api = async (context: RouteContext, req: http.IncomingMessage, res:
   }
   if (path === '/v1/chat/completions')
     return req.method === 'POST' ? chat(context, req, res) : Body.fail(res, 405, `${req.method} ${path}: use POST`, 'invalid_request_error')
+  if (path === '/v1/responses')
+    return req.method === 'POST' ? responses(context, req, res) : Body.fail(res, 405, `${req.method} ${path}: use POST`, 'invalid_request_error')
   return Body.fail(res, 404, `no route ${req.method} ${path}`, 'not_found_error')
 }

@@ -9,6 +9,7 @@ import * as Rollouts from '../Rollouts.js'
 import * as Body from './body.js'
 import * as BoundedJson from './boundedJson.js'
 import { chat } from './chatRoute.js'
+import { responses } from './responsesRoute.js'
 import { api } from './openAiRoutes.js'
 import type { RouteContext } from './routeContext.js'
 
@@ -42,5 +43,6 @@ export const rollout = (context: RouteContext, req: http.IncomingMessage, res: h
       ? reward(context, req, res, id)
       : Body.fail(res, 405, `${req.method} /rollouts/${id}/reward: use POST`, 'invalid_request_error')
   if (rest === '/v1/chat/completions' && req.method === 'POST') return chat(context, req, res, (call) => void runs.record(id, call))
+  if (rest === '/v1/responses' && req.method === 'POST') return responses(context, req, res, (call) => void runs.record(id, call))
   return api(context, req, res, rest)
 }
