@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process'
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 
@@ -47,4 +47,64 @@ describe('README examples', () => {
       })
       expect(run.status, run.stderr.slice(-2000)).toBe(0)
     }, 120_000)
+})
+
+/** The CLI's command names, as each command file declares them (`make({ name: '...' })`). */
+const commandNames = (): ReadonlySet<string> => {
+  const dir = join(root, 'apps', 'mtrl', 'src', 'commands')
+  return new Set(readdirSync(dir).flatMap((f) => [...readFileSync(join(dir, f), 'utf8').matchAll(/make\(\{\s*name: '([^']+)'/g)].map((m) => m[1]!)))
+}
+
+/** The scripts of the root package.json, or of the workspace `-w NAME` names. */
+const scripts = (workspace: string | undefined): ReadonlySet<string> => {
+  const manifests = ['apps', 'libs', 'tools'].flatMap((d) =>
+    readdirSync(join(root, d)).flatMap((p) => (existsSync(join(root, d, p, 'package.json')) ? [join(root, d, p, 'package.json')] : []))
+  )
+  const file = workspace === undefined ? join(root, 'package.json') : manifests.find((m) => JSON.parse(readFileSync(m, 'utf8')).name === workspace)
+  return new Set(file === undefined ? [] : Object.keys((JSON.parse(readFileSync(file, 'utf8')) as { scripts?: object }).scripts ?? {}))
+}
+
+/** GitHub's anchor of a heading: lower case, punctuation dropped, spaces as hyphens. */
+const slug = (heading: string): string =>
+  heading
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N} _-]/gu, '')
+    .replace(/ /g, '-')
+
+describe('the README (a newcomer reads it)', () => {
+  const readme = readFileSync(join(root, 'README.md'), 'utf8')
+  const lines = readme.split('\n')
+
+  it('is under 100 lines, with the two commands on its first screen', () => {
+    expect(lines.length).toBeLessThan(100)
+    const first = lines.slice(0, 25).join('\n')
+    expect(first).toMatch(/^npm ci && npm start\b/m)
+    expect(first).toMatch(/^npm ci && npm test\b/m)
+  })
+
+  it('names only commands that exist: every `npx mtrl X` a command of the CLI, every `npm run X [-w P]` a script, every recipe a file', () => {
+    const names = commandNames()
+    const mtrl = [...readme.matchAll(/npx mtrl ([a-z][a-z-]*)/g)].map((m) => m[1]!)
+    expect(mtrl.length).toBeGreaterThan(0)
+    expect(mtrl.filter((c) => !names.has(c))).toEqual([])
+    const runs = [...readme.matchAll(/npm run ([\w:-]+)(?: -w (@?[\w/-]+))?/g)].map((m) => [m[1]!, m[2]] as const)
+    expect(runs.length).toBeGreaterThan(0)
+    expect(runs.filter(([script, ws]) => !scripts(ws).has(script)).map(([s, w]) => `${s}${w === undefined ? '' : ` -w ${w}`}`)).toEqual([])
+    const recipes = [...readme.matchAll(/\brecipes\/[\w/.-]+\.json/g)].map((m) => m[0])
+    expect(recipes.filter((r) => !existsSync(join(root, r)))).toEqual([])
+  })
+
+  it('links only to files that exist, and to headings that exist in them', () => {
+    const links = [...readme.matchAll(/\]\(([^)\s]+)\)/g)].map((m) => m[1]!).filter((l) => !/^https?:/.test(l))
+    const broken = links.filter((link) => {
+      const [path, anchor] = link.split('#') as [string, string | undefined]
+      const file = join(root, path)
+      if (!existsSync(file)) return true
+      if (anchor === undefined) return false
+      const headings = [...readFileSync(file, 'utf8').matchAll(/^#{1,6} (.+)$/gm)].map((m) => slug(m[1]!))
+      return !headings.includes(anchor)
+    })
+    expect(broken).toEqual([])
+    expect(links.filter((l) => l.startsWith('docs/results.md#')).length).toBeGreaterThanOrEqual(5)
+  })
 })
