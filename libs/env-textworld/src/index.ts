@@ -7,6 +7,7 @@
 export * as Command from './Command.js'
 export * as Cooking from './Cooking.js'
 export * as Diagnosis from './Diagnosis.js'
+export * as FailureReport from './FailureReport.js'
 export * as Expert from './Expert.js'
 export * as IntermediateReward from './IntermediateReward.js'
 export * as Game from './Game.js'

@@ -1,29 +1,20 @@
 /**
  * `mtrl failures FILE...`: why a policy lost its TextWorld games, from `mtrl eval --transcripts`
- * files: each episode replayed against its game (`Diagnosis` of `@mtrl/env-textworld`), the lost
- * games counted by the kind of their first mistake.
+ * files: the app reads the files; each episode is replayed, counted and reported by
+ * `FailureReport` of `@mtrl/env-textworld`.
  */
 import { Decode } from '@mtrl/core'
-import { Diagnosis, Settings, TextWorld } from '@mtrl/env-textworld'
+import { FailureReport, type Diagnosis } from '@mtrl/env-textworld'
 import { Transcript } from '@mtrl/eval'
 import * as E from 'fp-ts/lib/Either.js'
 import { readFile } from 'node:fs/promises'
 import { bool, make, usage, type CliError } from '../Command.js'
 
-const what: Readonly<Record<Diagnosis.Mistake, string>> = {
-  'unknown-name': 'names something the game does not have',
-  unparsed: 'not a command',
-  elsewhere: 'names something out of reach (another room, a closed container)',
-  'not-ready': 'within reach, but its condition fails (not held, closed, open)',
-  'no-exit': 'walks where there is no exit',
-  detour: 'a valid command that is no step towards the win'
-}
-
 interface Read {
   readonly file: string
   readonly env: string
   readonly diagnosis: Diagnosis.Diagnosis
-  readonly agrees: boolean
+  readonly won: boolean
 }
 
 /** Each transcript line replayed against its game, or a usage error naming the file and line. */
@@ -48,19 +39,17 @@ const readAll = async (files: ReadonlyArray<string>): Promise<E.Either<CliError,
       const line = Decode.decode(`transcript (${where})`, Transcript.Line)(json)
       if (E.isLeft(line)) return E.left(usage(Decode.formatError(line.left)))
       const { env, seed, turns, won } = line.right
-      if (!env.startsWith('textworld/')) return E.left(usage(`${where}: env ${env}: mtrl failures reads TextWorld transcripts only`))
-      const settings = Settings.parse(env.slice('textworld/'.length))
-      if (E.isLeft(settings)) return E.left(usage(`${where}: env ${env}: ${settings.left}`))
-      const game = TextWorld.gameFor(settings.right)(seed)
-      if (E.isLeft(game)) return E.left(usage(`${where}: ${env} seed ${seed}: ${game.left}`))
-      const diagnosis = Diagnosis.diagnose(game.right)(turns.map((t) => t.action))
-      out.push({ file, env, diagnosis, agrees: diagnosis.won === won })
+      const diagnosis = FailureReport.diagnoseEpisode(
+        env,
+        seed,
+        turns.map((t) => t.action)
+      )
+      if (E.isLeft(diagnosis)) return E.left(usage(`${where}: ${diagnosis.left}`))
+      out.push({ file, env, diagnosis: diagnosis.right, won })
     }
   }
   return E.right(out)
 }
-
-const percent = (n: number, of: number): string => (of === 0 ? '-' : `${((100 * n) / of).toFixed(1)}%`)
 
 export const failures = make({
   name: 'failures',
@@ -92,28 +81,12 @@ Examples:
       const read = await readAll(positionals)
       if (E.isLeft(read)) return read
       const groups = [...new Map(read.right.map((r) => [`${r.file}\u0000${r.env}`, { file: r.file, env: r.env }])).values()]
-      const tallies = groups.map(({ file, env }) => {
-        const rows = read.right.filter((r) => r.file === file && r.env === env)
-        return { file, env, ...Diagnosis.tally(rows.map((r) => r.diagnosis)), disagreements: rows.filter((r) => !r.agrees).length }
-      })
+      const tallies = groups.map(({ file, env }) => ({ file, env, ...FailureReport.summarise(read.right.filter((r) => r.file === file && r.env === env)) }))
       if (values.json === true) {
         process.stdout.write(`${JSON.stringify(tallies, null, 2)}\n`)
         return E.right(0)
       }
-      for (const t of tallies) {
-        const lines = [
-          `${t.file}, ${t.env}: ${t.episodes} episodes, ${t.won} won (${percent(t.won, t.episodes)}), ${t.lost} lost`,
-          '  first mistake of the lost games:',
-          ...Diagnosis.mistakes.map(
-            (m) => `    ${m.padEnd(13)} ${String(t.firstMistakes[m]).padStart(5)}  ${percent(t.firstMistakes[m], t.lost).padStart(6)}  ${what[m]}`
-          ),
-          `  mean turn of that mistake (from 0): ${Number.isNaN(t.meanMistakeTurn) ? '-' : t.meanMistakeTurn.toFixed(2)}`,
-          `  won after a mistake: ${t.recovered} of ${t.won}`,
-          `  success per quest ending: ${t.byQuestEnd.map((e) => `${e.questEnd} ${e.won}/${e.episodes} (${percent(e.won, e.episodes)})`).join(', ')}`
-        ]
-        if (t.disagreements > 0) lines.push(`  warning: ${t.disagreements} episodes end otherwise when replayed (transcripts of another game version?)`)
-        process.stdout.write(`${lines.join('\n')}\n`)
-      }
+      for (const { file, env, ...summary } of tallies) process.stdout.write(`${FailureReport.format(`${file}, ${env}`, summary).join('\n')}\n`)
       return E.right(0)
     }
 })
