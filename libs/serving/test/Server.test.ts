@@ -1,10 +1,13 @@
+import { createOpenAI } from '@ai-sdk/openai'
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible'
+import { ChatOpenAI } from '@langchain/openai'
+import { Agent as AgentsAgent, OpenAIProvider, Runner, setTracingDisabled, tool as agentsTool } from '@openai/agents'
 import { Trajectory } from '@mtrl/core'
 import { Agent, ChatTemplate } from '@mtrl/policy'
-import { TestBackend } from '@mtrl/testing'
-import { generateText, stepCountIs, streamText, tool } from 'ai'
+import { Services, TestBackend } from '@mtrl/testing'
+import { generateObject, generateText, stepCountIs, streamText, tool } from 'ai'
 import * as E from 'fp-ts/lib/Either.js'
-import { execFile, spawnSync } from 'node:child_process'
+import { execFile } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import * as http from 'node:http'
 import { join } from 'node:path'
@@ -488,6 +491,73 @@ describe('the Responses API (POST /v1/responses) with the official openai client
   })
 })
 
+describe('agent frameworks: a tool loop and a structured output each, against the taught model', () => {
+  const Mood = z.object({ mood: z.enum(['happy', 'sad']), friendly: z.boolean() })
+  const baseURL = () => `${server.url}/v1`
+
+  for (const useResponses of [true, false])
+    it(`@openai/agents on the ${useResponses ? 'Responses API (its default, no setOpenAIAPI)' : 'Chat Completions API'}`, async () => {
+      setTracingDisabled(true)
+      const runner = new Runner({ modelProvider: new OpenAIProvider({ baseURL: baseURL(), apiKey: 'secret', useResponses }) })
+      const go = agentsTool({ name: 'go', description: 'Move', parameters: z.object({ direction: z.string() }), execute: async () => 'You see a key.' })
+      const take = agentsTool({ name: 'take', description: 'Pick up', parameters: z.object({ object: z.string() }), execute: async () => 'Taken.' })
+      const agent = new AgentsAgent({ name: 'house', instructions: system, model: 'taught', tools: [go, take], modelSettings: { temperature: 0 } })
+      const loop = await runner.run(agent, 'You are in a kitchen.')
+      expect(loop.finalOutput).toBe('take key')
+      const typed = new AgentsAgent({ name: 'greeter', instructions: system, model: 'taught', outputType: Mood, modelSettings: { temperature: 0 } })
+      const structured = await runner.run(typed, 'Say hello.')
+      expect(Mood.parse(structured.finalOutput)).toEqual(structured.finalOutput)
+    })
+
+  it("the ai SDK's OpenAI provider: generateText with tools on the responses model, generateObject on both APIs", async () => {
+    const openai = createOpenAI({ baseURL: baseURL(), apiKey: 'secret' })
+    const { text, steps } = await generateText({
+      model: openai.responses('taught'),
+      system,
+      prompt: 'You are in a kitchen.',
+      temperature: 0,
+      tools: {
+        go: tool({ description: 'Move', inputSchema: z.object({ direction: z.string() }), execute: async () => 'You see a key.' }),
+        take: tool({ description: 'Pick up', inputSchema: z.object({ object: z.string() }), execute: async () => 'Taken.' })
+      },
+      stopWhen: stepCountIs(3)
+    })
+    expect(steps[0]!.toolCalls.map((c) => c.toolName)).toEqual(['go'])
+    expect(text).toBe('take key')
+    for (const model of [openai.responses('taught'), openai.chat('taught')]) {
+      const { object } = await generateObject({ model, system, prompt: 'Say hello.', schema: Mood, temperature: 0 })
+      expect(Mood.parse(object)).toEqual(object)
+    }
+  })
+
+  it("LangChain's ChatOpenAI: a tool loop with bindTools, and withStructuredOutput", async () => {
+    const llm = new ChatOpenAI({ model: 'taught', temperature: 0, apiKey: 'secret', configuration: { baseURL: baseURL() } })
+    const withTools = llm.bindTools(
+      tools.map((t) => ({
+        type: 'function' as const,
+        function: { name: t.function.name, description: t.function.description ?? '', parameters: t.function.parameters as Record<string, unknown> }
+      }))
+    )
+    const first = await withTools.invoke([
+      ['system', system],
+      ['user', 'You are in a kitchen.']
+    ])
+    expect(first.tool_calls?.map((c) => [c.name, c.args])).toEqual([['go', { direction: 'north' }]])
+    const second = await withTools.invoke([
+      ['system', system],
+      ['user', 'You are in a kitchen.'],
+      first,
+      { role: 'tool', content: 'You see a key.', tool_call_id: first.tool_calls![0]!.id! }
+    ])
+    expect(second.content).toBe('take key')
+    const mood = await llm.withStructuredOutput(Mood).invoke([
+      ['system', system],
+      ['user', 'Say hello.']
+    ])
+    expect(Mood.parse(mood)).toEqual(mood)
+  })
+})
+
 describe('Server with the ai SDK (@ai-sdk/openai-compatible)', () => {
   const provider = () => createOpenAICompatible({ name: 'mtrl', baseURL: `${server.url}/v1`, apiKey: 'secret' })
 
@@ -522,7 +592,7 @@ describe('Server with the ai SDK (@ai-sdk/openai-compatible)', () => {
 })
 
 // Python's openai package, where the machine has it (.ci/run installs it from the local pip index)
-const python = spawnSync('python3', ['-c', 'import openai'], { encoding: 'utf8' }).status === 0
+const python = Services.available('python-openai')
 const pythonAgent = `
 import json, sys
 from openai import OpenAI
@@ -609,7 +679,7 @@ describe('agent runs (rollouts): each run has its own routes, its calls recorded
 })
 
 describe("Server with Python's openai package", () => {
-  it.runIf(python)('a Python agent gets the same replies, streamed and with tools', async () => {
+  it.runIf(python)(`a Python agent gets the same replies, streamed and with tools ${Services.tag('python-openai')}`, async () => {
     // asynchronously: the server answers from this process
     const out = await new Promise<{ stdout: string; stderr: string }>((resolve) =>
       execFile('python3', ['-c', pythonAgent, `${server.url}/v1`, system], { encoding: 'utf8', timeout: 60_000 }, (_e, stdout, stderr) =>
@@ -620,7 +690,7 @@ describe("Server with Python's openai package", () => {
     expect(JSON.parse(out.stdout)).toEqual({ plain: 'hello there, friend', streamed: 'hello there, friend', call: ['go', { direction: 'north' }] })
   })
 
-  it.runIf(python)('a Python agent plays in its own run and posts its per-turn rewards', async () => {
+  it.runIf(python)(`a Python agent plays in its own run and posts its per-turn rewards ${Services.tag('python-openai')}`, async () => {
     const run = rollouts.open()
     const script = `
 import json, sys, urllib.request
