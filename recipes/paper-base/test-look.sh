@@ -7,6 +7,9 @@
 #   runs/base-lift-N (lift-from-base from base-check-base-N), runs/base-unlock-N
 #   (rl-where-sft-fails-from-base from base-lift-N), runs/sft-rl-budget-from-base (the ablation).
 # Usage: sh recipes/paper-base/test-look.sh [PREFIX]   (PREFIX: the run folders' parent, default runs)
+# Since issue 53 every mtrl eval on test seeds goes through the test-seed ledger (decision 0018):
+# a second checkpoint of a run already looked at (the budget cells' after-SFT lines below, after
+# their after-RL look) is refused. Kept as the record of issue 40's looks, not to be rerun as is.
 runs=${1:-runs}
 out=$runs/test-look.jsonl
 : > "$out"
