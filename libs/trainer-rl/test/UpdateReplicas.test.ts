@@ -6,6 +6,7 @@ import { expectNoLeak, TestBackend } from '@mtrl/testing'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { make, override, resolve, type Config } from '../src/Config.js'
 import * as Kl from '../src/Kl.js'
+import type * as PolicyLoss from '../src/PolicyLoss.js'
 import * as forward from '../src/internal/forward.js'
 import { update, type UpdateMetrics } from '../src/internal/update.js'
 import * as _ from '../src/UpdateReplicas.js'
@@ -49,7 +50,7 @@ const models = (withCritic: boolean, shareTrunk = false) => {
 }
 
 /** One update of the same batch from the same weights, alone or with `workers` replicas. */
-const run = async (config: Config, lossKind: 'ppo' | 'policyGradient', workers: number | undefined, shareTrunk = false) => {
+const run = async (config: Config, lossKind: PolicyLoss.Name, workers: number | undefined, shareTrunk = false) => {
   const { policy, critic } = models(lossKind === 'ppo', shareTrunk)
   const reference = Policy.make(modelConfig, 12)
   const batch = Batch.make({ pad: 0 })(Array.from({ length: 7 }, (_, i) => episode(i)))
@@ -140,6 +141,16 @@ describe('UpdateReplicas', () => {
     const alone = await run(config, 'policyGradient', undefined)
     const parallel = await run(config, 'policyGradient', 2)
     expectSameUpdate(alone, parallel)
+  }, 120_000)
+
+  it("GSPO's sequence ratio (a mean over each row's action tokens) with a worker and micro-batches takes the same steps as alone", async () => {
+    // a wide clip so that the ratio, not only the clip, carries the gradient; rows stay whole in every shard and micro-batch
+    const config: Config = make({
+      rollout: { temperature },
+      update: { epochs: 1, minibatches: 1, microBatchTokens: 16 },
+      loss: { aggregation: 'seq-mean-token-mean', options: { clipLow: 0.2, clipHigh: 0.2 } }
+    })
+    expectSameUpdate(await run(config, 'gspo', undefined), await run(config, 'gspo', 1))
   }, 120_000)
 
   it('micro-batches (gradient accumulation) take the same steps as whole shards: alone, with a worker, and with a critic sharing the trunk', async () => {
