@@ -107,4 +107,25 @@ describe('the README (a newcomer reads it)', () => {
     expect(broken).toEqual([])
     expect(links.filter((l) => l.startsWith('docs/results.md#')).length).toBeGreaterThanOrEqual(5)
   })
+
+  it('every headline figure with an interval is the figure its docs/results.md section gives', () => {
+    const results = readFileSync(join(root, 'docs', 'results.md'), 'utf8')
+    const sections = new Map(results.split(/^## /m).map((part) => [slug(part.split('\n')[0]!), part] as const))
+    const rows = lines.filter((l) => l.startsWith('| [') && l.includes('docs/results.md#'))
+    expect(rows.length).toBeGreaterThan(0)
+    const missing = rows.flatMap((row) => {
+      const section = sections.get(/docs\/results\.md#([^)]+)\)/.exec(row)![1]!) ?? ''
+      const figures = [...row.matchAll(/(\d+\.\d)%? \[(\d+\.\d), (\d+\.\d)\]/g)]
+      expect(figures.length, row).toBeGreaterThan(0)
+      return figures
+        .filter(
+          (f) =>
+            !section.includes(`${f[1]}% [${f[2]}, ${f[3]}]`) &&
+            !section.includes(`${f[1]}** [${f[2]}, ${f[3]}]`) &&
+            !section.includes(`${f[1]} [${f[2]}, ${f[3]}]`)
+        )
+        .map((f) => f[0])
+    })
+    expect(missing).toEqual([])
+  })
 })
