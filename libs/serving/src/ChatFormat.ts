@@ -60,6 +60,8 @@ export interface Tool {
 export interface Conversation {
   readonly messages: ReadonlyArray<Message>
   readonly tools: ReadonlyArray<Tool>
+  /** Extra template variables (a request's `chat_template_kwargs`: `enable_thinking`, `date_string` ...); `jinja` only. */
+  readonly variables?: Readonly<Record<string, unknown>>
 }
 
 /**
@@ -155,6 +157,7 @@ export const jinja = (
           add_generation_prompt: options.addGenerationPrompt ?? true,
           bos_token: specials.bos_token ?? '',
           eos_token: specials.eos_token ?? '',
+          ...c.variables,
           ...options.variables
         })
       )

@@ -156,6 +156,10 @@ export const plan =
     if (unsupported !== undefined) return E.left(invalid(unsupported))
     const conversation = Request.conversation(request)
     if (E.isLeft(conversation)) return E.left(invalid(conversation.left))
+    if (conversation.right.variables !== undefined && model.format.kind !== 'jinja')
+      return E.left(
+        invalid({ message: 'chat_template_kwargs: this model has no Jinja chat template to pass them to', param: 'chat_template_kwargs', code: null })
+      )
     const tools = conversation.right.tools
     const detected = model.format.toolSyntax
     if (tools.length > 0 && detected._tag !== 'Found')

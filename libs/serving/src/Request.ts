@@ -5,8 +5,9 @@
  * `user`, `parallel_tool_calls`); a setting that would change the output and is not
  * implemented is refused with its field name rather than silently ignored.
  *
- * Extension (vLLM's name): `return_token_ids: true` adds the prompt's and each choice's exact
- * token ids to the response.
+ * Extensions (vLLM's names): `return_token_ids: true` adds the prompt's and each choice's exact
+ * token ids to the response; `chat_template_kwargs` are extra variables for the Jinja chat
+ * template (those the server sets itself cannot be overridden).
  *
  * @since 0.1.0
  */
@@ -124,7 +125,7 @@ export const ChatRequest = t.intersection([
     logit_bias: t.unknown,
     functions: t.unknown,
     function_call: t.unknown,
-    chat_template_kwargs: t.unknown
+    chat_template_kwargs: t.unknown // template variables (vLLM's extension), checked by `unsupported`
   })
 ])
 /** @category models @since 0.1.0 */
@@ -184,8 +185,13 @@ export const conversation = (request: ChatRequest): E.Either<Invalid, ChatFormat
     }
   }
   if (messages.length === 0) return E.left({ message: 'messages: expected at least one message', param: 'messages', code: null })
-  return E.right({ messages, tools: request.tool_choice === 'none' ? [] : (request.tools ?? []) })
+  const kwargs = request.chat_template_kwargs
+  const variables = typeof kwargs === 'object' && kwargs !== null && Object.keys(kwargs).length > 0 ? { variables: kwargs as Record<string, unknown> } : {}
+  return E.right({ messages, tools: request.tool_choice === 'none' ? [] : (request.tools ?? []), ...variables })
 }
+
+/** Template variables the server sets itself (vLLM refuses overriding them too). */
+const reservedVariables: ReadonlyArray<string> = ['messages', 'tools', 'add_generation_prompt', 'bos_token', 'eos_token', 'documents']
 
 const absent = (value: unknown): boolean =>
   value === undefined || value === null || (typeof value === 'object' && !Array.isArray(value) && Object.keys(value as object).length === 0)
@@ -203,7 +209,16 @@ export const unsupported = (request: ChatRequest): Invalid | undefined => {
   if (!absent(request.logit_bias)) return refuse('logit_bias', 'not supported by this server; leave it out or send {}')
   if (!absent(request.functions)) return refuse('functions', 'the legacy `functions` are not supported; send them as `tools`')
   if (!absent(request.function_call)) return refuse('function_call', 'the legacy `function_call` is not supported; use `tool_choice`')
-  if (!absent(request.chat_template_kwargs)) return refuse('chat_template_kwargs', 'not supported by this server; leave it out or send {}')
+  const kwargs = request.chat_template_kwargs
+  if (kwargs != null && (typeof kwargs !== 'object' || Array.isArray(kwargs)))
+    return { message: 'chat_template_kwargs: expected an object of template variables', param: 'chat_template_kwargs', code: null }
+  const reserved = Object.keys(kwargs ?? {}).find((k) => reservedVariables.includes(k))
+  if (reserved !== undefined)
+    return {
+      message: `chat_template_kwargs.${reserved}: set by the server from the request; it cannot be overridden`,
+      param: `chat_template_kwargs.${reserved}`,
+      code: null
+    }
   return ToolCheck.problem(request.tools ?? [], request.tool_choice)
 }
 

@@ -50,11 +50,14 @@ describe('ChatFormat.jinja', () => {
   it.each(cases.map((c) => [`${c.template} ${c.name}`, c] as const))(
     `renders %s from an OpenAI request exactly as transformers ${reference.transformers_version} apply_chat_template`,
     (_label, c) => {
-      const request = Request.ChatRequest.decode({ model: 'm', messages: asOpenAi(c.messages), ...(c.tools === null ? {} : { tools: c.tools }) })
+      // the template's keyword arguments travel as the request's chat_template_kwargs (vLLM's field)
+      const kwargs = c.kwargs !== null && Object.keys(c.kwargs).length > 0 ? { chat_template_kwargs: c.kwargs } : {}
+      const request = Request.ChatRequest.decode({ model: 'm', messages: asOpenAi(c.messages), ...(c.tools === null ? {} : { tools: c.tools }), ...kwargs })
       if (E.isLeft(request)) throw new Error(`the fixture does not decode as a request: ${c.name}`)
+      expect(Request.unsupported(request.right)).toBeUndefined()
       const conversation = Request.conversation(request.right)
       if (E.isLeft(conversation)) throw new Error(conversation.left.message)
-      const text = formatOf(c.template).text(conversation.right, { addGenerationPrompt: c.add_generation_prompt, variables: c.kwargs })
+      const text = formatOf(c.template).text(conversation.right, { addGenerationPrompt: c.add_generation_prompt })
       if (c.rendered === null) expect(E.isLeft(text) && text.left).toMatch(/only supports single tool-calls/)
       else expect(text).toEqual(E.right(c.rendered))
     }

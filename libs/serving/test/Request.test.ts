@@ -37,7 +37,8 @@ describe('Request.unsupported: settings that change the output are refused by na
     [{ logit_bias: { '5': 10 } }, 'logit_bias'],
     [{ functions: [{ name: 'f' }] }, 'functions'],
     [{ function_call: 'auto' }, 'function_call'],
-    [{ chat_template_kwargs: { enable_thinking: false } }, 'chat_template_kwargs'],
+    [{ chat_template_kwargs: { messages: [] } }, 'chat_template_kwargs.messages'],
+    [{ chat_template_kwargs: 'x' }, 'chat_template_kwargs'],
     [{ tools: [{ type: 'function', function: { name: '' } }] }, 'tools.0.function.name'],
     [{ tools: [{ type: 'function', function: { name: 'a b' } }] }, 'tools.0.function.name'],
     [{ tools: [go, go] }, 'tools.1.function.name'],
@@ -60,6 +61,7 @@ describe('Request.unsupported: settings that change the output are refused by na
   it.each([
     [{}],
     [{ logit_bias: {}, chat_template_kwargs: null, response_format: { type: 'text' } }],
+    [{ chat_template_kwargs: { enable_thinking: false } }],
     [{ tools: [go], tool_choice: 'auto' }],
     [{ tools: [go], tool_choice: 'none' }],
     [

@@ -792,6 +792,12 @@ describe('Server on bad input answers with the OpenAI error object and keeps ser
     ],
     ['logit_bias', JSON.stringify({ model: 'taught', messages: [{ role: 'user', content: 'hi' }], logit_bias: { '3': 5 } }), 400, 'logit_bias'],
     [
+      'chat_template_kwargs for a model without a Jinja template',
+      JSON.stringify({ model: 'taught', messages: [{ role: 'user', content: 'hi' }], chat_template_kwargs: { enable_thinking: false } }),
+      400,
+      'chat_template_kwargs'
+    ],
+    [
       'an unsupported penalty',
       JSON.stringify({ model: 'taught', messages: [{ role: 'user', content: 'hi' }], frequency_penalty: 0.5 }),
       400,
