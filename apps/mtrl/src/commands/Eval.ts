@@ -47,13 +47,20 @@ const evalRemote = async (baseUrl: string, values: Flags, positionals: ReadonlyA
   const { episodes = Evaluate.defaultSettings.episodes, 'seed-base': seedBase = Evaluate.defaultSettings.seedBase, temperature = 0, concurrency } = values
   const h = envSource(env)
   const policy = ChatPolicy.make({ baseUrl, model, temperature, concurrency })
-  const { played, failed } = await Episode.playSeeds({ maxTurns: h.maxTurns })(policy.agent)(
+  const { played, failed: lost } = await Episode.playSeeds({ maxTurns: h.maxTurns })(policy.agent)(
     h,
     Array.from({ length: episodes }, (_, i) => seedBase + i)
   )()
   h.dispose()
-  const summary = { model, played: played.length, failed: failed.length, results: [Summary.summarise(h.name, played.map(Episode.outcome))] }
+  const split = Evaluate.resolve({ seedBase }).split
+  const results = [{ ...Summary.summarise(h.name, played.map(Episode.outcome)), seeds: { split, first: seedBase, count: played.length } }]
+  const summary = { model, played: played.length, failed: lost.length, results }
   process.stdout.write(`${JSON.stringify(summary, null, values.json === true ? 2 : 0)}\n`)
+  // a served model has no checkpoint to hash: its test looks are recorded, never refused (decision 0018)
+  const look = { recipe: null, recipeHash: null, seed: null, run: null, checkpoint: null, samplingSeed: 0, backend: 'remote', via: 'eval' as const }
+  const recorded = Ledger.record(Ledger.path())(Ledger.looksOf({ ...look, phase: `mtrl eval --base-url ${baseUrl} --model ${model}`, temperature })(results))
+  if (E.isLeft(recorded)) return E.left(failed(`the test-seed ledger: ${recorded.left}`))
+  recorded.right.notes.forEach((n) => process.stderr.write(`${n}\n`))
   return E.right(summary.failed === 0 ? 0 : 1)
 }
 
