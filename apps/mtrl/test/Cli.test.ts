@@ -35,7 +35,7 @@ describe('mtrl CLI', () => {
     expect(stderr.split('\n')[0]).toBe("mtrl info: Unknown option '--bakend' (did you mean --backend?)")
   })
 
-  it('results lists the test-seed ledger MTRL_LEDGER names (never the committed one in tests); a bad line is an error naming it', () => {
+  it('results lists the test-seed ledger MTRL_LEDGER names (never the committed one in tests; a bad line: Ledger.test.ts)', () => {
     expect(process.env['MTRL_LEDGER']).toMatch(/tmp[/\\]test-looks[/\\]/)
     const ledger = join(scratch, 'looks.jsonl')
     const look = {
@@ -62,10 +62,6 @@ describe('mtrl CLI', () => {
     expect(listed.stdout.trim().split('\n')).toHaveLength(2)
     expect(listed.stdout).toMatch(/2026-12-06 04:00 {2}4ca34bd {2}default \(01234567\)/)
     expect(listed.stdout).toContain('97.0%')
-    writeFileSync(ledger, `${JSON.stringify({ ...look, seed: 'one' })}\n`)
-    const bad = mtrl(['results'], { MTRL_LEDGER: ledger })
-    expect(bad.code).not.toBe(0)
-    expect(bad.stderr).toMatch(/looks\.jsonl:1: .*seed/)
   })
 
   it('info works on the cpu backend, and prints the SWE sandbox host budget (here as MTRL_SWE_HOST_* set it)', () => {
