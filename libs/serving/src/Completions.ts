@@ -13,13 +13,13 @@
  */
 import { Rng, type Tokenizer } from '@mtrl/core'
 import * as E from 'fp-ts/lib/Either.js'
-import { randomBytes } from 'node:crypto'
 import type { Agent } from '@mtrl/policy'
 import * as ChatFormat from './ChatFormat.js'
 import * as Engine from './Engine.js'
 import * as Grammar from './Grammar.js'
 import * as RequestGrammar from './internal/requestGrammar.js'
 import type * as Capture from './Capture.js'
+import * as Choices from './internal/choices.js'
 import * as ReplyText from './internal/replyText.js'
 import * as Replies from './Replies.js'
 import * as Request from './Request.js'
@@ -232,138 +232,6 @@ export const prepare = async (model: Model, p: Plan): Promise<E.Either<Refusal, 
   return E.left(invalid({ message: `${param}: ${compiled.left}`, param, code: null }))
 }
 
-const completionId = (): string => `chatcmpl-${randomBytes(12).toString('hex')}`
-
-/** One choice's tokens turned into the response's pieces. */
-interface Choice {
-  readonly completion: Engine.Completion
-  readonly content: string
-  readonly calls: ReadonlyArray<Response.ToolCall>
-  readonly finish: Response.FinishReason
-}
-
-const toolCallsOf = (calls: ReadonlyArray<ToolCalls.Call>): ReadonlyArray<Response.ToolCall> =>
-  calls.map((c) => ({
-    id: `call_${randomBytes(8).toString('hex')}`,
-    type: 'function' as const,
-    function: { name: c.name, arguments: JSON.stringify(c.arguments) }
-  }))
-
-const choiceOf = (p: Plan, completion: Engine.Completion, text: string): Choice => {
-  const parsed = p.toolSyntax === undefined ? { content: text, calls: [] } : ToolCalls.parse(p.toolSyntax, p.request.tools ?? [])(text)
-  const calls = toolCallsOf(parsed.calls)
-  const finish = calls.length > 0 ? 'tool_calls' : completion.finish === 'length' ? 'length' : 'stop'
-  return { completion, content: parsed.content, calls, finish }
-}
-
-const entry = (tokenizer: Tokenizer.Tokenizer, id: number, logprob: number): Response.TopLogprob => {
-  const token = tokenizer.decode([id])
-  return { token, logprob, bytes: Array.from(Buffer.from(token, 'utf8')) }
-}
-
-const tokenLogprob = (tokenizer: Tokenizer.Tokenizer, token: Engine.Token): Response.TokenLogprob => ({
-  ...entry(tokenizer, token.id, token.logprob),
-  top_logprobs: token.top.map((x) => entry(tokenizer, x.token, x.logprob))
-})
-
-const logprobsOf = (tokenizer: Tokenizer.Tokenizer, c: Engine.Completion): ReadonlyArray<Response.TokenLogprob> =>
-  Array.from(c.tokens, (id, i) => tokenLogprob(tokenizer, { id, logprob: c.logprobs[i]!, top: c.top[i] ?? [] }))
-
-const sequence = (
-  model: Model,
-  p: Plan,
-  i: number,
-  onToken: (token: Engine.Token) => boolean,
-  signal: AbortSignal | undefined,
-  grammar: Grammar.Matcher | undefined
-): Engine.Sequence => ({
-  prompt: p.prompt,
-  maxTokens: p.maxTokens,
-  sampling: { temperature: p.request.temperature ?? 1, ...(p.request.top_p == null ? {} : { topP: p.request.top_p }) },
-  stopTokens: model.format.stopTokens,
-  rng: p.rngs[i]!,
-  topLogprobs: p.request.logprobs === true ? (p.request.top_logprobs ?? 0) : 0,
-  onToken,
-  ...(signal === undefined ? {} : { signal }),
-  ...(grammar === undefined ? {} : { grammar })
-})
-
-/** Decodes choice `i` of a plan, under its own matcher of the plan's grammar (freed when done). */
-const submit = async (
-  model: Model,
-  p: Plan,
-  i: number,
-  onToken: (token: Engine.Token) => boolean,
-  signal: AbortSignal | undefined
-): Promise<Engine.Completion> => {
-  const grammar = await p.compiled?.matcher()
-  try {
-    return await model.engine.submit(sequence(model, p, i, onToken, signal, grammar))
-  } finally {
-    grammar?.dispose()
-  }
-}
-
-/** The reply's text: the tokens decoded once, without the stop token, cut at the first stop string. */
-const replyOf = (model: Model, p: Plan, completion: Engine.Completion): string => {
-  const n = completion.tokens.length
-  const stopped = n > 0 && model.format.stopTokens.includes(completion.tokens[n - 1]!)
-  const text = model.tokenizer.decode(stopped ? completion.tokens.subarray(0, n - 1) : completion.tokens)
-  const at = Math.min(...p.stops.map((s) => text.indexOf(s)).filter((i) => i >= 0))
-  return Number.isFinite(at) ? text.slice(0, at) : text
-}
-
-/** A finished choice: its reply remembered with its sampled ids, its call recorded. */
-const settle = (model: Model, p: Plan, choice: Choice, record: ((call: Capture.Call) => void) | undefined): void => {
-  const { tokens, logprobs } = choice.completion
-  model.replies.remember(
-    p.prompt,
-    { content: choice.content, toolCalls: choice.calls.map((c) => ({ name: c.function.name, arguments: JSON.parse(c.function.arguments) as unknown })) },
-    tokens
-  )
-  const masks = choice.completion.masks
-  record?.({
-    prompt: p.prompt,
-    completion: tokens,
-    logprobs,
-    reencoded: p.reencoded,
-    transcript: transcriptOf(p.request, choice),
-    ...(masks === undefined ? {} : { masks })
-  })
-}
-
-const callLines = (calls: ReadonlyArray<{ readonly name: string; readonly arguments: string }>): ReadonlyArray<string> =>
-  calls.map((c) => `${c.name}(${c.arguments})`)
-
-/** A call's conversation as text: the request's messages, then the reply. */
-const transcriptOf = (request: Request.ChatRequest, choice: Choice): ReadonlyArray<Capture.TranscriptMessage> => {
-  const text = (content: unknown): string =>
-    typeof content === 'string'
-      ? content
-      : Array.isArray(content)
-        ? content.map((part: { text?: unknown }) => (typeof part.text === 'string' ? part.text : '')).join('')
-        : ''
-  const messages = request.messages.map((m): Capture.TranscriptMessage => {
-    const calls = m.role === 'assistant' ? callLines((m.tool_calls ?? []).map((c) => c.function)) : []
-    return { role: m.role, content: [text(m.content), ...calls].filter((s) => s.length > 0).join('\n') }
-  })
-  return [
-    ...messages,
-    { role: 'assistant', content: [choice.content, ...callLines(choice.calls.map((c) => c.function))].filter((s) => s.length > 0).join('\n') }
-  ]
-}
-
-const usageOf = (p: Plan, choices: ReadonlyArray<Choice>): Response.Usage => {
-  const completionTokens = choices.reduce((s, c) => s + c.completion.tokens.length, 0)
-  const cached = Math.max(0, ...choices.map((c) => c.completion.cachedTokens))
-  return {
-    prompt_tokens: p.prompt.length,
-    completion_tokens: completionTokens,
-    total_tokens: p.prompt.length + completionTokens,
-    prompt_tokens_details: { cached_tokens: cached }
-  }
-}
-
 /**
  * The `chat.completion` object of a plan (all choices decoded concurrently); `undefined` when
  * `signal` aborted it. Each choice's reply is remembered with its sampled ids (`Model.replies`)
@@ -384,13 +252,13 @@ export const complete = async (
     const reply = ReplyText.make(model.tokenizer, p.stops, undefined)
     return (token) => reply.push(token.id)
   }
-  const completions = await Promise.all(p.rngs.map((_, i) => submit(model, p, i, stopAt(), signal)))
+  const completions = await Promise.all(p.rngs.map((_, i) => Choices.submit(model, p, i, stopAt(), signal)))
   if (completions.some((c) => c.finish === 'aborted')) return undefined
-  const choices = completions.map((c) => choiceOf(p, c, replyOf(model, p, c)))
-  for (const c of choices) settle(model, p, c, record)
+  const choices = completions.map((c) => Choices.choiceOf(p, c, Choices.replyOf(model, p, c)))
+  for (const c of choices) Choices.settle(model, p, c, record)
   const ids = p.request.return_token_ids === true
   return {
-    id: completionId(),
+    id: Choices.completionId(),
     object: 'chat.completion',
     created: Math.floor(Date.now() / 1000),
     model: model.name,
@@ -401,11 +269,11 @@ export const complete = async (
         content: c.calls.length > 0 && c.content === '' ? null : c.content,
         ...(c.calls.length > 0 ? { tool_calls: c.calls } : {})
       },
-      logprobs: p.request.logprobs === true ? { content: logprobsOf(model.tokenizer, c.completion) } : null,
+      logprobs: p.request.logprobs === true ? { content: Choices.logprobsOf(model.tokenizer, c.completion) } : null,
       finish_reason: c.finish,
       ...(ids ? { token_ids: Array.from(c.completion.tokens) } : {})
     })),
-    usage: usageOf(p, choices),
+    usage: Choices.usageOf(p, choices),
     ...(ids ? { prompt_token_ids: Array.from(p.prompt) } : {})
   }
 }
@@ -426,7 +294,7 @@ export const stream = async (
   signal?: AbortSignal,
   record?: (call: Capture.Call) => void
 ): Promise<boolean> => {
-  const id = completionId()
+  const id = Choices.completionId()
   const created = Math.floor(Date.now() / 1000)
   const ids = p.request.return_token_ids === true
   const chunk = (choices: Response.ChatCompletionChunk['choices'], extra: Partial<Response.ChatCompletionChunk> = {}): Response.ChatCompletionChunk => ({
@@ -445,22 +313,22 @@ export const stream = async (
       )
     )
   )
-  const run = async (index: number): Promise<Choice | undefined> => {
+  const run = async (index: number): Promise<Choices.Choice | undefined> => {
     const reply = ReplyText.make(model.tokenizer, p.stops, p.toolSyntax)
     let count = 0
     const onToken = (token: Engine.Token): boolean => {
       const stopped = reply.push(token.id)
       const content = reply.delta()
-      const logprobs = p.request.logprobs === true ? { content: [tokenLogprob(model.tokenizer, token)] } : null
+      const logprobs = p.request.logprobs === true ? { content: [Choices.tokenLogprob(model.tokenizer, token)] } : null
       count++
       if (content.length > 0 || logprobs !== null || ids)
         send(chunk([{ index, delta: { content }, logprobs, finish_reason: null, ...(ids ? { token_ids: [token.id] } : {}) }]))
       return stopped
     }
-    const completion = await submit(model, p, index, onToken, signal)
+    const completion = await Choices.submit(model, p, index, onToken, signal)
     if (completion.finish === 'aborted') return undefined
-    const choice = choiceOf(p, completion, reply.text())
-    settle(model, p, choice, record)
+    const choice = Choices.choiceOf(p, completion, reply.text())
+    Choices.settle(model, p, choice, record)
     const rest = choice.content.slice(reply.emitted()) // what was held back: trailing space, a stop string's false start
     const tail = completion.tokens.slice(count) // the stop token, which onToken never sees
     if (rest.length > 0) send(chunk([{ index, delta: { content: rest }, logprobs: null, finish_reason: null }]))
@@ -471,6 +339,6 @@ export const stream = async (
   }
   const choices = await Promise.all(p.rngs.map((_, i) => run(i)))
   if (choices.some((c) => c === undefined)) return false
-  if (p.request.stream_options?.include_usage === true) send(chunk([], { usage: usageOf(p, choices as ReadonlyArray<Choice>) }))
+  if (p.request.stream_options?.include_usage === true) send(chunk([], { usage: Choices.usageOf(p, choices as ReadonlyArray<Choices.Choice>) }))
   return true
 }
