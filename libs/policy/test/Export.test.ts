@@ -76,8 +76,10 @@ describe('Export', () => {
     expect(header.toString('utf8', 8, 8 + Number(header.readBigUInt64LE(0)))).toMatch(/qkv_proj.*gate_up_proj|gate_up_proj.*qkv_proj/)
   })
 
-  it.runIf(transformers)('transformers loads every exported folder and computes the same logits (python3 with transformers)', () => {
-    const script = `
+  it.runIf(transformers)(
+    'transformers loads every exported folder and computes the same logits (python3 with transformers)',
+    () => {
+      const script = `
 import json, sys, torch, transformers
 out = {}
 for name in sys.argv[2].split(","):
@@ -86,11 +88,13 @@ for name in sys.argv[2].split(","):
         out[name] = model(torch.tensor([json.loads(sys.argv[3])])).logits[0].flatten().tolist()
 print(json.dumps(out))
 `
-    const out = JSON.parse(
-      execFileSync('python3', ['-c', script, scratch, families.join(','), JSON.stringify(ids)], { encoding: 'utf8', timeout: 300_000 })
-    ) as Record<string, number[]>
-    for (const name of families) expect(maxDiff(out[name]!, exported.get(name)!), name).toBeLessThan(1e-4)
-  })
+      const out = JSON.parse(
+        execFileSync('python3', ['-c', script, scratch, families.join(','), JSON.stringify(ids)], { encoding: 'utf8', timeout: 300_000 })
+      ) as Record<string, number[]>
+      for (const name of families) expect(maxDiff(out[name]!, exported.get(name)!), name).toBeLessThan(1e-4)
+    },
+    300_000
+  )
 
   it('refuses a model without a Hugging Face layout or tokenizer, saying why', () => {
     const policy = Policy.make(ModelConfig.make({ vocab: 32, dModel: 16, layers: 1, heads: 2, canonSpan: 2 }), 0)

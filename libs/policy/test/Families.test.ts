@@ -93,7 +93,7 @@ describe('Families', () => {
                   { slot: 1, tokens: [ids[t]!] }
                 ]
           const out = decoder.feed(feeds)
-          out.forEach((logits) => expect(maxDiff(logits, full.subarray(t * V, (t + 1) * V)), `${name} at ${t}`).toBeLessThan(2e-5))
+          out.forEach((logits) => expect(maxDiff(logits, full.subarray(t * V, (t + 1) * V)), `${name} at ${t}`).toBeLessThan(2e-4))
         }
         decoder.dispose()
       })

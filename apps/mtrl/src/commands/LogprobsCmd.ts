@@ -29,7 +29,7 @@ Example:
     async () => {
       const { model, text, greedy, backend } = values
       if (model === undefined || text === undefined) return E.left(usage('--model DIR and --text "..." are required'))
-      const started = await startBackend(backend ?? 'cpu', true)()
+      const started = await startBackend(backend, true)()
       if (E.isLeft(started)) return started
       const folder = E.mapLeft(usage)(Progress.modelFolder(resolve(model)))
       if (E.isLeft(folder)) return folder
