@@ -496,7 +496,7 @@ describe('agent frameworks: a tool loop and a structured output each, against th
   const baseURL = () => `${server.url}/v1`
 
   for (const useResponses of [true, false])
-    it(`@openai/agents on the ${useResponses ? 'Responses API (its default, no setOpenAIAPI)' : 'Chat Completions API'}`, async () => {
+    it(`@openai/agents (a tool loop, streamed too, and an outputType) on the ${useResponses ? 'Responses API (its default, no setOpenAIAPI)' : 'Chat Completions API'}`, async () => {
       setTracingDisabled(true)
       const runner = new Runner({ modelProvider: new OpenAIProvider({ baseURL: baseURL(), apiKey: 'secret', useResponses }) })
       const go = agentsTool({ name: 'go', description: 'Move', parameters: z.object({ direction: z.string() }), execute: async () => 'You see a key.' })
@@ -504,12 +504,17 @@ describe('agent frameworks: a tool loop and a structured output each, against th
       const agent = new AgentsAgent({ name: 'house', instructions: system, model: 'taught', tools: [go, take], modelSettings: { temperature: 0 } })
       const loop = await runner.run(agent, 'You are in a kitchen.')
       expect(loop.finalOutput).toBe('take key')
+      const streamed = await runner.run(agent, 'You are in a kitchen.', { stream: true })
+      let deltas = ''
+      for await (const event of streamed.toTextStream()) deltas += event
+      await streamed.completed
+      expect([deltas, streamed.finalOutput]).toEqual(['take key', 'take key'])
       const typed = new AgentsAgent({ name: 'greeter', instructions: system, model: 'taught', outputType: Mood, modelSettings: { temperature: 0 } })
       const structured = await runner.run(typed, 'Say hello.')
       expect(Mood.parse(structured.finalOutput)).toEqual(structured.finalOutput)
     })
 
-  it("the ai SDK's OpenAI provider: generateText with tools on the responses model, generateObject on both APIs", async () => {
+  it("the ai SDK's OpenAI provider: generateText with tools and streamText on the responses model, generateObject on both APIs", async () => {
     const openai = createOpenAI({ baseURL: baseURL(), apiKey: 'secret' })
     const { text, steps } = await generateText({
       model: openai.responses('taught'),
@@ -524,13 +529,17 @@ describe('agent frameworks: a tool loop and a structured output each, against th
     })
     expect(steps[0]!.toolCalls.map((c) => c.toolName)).toEqual(['go'])
     expect(text).toBe('take key')
+    const streamed = streamText({ model: openai.responses('taught'), system, prompt: 'Say hello.', temperature: 0 })
+    let chunks = ''
+    for await (const part of streamed.textStream) chunks += part
+    expect(chunks).toBe('hello there, friend')
     for (const model of [openai.responses('taught'), openai.chat('taught')]) {
       const { object } = await generateObject({ model, system, prompt: 'Say hello.', schema: Mood, temperature: 0 })
       expect(Mood.parse(object)).toEqual(object)
     }
   })
 
-  it("LangChain's ChatOpenAI: a tool loop with bindTools, and withStructuredOutput", async () => {
+  it("LangChain's ChatOpenAI: a tool loop with bindTools, streaming, and withStructuredOutput", async () => {
     const llm = new ChatOpenAI({ model: 'taught', temperature: 0, apiKey: 'secret', configuration: { baseURL: baseURL() } })
     const withTools = llm.bindTools(
       tools.map((t) => ({
@@ -550,6 +559,13 @@ describe('agent frameworks: a tool loop and a structured output each, against th
       { role: 'tool', content: 'You see a key.', tool_call_id: first.tool_calls![0]!.id! }
     ])
     expect(second.content).toBe('take key')
+    let streamed = ''
+    for await (const chunk of await llm.stream([
+      ['system', system],
+      ['user', 'Say hello.']
+    ]))
+      streamed += typeof chunk.content === 'string' ? chunk.content : ''
+    expect(streamed).toBe('hello there, friend')
     const mood = await llm.withStructuredOutput(Mood).invoke([
       ['system', system],
       ['user', 'Say hello.']
