@@ -51,7 +51,9 @@ const makePath = () => {
   const posix = nodePath.posix
   const resolve = (...parts) => posix.resolve('/', ...parts)
   const p = {
-    ...Object.fromEntries(['normalize', 'isAbsolute', 'join', 'dirname', 'basename', 'extname', 'format', 'parse', 'toNamespacedPath'].map((k) => [k, posix[k]])),
+    ...Object.fromEntries(
+      ['normalize', 'isAbsolute', 'join', 'dirname', 'basename', 'extname', 'format', 'parse', 'toNamespacedPath'].map((k) => [k, posix[k]])
+    ),
     resolve,
     relative: (from, to) => posix.relative(resolve(from), resolve(to)),
     sep: '/',

@@ -26,6 +26,7 @@ const path = require('node:path')
 const { pathToFileURL } = require('node:url')
 const vm = require('node:vm')
 const { makeConsole, makeOutput, wrapRunner } = require('./output.cjs')
+const { recordSource, valueSource } = require('./modules.cjs')
 const { makeRepository } = require('./repository.cjs')
 
 // Captured now: later patches of these modules do not reach the channel.
@@ -46,7 +47,7 @@ let seq = 0
 const send = (record) => {
   const body = JSON.stringify({ seq: seq++, ...record })
   const line = bufferFrom(`${body}\t${createHmac('sha256', secret).update(body).digest('hex')}\n`)
-  for (let at = 0; at < line.length; ) at += writeSync(CHANNEL_FD, line, at)
+  for (let at = 0; at < line.length;) at += writeSync(CHANNEL_FD, line, at)
 }
 let taken = false
 const take = () => {
@@ -84,7 +85,8 @@ module.exports = harden({ take })
 const output = makeOutput({ perTest: 2000, total: 8000 })
 const sandboxConsole = harden(makeConsole(output, process.stdout, process.stderr))
 const timeoutMs = typeof config.timeoutMs === 'number' && config.timeoutMs > 0 ? config.timeoutMs : 10000
-const repository = makeRepository({ repoDir, console: sandboxConsole, timeoutMs })
+const modules = config.modules !== null && typeof config.modules === 'object' ? config.modules : {}
+const repository = makeRepository({ repoDir, console: sandboxConsole, timeoutMs, modules })
 
 // 5. The reporter takes the channel (node:test imports the same module later), then the test
 // file runs from its original source, then the tripwire is registered.
@@ -105,10 +107,42 @@ const stackOf = (e) => {
     return 'Uncaught exception (it could not be read)'
   }
 }
+// An ES-module test file (compiled by the host from its original source) runs in a Compartment
+// of its own with this realm's globals: it is the task's own code, as trusted as a CommonJS test
+// file, and imports `node:test` (the runner), Node's built-ins, and the repository's modules
+// (from the repository's Compartment).
+const testGlobals = { console, process, Date, Math, Buffer, URL, URLSearchParams, TextEncoder, TextDecoder, structuredClone, atob, btoa, queueMicrotask }
+for (const k of ['setTimeout', 'setInterval', 'setImmediate', 'clearTimeout', 'clearInterval', 'clearImmediate']) testGlobals[k] = globalThis[k]
+const importTests = () => {
+  const self = repository.rooted(testFile)
+  const tests = new Compartment({
+    globals: testGlobals,
+    __options__: true,
+    name: 'tests',
+    resolveHook: (spec, referrer) => {
+      if (spec === 'node:test' || spec === 'test' || (typeof spec === 'string' && (spec.startsWith('node:') || builtins.has(spec)))) return spec
+      return repository.rooted(repository.resolveFrom(path.join(repoDir, path.posix.dirname(referrer)), spec))
+    },
+    importNowHook: (specifier) => {
+      if (specifier === self) return { source: recordSource(config.testModule, repository.shown(testFile)), specifier }
+      if (specifier === 'node:test' || specifier === 'test') return { source: valueSource(runner), specifier }
+      if (!specifier.startsWith('/')) return { source: valueSource(require(specifier)), specifier }
+      const file = path.join(repoDir, specifier)
+      return repository.isModule(file) ? repository.moduleOf(file) : { source: valueSource(repository.load(file)), specifier }
+    },
+    importMetaHook: (specifier, meta) => {
+      meta.url = `file://${specifier}`
+    }
+  })
+  tests.importNow(self)
+}
 const runTests = () => {
-  const compiled = vm.compileFunction(testSource, ['exports', 'require', 'module', '__filename', '__dirname'], { filename: repository.shown(testFile) })
   try {
-    compiled.call(testModule.exports, testModule.exports, testRequire, testModule, testFile, testDir)
+    if (config.testModule !== undefined) importTests()
+    else {
+      const compiled = vm.compileFunction(testSource, ['exports', 'require', 'module', '__filename', '__dirname'], { filename: repository.shown(testFile) })
+      compiled.call(testModule.exports, testModule.exports, testRequire, testModule, testFile, testDir)
+    }
   } catch (e) {
     // Loading failed (a module of the repository threw): say why, as Node would if lockdown did
     // not make its printer show `{}`. The run ends unreported, so its tests count as failed.

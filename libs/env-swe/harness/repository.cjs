@@ -1,7 +1,9 @@
 // The repository's code, loaded into one SES Compartment (see main.cjs). Its globals are the
 // frozen intrinsics, a console, `Date`, `Math` and the hardened extras of globals.cjs; its
 // `require` reaches the repository's own files (CommonJS and JSON) and the safe built-ins of
-// builtins.cjs, nothing else.
+// builtins.cjs, nothing else. ES modules (issue 55) load into the same Compartment from the
+// records the host compiled (modules.cjs): they import each other, CommonJS and JSON files and
+// the same built-ins; `require()` of an ES module gives its namespace, as Node 22 does.
 //
 // Paths: the code sees the repository as the root `/` (`__dirname` is `/src`, `require('/lib/x')`
 // is the repository's `lib/x.js`), and stack traces name files as the agent does (`src/m.js`): no
@@ -16,14 +18,32 @@ const fs = require('node:fs')
 const path = require('node:path')
 const { makeBuiltins } = require('./builtins.cjs')
 const { extraGlobals } = require('./globals.cjs')
+const { recordSource, valueSource } = require('./modules.cjs')
 const { dynamicImportError, rewrite } = require('./source.cjs')
 
 const RELATIVE = /^\.\.?(\/|$)/
 
-/** The repository's module system: `load(file)` and `requireFrom(dir)`. */
-const makeRepository = ({ repoDir, console, timeoutMs }) => {
+/**
+ * The repository's module system: `load(file)` and `requireFrom(dir)`; `modules` are the host's
+ * compiled ES modules by repository path.
+ */
+const makeRepository = ({ repoDir, console, timeoutMs, modules = {} }) => {
   const { globals, lazy, release } = extraGlobals(timeoutMs)
-  const compartment = new Compartment({ globals: { console, Date, Math, ...globals }, __options__: true, name: 'repository' })
+  const isModule = (file) => Object.prototype.hasOwnProperty.call(modules, path.relative(repoDir, file))
+  const hooks = {
+    // Specifiers are rooted repository paths (`/src/a.js`) or built-ins (`node:util`).
+    resolveHook: (spec, referrer) =>
+      builtins.has(spec) ? `node:${spec.replace(/^node:/, '')}` : rooted(resolveFrom(path.join(repoDir, path.posix.dirname(referrer)), spec)),
+    importNowHook: (specifier) => {
+      if (specifier.startsWith('node:')) return { source: valueSource(builtins.get(specifier)), specifier }
+      const file = path.join(repoDir, specifier)
+      return { source: isModule(file) ? recordSource(modules[path.relative(repoDir, file)], shown(file)) : valueSource(load(file)), specifier }
+    },
+    importMetaHook: (specifier, meta) => {
+      meta.url = `file://${specifier}`
+    }
+  }
+  const compartment = new Compartment({ globals: { console, Date, Math, ...globals }, __options__: true, name: 'repository', ...hooks })
   for (const [name, get] of Object.entries(lazy)) Object.defineProperty(compartment.globalThis, name, { get, enumerable: false, configurable: false })
   const inside = (p) => p === repoDir || p.startsWith(repoDir + path.sep)
   const shown = (p) => path.relative(repoDir, p) || '.'
@@ -66,12 +86,13 @@ const makeRepository = ({ repoDir, console, timeoutMs }) => {
     throw notFound()
   }
 
-  const modules = new Map()
+  const loaded = new Map()
   const load = (file) => {
-    const cached = modules.get(file)
+    if (isModule(file)) return compartment.importNow(rooted(file))
+    const cached = loaded.get(file)
     if (cached !== undefined) return cached.exports
     const module = { exports: {}, id: shown(file), filename: rooted(file), loaded: false }
-    modules.set(file, module)
+    loaded.set(file, module)
     try {
       const source = fs.readFileSync(file, 'utf8')
       if (file.endsWith('.json')) module.exports = JSON.parse(source)
@@ -80,7 +101,7 @@ const makeRepository = ({ repoDir, console, timeoutMs }) => {
         evaluate(source, shown(file)).call(module.exports, module.exports, requireFrom(dir), module, rooted(file), rooted(dir))
       }
     } catch (e) {
-      modules.delete(file)
+      loaded.delete(file)
       throw e
     }
     module.loaded = true
@@ -88,7 +109,10 @@ const makeRepository = ({ repoDir, console, timeoutMs }) => {
   }
   const requireFrom = (dir) => harden((spec) => (builtins.has(spec) ? builtins.get(spec) : load(resolveFrom(dir, spec))))
 
-  return { load, resolveFrom, shown, release }
+  /** An ES module of the repository as another Compartment links it: the same instance, live. */
+  const moduleOf = (file) => ({ namespace: rooted(file), compartment })
+
+  return { load, moduleOf, resolveFrom, shown, rooted, isModule, release }
 }
 
 module.exports = { makeRepository }

@@ -44,9 +44,11 @@ export const Config = t.intersection([
   t.type({ secret: t.string, tripwire: t.string, repoDir: t.string, testFile: t.string, testSource: t.string }),
   /**
    * `sesCache`: the file, in the harness directory, of V8's code cache for the SES bundle (see
-   * `ensureCache`); `timeoutMs`: the run's time limit, which bounds the code's timers.
+   * `ensureCache`); `timeoutMs`: the run's time limit, which bounds the code's timers;
+   * `modules`: the repository's ES modules compiled (by repository path), and `testModule` the
+   * test file's when it is one (issue 55; see `src/internal/esm.ts`).
    */
-  t.partial({ sesCache: t.string, timeoutMs: t.number })
+  t.partial({ sesCache: t.string, timeoutMs: t.number, modules: t.UnknownRecord, testModule: t.unknown })
 ])
 /** @category models @since 0.1.0 */
 export type Config = t.TypeOf<typeof Config>
@@ -58,7 +60,7 @@ export const REPORTER = 'reporter.mjs'
 /** The SES bundle, as installed. @category constants @since 0.1.0 */
 export const SES = 'ses.js'
 /** The harness's other files (the compartment, its globals and built-ins, the output), as installed. @category constants @since 0.2.0 */
-export const PARTS: ReadonlyArray<string> = ['repository.cjs', 'globals.cjs', 'builtins.cjs', 'source.cjs', 'output.cjs', 'events.js']
+export const PARTS: ReadonlyArray<string> = ['repository.cjs', 'globals.cjs', 'builtins.cjs', 'source.cjs', 'output.cjs', 'events.js', 'modules.cjs']
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 

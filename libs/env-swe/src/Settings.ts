@@ -30,7 +30,8 @@ const Positive = t.refinement(t.number, (n) => Number.isFinite(n) && n > 0, 'a p
  *   available; `unsafe-best-effort` runs with whichever guards this machine has, says which are
  *   missing in `info.extra.sandbox` and `Swe.describeSandbox`, and is unsafe for untrusted
  *   policies (fail closed unless asked otherwise, loudly);
- * - `projects`: restrict the corpus to these projects;
+ * - `projects`: restrict the corpus to these projects (the ES-module projects of `Corpus.modules`
+ *   are taken only when named here);
  * - `cacheDir`: keep task-verification verdicts on disk here.
  *
  * @category codecs

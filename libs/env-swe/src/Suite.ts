@@ -21,6 +21,7 @@ import * as E from 'fp-ts/lib/Either.js'
 import * as TE from 'fp-ts/lib/TaskEither.js'
 import { pipe } from 'fp-ts/lib/function.js'
 import * as Harness from './Harness.js'
+import * as Esm from './internal/esm.js'
 import * as Report from './Report.js'
 import * as Sandbox from './Sandbox.js'
 
@@ -137,7 +138,12 @@ export const run =
           E.mapLeft((reason): Sandbox.SandboxError => ({ _tag: 'SpawnFailed', reason }))
         )
       ),
-      TE.chain((baseline) => runFiles(options, where, tests, baseline)),
+      TE.chain((baseline) =>
+        pipe(
+          TE.fromTask(() => Esm.modulesOf(where.repoDir)),
+          TE.chain((modules) => runFiles(options, where, tests, baseline, modules))
+        )
+      ),
       TE.map((runs) => ({ outcomes: runs.flatMap((r) => outcomesOf(r.file, r.report)), runs }))
     )
 
@@ -146,38 +152,57 @@ const runFiles = (
   options: { readonly limits: Sandbox.Limits; readonly guards?: ReadonlyArray<Sandbox.Guard> },
   where: Location,
   tests: Readonly<Record<string, string>>,
-  baseline: Sandbox.Baseline
+  baseline: Sandbox.Baseline,
+  modules: Readonly<Record<string, Esm.Compiled>>
 ): TE.TaskEither<Sandbox.SandboxError, ReadonlyArray<FileRun>> =>
   pipe(
     Object.entries(tests),
-    TE.traverseSeqArray(([file, source]) => {
-      const sesCache = Harness.ensureCache(where.harnessDir, Sandbox.heapMb(options.limits, baseline))
-      const config: Harness.Config = {
-        secret: randomBytes(32).toString('hex'),
-        tripwire: `mtrl tripwire ${randomBytes(8).toString('hex')}`,
-        repoDir: where.repoDir,
-        testFile: path.join(where.repoDir, file),
-        testSource: source,
-        timeoutMs: options.limits.timeoutMs,
-        ...(sesCache === undefined ? {} : { sesCache })
-      }
-      return pipe(
-        Sandbox.run({
-          writeDir: where.repoDir,
-          readPaths: [where.harnessDir],
-          script: path.join(where.harnessDir, Harness.MAIN),
-          nodeArgs: [...runFlags, `--test-reporter=${path.join(where.harnessDir, Harness.REPORTER)}`],
-          limits: options.limits,
-          input: JSON.stringify(config),
-          channel: true,
-          baseline,
-          ...(options.guards === undefined ? {} : { guards: options.guards }),
-          ...(where.prepare === undefined ? {} : { prepare: where.prepare })
-        }),
-        TE.map((result) => fileRun(where, config, file, result))
+    TE.traverseSeqArray(([file, source]) =>
+      pipe(
+        TE.fromTask(async () => (Esm.isModule(where.repoDir, file) ? await Esm.compile(source, file) : undefined)),
+        TE.chain((testModule) => runFile(options, where, file, source, baseline, modules, testModule))
       )
-    })
+    )
   )
+
+/** One test file's run: its configuration, the sandboxed harness, and what it reported. */
+const runFile = (
+  options: { readonly limits: Sandbox.Limits; readonly guards?: ReadonlyArray<Sandbox.Guard> },
+  where: Location,
+  file: string,
+  source: string,
+  baseline: Sandbox.Baseline,
+  modules: Readonly<Record<string, Esm.Compiled>>,
+  testModule: Esm.Compiled | undefined
+): TE.TaskEither<Sandbox.SandboxError, FileRun> => {
+  const sesCache = Harness.ensureCache(where.harnessDir, Sandbox.heapMb(options.limits, baseline))
+  const config: Harness.Config = {
+    secret: randomBytes(32).toString('hex'),
+    tripwire: `mtrl tripwire ${randomBytes(8).toString('hex')}`,
+    repoDir: where.repoDir,
+    testFile: path.join(where.repoDir, file),
+    testSource: source,
+    timeoutMs: options.limits.timeoutMs,
+    ...(sesCache === undefined ? {} : { sesCache }),
+    ...(Object.keys(modules).length === 0 ? {} : { modules }),
+    ...(testModule === undefined ? {} : { testModule })
+  }
+  return pipe(
+    Sandbox.run({
+      writeDir: where.repoDir,
+      readPaths: [where.harnessDir],
+      script: path.join(where.harnessDir, Harness.MAIN),
+      nodeArgs: [...runFlags, `--test-reporter=${path.join(where.harnessDir, Harness.REPORTER)}`],
+      limits: options.limits,
+      input: JSON.stringify(config),
+      channel: true,
+      baseline,
+      ...(options.guards === undefined ? {} : { guards: options.guards }),
+      ...(where.prepare === undefined ? {} : { prepare: where.prepare })
+    }),
+    TE.map((result) => fileRun(where, config, file, result))
+  )
+}
 
 /**
  * Scores outcomes against the expected (qualified, `file > name`) test names: a test passes

@@ -72,7 +72,7 @@ export interface GeneratorOptions {
   readonly pool: Pool.Pool
   readonly limits: Sandbox.Limits
   readonly guards?: ReadonlyArray<Sandbox.Guard>
-  /** Restrict to these projects (default: all). */
+  /** Restrict to these projects, ES-module ones included (default: the CommonJS corpus, `Corpus.projects`). */
   readonly projects?: ReadonlyArray<string>
   /** Keep verdicts on disk here too, across processes. */
   readonly cacheDir?: string
@@ -137,7 +137,7 @@ export const makeGenerator = (options: GeneratorOptions): Generator => {
   const memo = new Map<string, Promise<Verdict>>()
   let runs = 0
   let hits = 0
-  const projects = options.projects === undefined ? Corpus.projects : Corpus.projects.filter((p) => options.projects!.includes(p.name))
+  const projects = options.projects === undefined ? Corpus.projects : Corpus.all.filter((p) => options.projects!.includes(p.name))
   if (projects.length === 0) throw new RangeError(`Task.makeGenerator: no projects among ${JSON.stringify(options.projects)}`)
   const siteCache = new Map<string, ReadonlyArray<Mutation.Mutation>>()
   const sites = (p: Corpus.Project, file: string): ReadonlyArray<Mutation.Mutation> => {

@@ -29,11 +29,11 @@ describe('Corpus', () => {
   })
 
   it('sources avoid what the mutation scanner does not understand: template and regex literals', () => {
-    for (const p of _.projects) for (const f of p.sources) expect(maskSource(p.files[f]!), `${p.name}/${f}`).not.toMatch(/`|[=(,]\s*\/[^/*]/)
+    for (const p of _.all) for (const f of p.sources) expect(maskSource(p.files[f]!), `${p.name}/${f}`).not.toMatch(/`|[=(,]\s*\/[^/*]/)
   })
 
   it('test names are unique within each file', () => {
-    for (const p of _.projects) {
+    for (const p of _.all) {
       for (const f of p.tests) {
         const names = [...p.files[f]!.matchAll(/^test\('([^']+)'/gm)].map((m) => m[1])
         expect(new Set(names).size, `${p.name}/${f}`).toBe(names.length)
