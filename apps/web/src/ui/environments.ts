@@ -3,6 +3,9 @@
  * `wW-oO-qQ` notation (W rooms, O objects, a quest of Q actions; §4 of "A Practitioner's Guide to
  * Multi-turn Agentic RL" varies them) and ALFWorld-style household tasks. Pure.
  */
+import { Task } from '@mtrl/env-alfworld'
+import { Settings as TwSettings } from '@mtrl/env-textworld'
+import * as E from 'fp-ts/lib/Either.js'
 import type { EnvChoice } from '../worker/protocol.js'
 
 /** TextWorld's dials: rooms, objects, quest length (the page's ranges). */
@@ -20,23 +23,18 @@ export const textWorldPresets: ReadonlyArray<string> = ['w2-o3-q4', 'w1-o2-q2', 
 /** The default game (`recipes/default.json`'s). */
 export const defaultGame = 'w2-o3-q4'
 
-/** ALFWorld's task types (`@mtrl/env-alfworld` `TaskType`). */
-export const alfWorldTaskTypes: ReadonlyArray<string> = [
-  'pick_and_place_simple',
-  'look_at_obj_in_light',
-  'pick_clean_then_place_in_recep',
-  'pick_heat_then_place_in_recep',
-  'pick_cool_then_place_in_recep',
-  'pick_two_obj_and_place'
-]
+/** ALFWorld's task types (`@mtrl/env-alfworld` `Task.taskTypes`). */
+export const alfWorldTaskTypes: ReadonlyArray<string> = Task.taskTypes
 
-/** `w2-o3-q4` from its dials. */
-export const settingName = (dials: Dials): string => `w${dials.rooms}-o${dials.objects}-q${dials.quest}`
+/** `w2-o3-q4` from its dials (`@mtrl/env-textworld` `Settings.format`). */
+export const settingName = (dials: Dials): string => TwSettings.format({ _tag: 'custom', rooms: dials.rooms, objects: dials.objects, questLength: dials.quest })
 
-/** The dials of `w2-o3-q4`, or undefined for another name. */
+/** The dials of `w2-o3-q4` (`Settings.parse`), or undefined for another name or one out of TextWorld's ranges. */
 export const dialsOf = (name: string): Dials | undefined => {
-  const m = /^w(\d+)-o(\d+)-q(\d+)$/.exec(name)
-  return m === null ? undefined : { rooms: Number(m[1]), objects: Number(m[2]), quest: Number(m[3]) }
+  const settings = TwSettings.parse(name)
+  return E.isRight(settings) && settings.right._tag === 'custom'
+    ? { rooms: settings.right.rooms, objects: settings.right.objects, quest: settings.right.questLength }
+    : undefined
 }
 
 export const textWorld = (name: string): EnvChoice => ({ kind: 'textworld', settings: name })
