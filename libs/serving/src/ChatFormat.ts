@@ -31,16 +31,17 @@ export interface ToolCall {
 }
 
 /**
- * One message, its content flattened to text.
+ * One message, its content flattened to text; `name` as the request gave it (templates may print it).
  *
  * @category models
  * @since 0.1.0
  */
-export type Message =
+export type Message = (
   | { readonly role: 'system'; readonly content: string }
   | { readonly role: 'user'; readonly content: string }
   | { readonly role: 'assistant'; readonly content: string; readonly toolCalls: ReadonlyArray<ToolCall> }
   | { readonly role: 'tool'; readonly content: string; readonly toolCallId: string }
+) & { readonly name?: string }
 
 /**
  * A function tool in OpenAI's format (`{"type": "function", "function": {...}}`), as given.
@@ -109,7 +110,9 @@ const markerIds = (tokenizer: Tokenizer.Tokenizer): number[] =>
     return ids.length === 1 && tokenizer.decode(ids) === m ? [ids[0]!] : []
   })
 
-const templateMessage = (m: Message): Record<string, unknown> => {
+const templateMessage = (m: Message): Record<string, unknown> => (m.name === undefined ? templateFields(m) : { ...templateFields(m), name: m.name })
+
+const templateFields = (m: Message): Record<string, unknown> => {
   switch (m.role) {
     case 'assistant':
       return m.toolCalls.length === 0

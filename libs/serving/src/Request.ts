@@ -34,7 +34,7 @@ const AssistantMessage = t.intersection([
   t.type({ role: t.literal('assistant') }),
   t.partial({ content: t.union([Content, t.null]), tool_calls: t.readonlyArray(ToolCallCodec), name: t.string, refusal: t.union([t.string, t.null]) })
 ])
-const ToolMessage = t.type({ role: t.literal('tool'), content: Content, tool_call_id: t.string })
+const ToolMessage = t.intersection([t.type({ role: t.literal('tool'), content: Content, tool_call_id: t.string }), t.partial({ name: t.string })])
 
 /** @category codecs @since 0.1.0 */
 export const Message = t.union([SystemMessage, UserMessage, AssistantMessage, ToolMessage])
@@ -146,6 +146,9 @@ export interface Invalid {
 const textOf = (content: t.TypeOf<typeof Content> | null | undefined): string =>
   content === null || content === undefined ? '' : typeof content === 'string' ? content : content.map((p) => p.text).join('')
 
+/** A message's `name` (templates may print it: a tool's name on its result, a speaker's). */
+const nameOf = (m: { readonly name?: string | undefined }): { readonly name?: string } => (m.name === undefined ? {} : { name: m.name })
+
 /**
  * The conversation of a request: contents flattened to text, `developer` read as `system`,
  * tool-call arguments parsed into objects (templates render them as JSON objects).
@@ -159,13 +162,13 @@ export const conversation = (request: ChatRequest): E.Either<Invalid, ChatFormat
     switch (m.role) {
       case 'system':
       case 'developer':
-        messages.push({ role: 'system', content: textOf(m.content) })
+        messages.push({ role: 'system', content: textOf(m.content), ...nameOf(m) })
         break
       case 'user':
-        messages.push({ role: 'user', content: textOf(m.content) })
+        messages.push({ role: 'user', content: textOf(m.content), ...nameOf(m) })
         break
       case 'tool':
-        messages.push({ role: 'tool', content: textOf(m.content), toolCallId: m.tool_call_id })
+        messages.push({ role: 'tool', content: textOf(m.content), toolCallId: m.tool_call_id, ...nameOf(m) })
         break
       case 'assistant': {
         const calls: ChatFormat.ToolCall[] = []
@@ -180,7 +183,7 @@ export const conversation = (request: ChatRequest): E.Either<Invalid, ChatFormat
             })
           calls.push({ id: c.id, name: c.function.name, arguments: args as Record<string, unknown> })
         }
-        messages.push({ role: 'assistant', content: textOf(m.content), toolCalls: calls })
+        messages.push({ role: 'assistant', content: textOf(m.content), toolCalls: calls, ...nameOf(m) })
       }
     }
   }
