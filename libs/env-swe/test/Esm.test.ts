@@ -4,11 +4,15 @@
  * may be ES modules too. What an ES module cannot do is what CommonJS code cannot: reach
  * `process`, Node's other built-ins, `import()` or a path outside the repository.
  */
+import * as fs from 'node:fs'
+import { tmpdir } from 'node:os'
+import * as path from 'node:path'
 import type { Env } from '@mtrl/core'
 import * as E from 'fp-ts/lib/Either.js'
 import { afterAll, describe, expect, it } from 'vitest'
 import * as Corpus from '../src/Corpus.js'
 import * as Expert from '../src/Expert.js'
+import * as Esm from '../src/internal/esm.js'
 import * as Suite from '../src/Suite.js'
 import * as Swe from '../src/Swe.js'
 import * as Workspace from '../src/Workspace.js'
@@ -107,6 +111,17 @@ describe('ES modules', () => {
     expect(broken.stderr).toContain('Error transforming source in "src/a.js": Unexpected token (1:13)')
     const strings = await run(withA("export const ok = () => 'import(x) <!-- -->'.length === 18"), 'test/a.test.js')
     expect(strings.outcomes[0]).toEqual(['loads', true, ''])
+    // A package.json that is a symlink (here to a host file saying "module") is not read: the .js file stays CommonJS.
+    const host = fs.mkdtempSync(path.join(tmpdir(), 'mtrl-swe-test-esm-'))
+    try {
+      fs.writeFileSync(path.join(host, 'package.json'), '{ "type": "module" }')
+      const ws = Workspace.make({ 'src/a.js': "'use strict'\nmodule.exports = { ok: () => true }\n" })
+      fs.symlinkSync(path.join(host, 'package.json'), path.join(ws.repoDir, 'package.json'))
+      expect(Object.keys(await Esm.modulesOf(ws.repoDir))).toEqual([])
+      ws.dispose()
+    } finally {
+      fs.rmSync(host, { recursive: true, force: true })
+    }
     const tla = await run(withA('await null\nexport const ok = () => true'), 'test/a.test.js')
     expect(E.isLeft(tla.report)).toBe(true)
     expect(tla.stderr).toContain('SyntaxError: await is only valid in async functions and the top level bodies of modules')

@@ -16,9 +16,10 @@ const MAX_FILES = 2000
 /** Larger files are not compiled (the record says so). */
 const MAX_BYTES = 1 << 20
 
+/** A regular file's text (never through a symlink: the repository's files are the agent's). */
 const readText = (file: string): string | undefined => {
   try {
-    return fs.readFileSync(file, 'utf8')
+    return fs.lstatSync(file).isFile() ? fs.readFileSync(file, 'utf8') : undefined
   } catch {
     return undefined
   }
