@@ -36,8 +36,7 @@ describe('WebGpu', () => {
 
   it('--backend webgpu on a machine without an adapter is an error that says why', () => {
     // a process whose Vulkan loader finds no driver: Dawn has no adapter to give
-    const tsx = join(root, 'node_modules', '.bin', 'tsx')
-    const out = spawnSync(tsx, ['--conditions=@mtrl/source', join(here, 'fixtures', 'selectWebGpu.ts')], {
+    const out = spawnSync(process.execPath, ['--conditions=@mtrl/source', '--import', 'tsx', join(here, 'fixtures', 'selectWebGpu.ts')], {
       cwd: root,
       env: { ...process.env, VK_ICD_FILENAMES: '/nonexistent.json', VK_DRIVER_FILES: '/nonexistent.json' },
       encoding: 'utf8',
