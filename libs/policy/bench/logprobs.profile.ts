@@ -6,7 +6,9 @@
  * Prints seconds per stage, wall and CPU (all threads: the figure that a busy shared machine
  * disturbs least), and the resident memory.
  *
- * Run: npm run profile:logprobs -w @mtrl/policy -- DIR [TOKENS] [GREEDY]
+ * Run: npm run profile:logprobs -w @mtrl/policy -- DIR [TOKENS] [GREEDY] [HEAD_ROWS]
+ * (HEAD_ROWS: also the peak memory of the head and log-softmax over that many rows, plain
+ * against chunked)
  * (DIR: a Hugging Face folder, e.g. one written by tools/fixtures/real-size.py)
  */
 import { Backend } from '@mtrl/backend'
@@ -14,10 +16,12 @@ import { Rng } from '@mtrl/core'
 import * as tf from '@tensorflow/tfjs'
 import { join } from 'node:path'
 import { HuggingFace, Policy, Safetensors, Sampler, Scoring } from '../src/index.js'
+import { chunkedLogprobs } from '../src/internal/chunkedHead.js'
+import { linear, pickLogSoftmax } from '../src/internal/ops.js'
 import { trunk } from '../src/internal/transformer.js'
 import { now } from './timing.js'
 
-const [dir, tokensArg, greedyArg] = process.argv.slice(2)
+const [dir, tokensArg, greedyArg, longArg] = process.argv.slice(2)
 if (dir === undefined) throw new Error('usage: logprobs.profile.ts DIR [TOKENS] [GREEDY]')
 const T = Number(tokensArg ?? 87)
 const greedy = Number(greedyArg ?? 12)
@@ -52,7 +56,31 @@ const loaded = await stage('HuggingFace.load (all of loading)', () => HuggingFac
 if (loaded._tag === 'Left') throw new Error(JSON.stringify(loaded.left))
 const policy = loaded.right
 const V = policy.config.vocab
+/** The most tensor memory alive at once while `f` runs (tf.profile's peakBytes), in GiB. */
+const peakTensors = async (f: () => void): Promise<string> => `${((await tf.profile(f)).peakBytes / 2 ** 30).toFixed(2)} GiB`
+async function headMemory(): Promise<void> {
+  const long = Number(longArg ?? 0)
+  if (long === 0) return
+  // the head and log-softmax alone on [long, d] hidden states: plain ([long, vocab] logits) against chunked
+  const h = tf.randomNormal([long, policy.config.dModel]) as tf.Tensor2D
+  const targets = tf.tensor1d(
+    Array.from({ length: long }, (_, i) => (i * 7919) % V),
+    'int32'
+  )
+  const w = policy.variables['model.embed_tokens.weight'] as unknown as tf.Tensor2D
+  const plain = await peakTensors(() => tf.tidy(() => void pickLogSoftmax(linear(h, w), targets).dataSync()))
+  const chunked = await peakTensors(() => tf.tidy(() => void chunkedLogprobs(h, w, targets, { temperature: 1, softcap: undefined }).dataSync()))
+  process.stdout.write(`head + log-softmax of ${long} rows, peak tensor memory: plain ${plain}, chunked ${chunked}\n`)
+  h.dispose()
+  targets.dispose()
+}
+
 const ids = Array.from({ length: T }, (_, i) => (i * 7919 + 13) % V)
+if (T === 0) {
+  // only the head's memory (TOKENS 0)
+  await headMemory()
+  process.exit(0)
+}
 const input = tf.tensor2d([ids], [1, T], 'int32')
 const hidden = await stage('trunk forward [1, T]', () =>
   tf.tidy(() => {
@@ -75,6 +103,8 @@ await stage(`greedy ${greedy} tokens`, () => session.generate([0], { maxNewToken
 session.dispose()
 hidden.dispose()
 input.dispose()
+
+await headMemory()
 policy.dispose()
 clearInterval(watch)
 process.stdout.write(`peak rss ${(peak / 2 ** 30).toFixed(2)} GiB\n`)

@@ -69,7 +69,8 @@ export const familyOf = (json: unknown): E.Either<string, Family> => {
  *
  * @example
  * import { Families } from '@mtrl/policy'
- * const config = Families.configOf({ model_type: 'qwen3', hidden_size: 64, num_attention_heads: 4, num_hidden_layers: 2, vocab_size: 300, intermediate_size: 128 })
+ * const sizes = { hidden_size: 64, num_attention_heads: 4, num_hidden_layers: 2, vocab_size: 300, intermediate_size: 128 }
+ * const config = Families.configOf({ model_type: 'qwen3', ...sizes })
  *
  * @category destructors
  * @since 0.6.0

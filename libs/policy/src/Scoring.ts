@@ -10,6 +10,7 @@
  * @since 0.1.0
  */
 import * as tf from '@tensorflow/tfjs'
+import { chunkedLogprobs, chunkRows } from './internal/chunkedHead.js'
 import { detach, pick, pickLogSoftmax } from './internal/ops.js'
 import * as transformer from './internal/transformer.js'
 import { valueHead, type Critic } from './Critic.js'
@@ -132,11 +133,20 @@ const scoresOf = (policy: Policy, hidden: tf.Tensor3D, ids: tf.Tensor2D, tempera
   if (T < 2) return { logprobs: tf.zeros([B, T]) as tf.Tensor2D, entropy: tf.zeros([B, T]) as tf.Tensor2D }
   // positions 0..T-2 predict ids 1..T-1
   const h = tf.reshape(tf.slice(hidden, [0, 0, 0], [B, T - 1, policy.config.dModel]), [B * (T - 1), policy.config.dModel]) as tf.Tensor2D
-  let z: tf.Tensor2D = transformer.logits(policy.config, weightOf(policy), h)
-  if (temperature !== 1) z = tf.div(z, temperature)
   const targets = tf.reshape(tf.slice(ids, [0, 1], [B, T - 1]), [-1]) as tf.Tensor1D
   const pad = tf.zeros([B, 1])
   const rows = (x: tf.Tensor): tf.Tensor2D => tf.concat([pad, tf.reshape(x, [B, T - 1])], 1) as tf.Tensor2D
+  const V = policy.config.vocab
+  // past one chunk of logits, the head and the log-softmax run fused and chunked (memory: chunk x vocab)
+  if (options.entropy === false && B * (T - 1) > chunkRows(V)) {
+    const head = { temperature, softcap: policy.config.logitSoftcap }
+    return {
+      logprobs: rows(chunkedLogprobs(h, transformer.headWeight(policy.config, weightOf(policy)), targets, head)),
+      entropy: tf.zeros([B, T]) as tf.Tensor2D
+    }
+  }
+  let z: tf.Tensor2D = transformer.logits(policy.config, weightOf(policy), h)
+  if (temperature !== 1) z = tf.div(z, temperature)
   if (options.entropy === false) return { logprobs: rows(pickLogSoftmax(z, targets)), entropy: tf.zeros([B, T]) as tf.Tensor2D }
   const logp = tf.logSoftmax(z)
   return { logprobs: rows(pick(logp, targets)), entropy: rows(tf.neg(tf.sum(tf.mul(tf.exp(logp), logp), -1))) }

@@ -21,7 +21,10 @@ export const numberOr = (cfg: HfConfig, key: string, fallback: number): R<number
 const record = (value: unknown): HfConfig | undefined =>
   typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as HfConfig) : undefined
 
-/** The RoPE parameters of `config.json` (transformers 5's `rope_parameters`, 4's `rope_scaling` and `rope_theta`), for one layer type when keyed by it (Gemma 3). */
+/**
+ * The RoPE parameters of `config.json` (transformers 5's `rope_parameters`, 4's `rope_scaling`
+ * and `rope_theta`), for one layer type when keyed by it (Gemma 3).
+ */
 export const ropeParameters = (cfg: HfConfig, layerType?: string): HfConfig => {
   const params = record(cfg['rope_parameters']) ?? record(cfg['rope_scaling']) ?? {}
   return (layerType === undefined ? undefined : record(params[layerType])) ?? params

@@ -1,0 +1,50 @@
+import { expectNoLeak, TestBackend } from '@mtrl/testing'
+import * as tf from '@tensorflow/tfjs'
+import { beforeAll, describe, expect, it } from 'vitest'
+import * as _ from '../../src/internal/chunkedHead.js'
+import { linear, pickLogSoftmax } from '../../src/internal/ops.js'
+
+beforeAll(async () => {
+  await TestBackend.use('cpu')
+})
+
+/** The plain path: [N, vocab] logits, soft-cap, temperature, log-softmax, pick. */
+const plain = (h: tf.Tensor2D, w: tf.Tensor2D, targets: tf.Tensor1D, temperature: number, softcap: number | undefined): tf.Tensor1D => {
+  let z = linear(h, w)
+  if (softcap !== undefined) z = tf.mul(tf.tanh(tf.div(z, softcap)), softcap)
+  if (temperature !== 1) z = tf.div(z, temperature)
+  return pickLogSoftmax(z, targets)
+}
+
+const maxDiff = (a: tf.Tensor, b: tf.Tensor): number => tf.tidy(() => tf.max(tf.abs(tf.sub(a, b))).dataSync()[0]!)
+
+describe('chunkedHead', () => {
+  for (const [temperature, softcap] of [
+    [1, undefined],
+    [0.7, 3]
+  ] as const)
+    it(`equals the plain head and log-softmax, values and gradients, for chunks that do not divide the rows (temperature ${temperature}, soft-cap ${softcap})`, async () => {
+      await expectNoLeak(() =>
+        tf.tidy(() => {
+          const h = tf.randomNormal([11, 8], 0, 1, 'float32', 1) as tf.Tensor2D
+          const w = tf.randomNormal([37, 8], 0, 1, 'float32', 2) as tf.Tensor2D
+          const targets = tf.tensor1d([0, 5, 36, 2, 2, 9, 17, 30, 1, 4, 8], 'int32')
+          const dy = tf.randomNormal([11], 0, 1, 'float32', 3)
+          const loss = (f: (h: tf.Tensor2D, w: tf.Tensor2D) => tf.Tensor1D) => (a: tf.Tensor, b: tf.Tensor) =>
+            tf.sum(tf.mul(f(a as tf.Tensor2D, b as tf.Tensor2D), dy))
+          const chunked = (a: tf.Tensor2D, b: tf.Tensor2D) => _.chunkedLogprobs(a, b, targets, { temperature, softcap }, 4)
+          const reference = (a: tf.Tensor2D, b: tf.Tensor2D) => plain(a, b, targets, temperature, softcap)
+          expect(maxDiff(chunked(h, w), reference(h, w))).toBeLessThan(1e-5)
+          const [dh, dw] = tf.grads(loss(chunked))([h, w])
+          const [rh, rw] = tf.grads(loss(reference))([h, w])
+          expect(maxDiff(dh!, rh!)).toBeLessThan(1e-5)
+          expect(maxDiff(dw!, rw!)).toBeLessThan(1e-5)
+        })
+      )
+    })
+
+  it('sizes a chunk to about 16M logits, at least one row', () => {
+    expect(_.chunkRows(151936)).toBe(110)
+    expect(_.chunkRows(2 ** 25)).toBe(1)
+  })
+})
