@@ -1,7 +1,7 @@
 /**
  * `mtrl serve-policy RUN_DIR|MODEL_DIR`: any agent mtrl can load (a run's final checkpoint, a
  * checkpoint folder, a Hugging Face Llama/Qwen2 folder, with a LoRA adapter or not) served over
- * the OpenAI Chat Completions API, for the programs people already write.
+ * the OpenAI Chat Completions and Responses APIs, for the programs people already write.
  */
 import { Progress } from '@mtrl/experiment'
 import { Agent } from '@mtrl/policy'
@@ -14,13 +14,16 @@ import { startBackend } from '../Runtime.js'
 
 export const servePolicy = make({
   name: 'serve-policy',
-  summary: 'serve an agent over the OpenAI API (chat completions)',
+  summary: 'serve an agent over the OpenAI API (chat completions, responses)',
   help: `mtrl serve-policy RUN_DIR|MODEL_DIR [--port 8000] [--host 127.0.0.1] [--token T] [--name NAME]
                   [--slots 32] [--max-len N] [--chat-template FILE] [--max-requests 256] [--seed 0] [--backend B]
 
-Serves POST /v1/chat/completions (streaming, tools, logprobs, n, seed, stop; the extension
-"return_token_ids": true adds the prompt's and each choice's exact token ids) and GET /v1/models,
-for the openai client, the ai SDK or any program that speaks the API (base URL http://HOST:PORT/v1).
+Serves POST /v1/chat/completions (streaming, tools, logprobs, n, seed, stop; structured output
+with response_format json_object / json_schema and forced tools with tool_choice, by constrained
+decoding; the extensions "return_token_ids": true, the prompt's and each choice's exact token ids,
+and "chat_template_kwargs"), POST /v1/responses (the Responses API: input items, tools, text.format,
+previous_response_id, streaming) and GET /v1/models, for the openai client, @openai/agents, the ai
+SDK, LangChain or any program that speaks the API (base URL http://HOST:PORT/v1).
 
 RUN_DIR serves the run's last finished stage; MODEL_DIR is an mtrl checkpoint or a Hugging Face
 folder (config.json, model.safetensors, tokenizer.json). A Hugging Face tokenizer's own
