@@ -619,7 +619,15 @@ streamed = "".join(c.choices[0].delta.content or "" for c in client.chat.complet
 tools = [{"type": "function", "function": {"name": "go", "parameters": {"type": "object", "properties": {"direction": {"type": "string"}}}}},
          {"type": "function", "function": {"name": "take", "parameters": {"type": "object", "properties": {"object": {"type": "string"}}}}}]
 call = client.chat.completions.create(model="taught", temperature=0, tools=tools, messages=[messages[0], {"role": "user", "content": "You are in a kitchen."}]).choices[0].message.tool_calls[0]
-print(json.dumps({"plain": plain.choices[0].message.content, "streamed": streamed, "call": [call.function.name, json.loads(call.function.arguments)]}))
+from pydantic import BaseModel
+from typing import Literal
+class Mood(BaseModel):
+    mood: Literal["happy", "sad"]
+    friendly: bool
+parsed = client.chat.completions.parse(model="taught", messages=messages, temperature=0, response_format=Mood).choices[0].message.parsed
+response = client.responses.create(model="taught", instructions=sys.argv[2], input="Say hello.", temperature=0)
+print(json.dumps({"plain": plain.choices[0].message.content, "streamed": streamed, "call": [call.function.name, json.loads(call.function.arguments)],
+                  "parsed": type(parsed).__name__, "responses": response.output_text}))
 `
 
 describe('agent runs (rollouts): each run has its own routes, its calls recorded token-exact', () => {
@@ -695,16 +703,25 @@ describe('agent runs (rollouts): each run has its own routes, its calls recorded
 })
 
 describe("Server with Python's openai package", () => {
-  it.runIf(python)(`a Python agent gets the same replies, streamed and with tools ${Services.tag('python-openai')}`, async () => {
-    // asynchronously: the server answers from this process
-    const out = await new Promise<{ stdout: string; stderr: string }>((resolve) =>
-      execFile('python3', ['-c', pythonAgent, `${server.url}/v1`, system], { encoding: 'utf8', timeout: 60_000 }, (_e, stdout, stderr) =>
-        resolve({ stdout, stderr })
+  it.runIf(python)(
+    `a Python agent gets the same replies, streamed, with tools, parse() with pydantic and the Responses API ${Services.tag('python-openai')}`,
+    async () => {
+      // asynchronously: the server answers from this process
+      const out = await new Promise<{ stdout: string; stderr: string }>((resolve) =>
+        execFile('python3', ['-c', pythonAgent, `${server.url}/v1`, system], { encoding: 'utf8', timeout: 60_000 }, (_e, stdout, stderr) =>
+          resolve({ stdout, stderr })
+        )
       )
-    )
-    expect(out.stderr).toBe('')
-    expect(JSON.parse(out.stdout)).toEqual({ plain: 'hello there, friend', streamed: 'hello there, friend', call: ['go', { direction: 'north' }] })
-  })
+      expect(out.stderr).toBe('')
+      expect(JSON.parse(out.stdout)).toEqual({
+        plain: 'hello there, friend',
+        streamed: 'hello there, friend',
+        call: ['go', { direction: 'north' }],
+        parsed: 'Mood',
+        responses: 'hello there, friend'
+      })
+    }
+  )
 
   it.runIf(python)(`a Python agent plays in its own run and posts its per-turn rewards ${Services.tag('python-openai')}`, async () => {
     const run = rollouts.open()
