@@ -10,7 +10,7 @@
  * @since 0.1.0
  */
 import * as tf from '@tensorflow/tfjs'
-import { chunkedLogprobs, chunkRows } from './internal/chunkedHead.js'
+import { chunkedScores, chunkRows } from './internal/chunkedHead.js'
 import { detach, pick, pickLogSoftmax } from './internal/ops.js'
 import * as transformer from './internal/transformer.js'
 import { valueHead, type Critic } from './Critic.js'
@@ -29,6 +29,12 @@ export interface Options {
    * policy-and-value network trained on one summed loss).
    */
   readonly valueGradient?: 'head' | 'trunk'
+  /**
+   * Rows of a chunk of the fused head (default: as many as make 16M logits). Past one chunk,
+   * the head, the log-softmax and the entropy run chunked, recomputing each chunk's logits in
+   * the backward pass: memory grows as chunk x vocab instead of tokens x vocab.
+   */
+  readonly chunkRows?: number
 }
 
 /**
@@ -137,13 +143,14 @@ const scoresOf = (policy: Policy, hidden: tf.Tensor3D, ids: tf.Tensor2D, tempera
   const pad = tf.zeros([B, 1])
   const rows = (x: tf.Tensor): tf.Tensor2D => tf.concat([pad, tf.reshape(x, [B, T - 1])], 1) as tf.Tensor2D
   const V = policy.config.vocab
-  // past one chunk of logits, the head and the log-softmax run fused and chunked (memory: chunk x vocab)
-  if (options.entropy === false && B * (T - 1) > chunkRows(V)) {
+  // past one chunk of logits, the head, log-softmax and entropy run fused and chunked (memory: chunk x vocab)
+  const chunk = options.chunkRows ?? chunkRows(V)
+  if (B * (T - 1) > chunk) {
     const head = { temperature, softcap: policy.config.logitSoftcap }
-    return {
-      logprobs: rows(chunkedLogprobs(h, transformer.headWeight(policy.config, weightOf(policy)), targets, head)),
-      entropy: tf.zeros([B, T]) as tf.Tensor2D
-    }
+    const entropy = options.entropy !== false
+    const scores = chunkedScores(h, transformer.headWeight(policy.config, weightOf(policy)), targets, head, entropy, chunk)
+    const column = (j: number): tf.Tensor => tf.slice(scores, [0, j], [-1, 1])
+    return { logprobs: rows(column(0)), entropy: entropy ? rows(column(1)) : (tf.zeros([B, T]) as tf.Tensor2D) }
   }
   let z: tf.Tensor2D = transformer.logits(policy.config, weightOf(policy), h)
   if (temperature !== 1) z = tf.div(z, temperature)

@@ -13,6 +13,36 @@ beforeAll(async () => {
 const config = ModelConfig.make({ vocab: 30, dModel: 16, layers: 1, heads: 2, ffn: 32, maxLen: 32 })
 
 describe('Scoring', () => {
+  it('chunked (3 rows a chunk) gives the log-probs, entropies and gradients of the plain head, with and without entropies', async () => {
+    const policy = Policy.make({ ...config, logitSoftcap: 2 }, 2)
+    const variables = Policy.trainableVariables(policy)
+    await expectNoLeak(() => {
+      tf.tidy(() => {
+        const ids = tf.tensor2d(
+          [
+            [1, 4, 9, 2, 0],
+            [3, 3, 8, 7, 5]
+          ],
+          [2, 5],
+          'int32'
+        )
+        const run = (options: _.Options) => {
+          const { value, grads } = tf.variableGrads(() => {
+            const s = _.tokenLogprobs(policy, options)(ids, 0.7)
+            return tf.add(tf.sum(tf.mul(s.logprobs, 1.3)), tf.sum(tf.mul(s.entropy, 0.4))) as tf.Scalar
+          }, variables)
+          return [value, ...variables.map((v) => grads[v.name]!)]
+        }
+        for (const entropy of [true, false]) {
+          const plain = run({ entropy })
+          const chunked = run({ entropy, chunkRows: 3 })
+          plain.forEach((t, i) => expect(tf.max(tf.abs(tf.sub(t, chunked[i]!))).dataSync()[0]).toBeLessThan(1e-5))
+        }
+      })
+    })
+    policy.dispose()
+  })
+
   it('matches log-softmax of the logits, with 0 at t = 0, and entropies are non-negative', async () => {
     const policy = Policy.make(config, 1)
     await expectNoLeak(() => {

@@ -1,11 +1,11 @@
 /**
- * The output head and the log-softmax fused and chunked over rows: `log p(target_n)` for hidden
- * states [N, d] without ever holding the [N, vocab] logits, so memory grows as chunk x vocab
+ * The output head, the log-softmax and the entropy fused and chunked over rows: `log p(target_n)`
+ * and `H_n` for hidden states [N, d] without ever holding the [N, vocab] logits, so memory grows as chunk x vocab
  * rather than tokens x vocab (at Qwen's 151,936 tokens, 4,800 tokens of an RL batch would take
  * 2.9 GB per [N, vocab] float tensor, and the plain path keeps three). The backward pass
  * recomputes each chunk's logits (as Liger's fused linear cross-entropy does): per chunk,
  * `z = c tanh(h W^T / c) / tau` (the soft-cap only with one), `p = softmax(z)`,
- * `dz = dy (onehot(target) - p)`, through the soft-cap `dz (1 - tanh^2)` and `/ tau`, then
+ * `dz = dlp (onehot(target) - p) - dH p (z - E_p[z])`, through the soft-cap `dz (1 - tanh^2)` and `/ tau`, then
  * `dh = dz W`, `dW += dz^T h`.
  */
 import * as tf from '@tensorflow/tfjs'
@@ -30,49 +30,73 @@ const chunkLogits = (head: Head, h: tf.Tensor2D, w: tf.Tensor2D): { readonly z: 
   return { z: head.temperature === 1 ? z : (tf.div(z, head.temperature) as tf.Tensor2D), capTanh }
 }
 
-/** `z[n, targets[n]] - logsumexp(z[n])` for one chunk: [R]. */
-const pickedLogprobs = (z: tf.Tensor2D, targets: tf.Tensor1D): tf.Tensor1D => {
+/** For one chunk: [R, 2], `z[n, targets[n]] - logsumexp(z[n])` and the entropy (0 unless asked). */
+const scoresOf = (z: tf.Tensor2D, targets: tf.Tensor1D, entropy: boolean): tf.Tensor2D => {
   const [R, V] = z.shape
   const max = tf.max(z, -1, true)
-  const lse = tf.add(tf.reshape(max, [R]), tf.log(tf.sum(tf.exp(tf.sub(z, max)), -1)))
+  const e = tf.exp(tf.sub(z, max))
+  const sum = tf.sum(e, -1, true)
+  const lse = tf.reshape(tf.add(max, tf.log(sum)), [R])
   const flat = tf.add(tf.mul(tf.range(0, R, 1, 'int32'), tf.scalar(V, 'int32')), targets)
-  return tf.sub(tf.gather(tf.reshape(z, [-1]), flat), lse)
+  const logprobs = tf.sub(tf.gather(tf.reshape(z, [-1]), flat), lse)
+  // H = lse - sum_v p_v z_v
+  const h = entropy ? tf.sub(lse, tf.sum(tf.mul(tf.div(e, sum), z), -1)) : tf.zerosLike(logprobs)
+  return tf.stack([logprobs, h], 1) as tf.Tensor2D
+}
+
+/** The gradient of one chunk's scores in its logits: `dlp (onehot - p) - dH p (z - E_p[z])`. */
+const logitsGrad = (z: tf.Tensor2D, targets: tf.Tensor1D, dy: tf.Tensor2D, entropy: boolean): tf.Tensor2D => {
+  const [R, V] = z.shape
+  const p = tf.softmax(z)
+  const dlp = tf.slice(dy, [0, 0], [R, 1])
+  let dz: tf.Tensor = tf.mul(tf.sub(tf.cast(tf.oneHot(targets, V), 'float32'), p), dlp)
+  if (entropy) {
+    const mean = tf.sum(tf.mul(p, z), -1, true)
+    dz = tf.sub(dz, tf.mul(tf.mul(p, tf.sub(z, mean)), tf.slice(dy, [0, 1], [R, 1])))
+  }
+  return dz as tf.Tensor2D
 }
 
 const rowsOf = <T extends tf.Tensor>(x: T, start: number, rows: number): T =>
   (x.rank === 1 ? tf.slice(x, [start], [rows]) : tf.slice(x, [start, 0], [rows, -1])) as T
 
 /**
- * `log softmax(head(hidden))[n, targets[n]]`, chunked (see the module comment). Differentiable
- * in `hidden` and `weight`; the caller owns the result.
+ * `log softmax(head(hidden))[n, targets[n]]` and, with `entropy`, each row's entropy, chunked
+ * (see the module comment). Differentiable in `hidden` and `weight`; the caller owns the result.
  *
  * @param hidden [N, d]
  * @param weight [vocab, d] (Hugging Face layout)
  * @param targets int32 [N]
- * @returns [N]
+ * @returns [N, 2]: log-prob, entropy (0 without `entropy`)
  */
-export const chunkedLogprobs = (hidden: tf.Tensor2D, weight: tf.Tensor2D, targets: tf.Tensor1D, head: Head, rows = chunkRows(weight.shape[0])): tf.Tensor1D => {
+export const chunkedScores = (
+  hidden: tf.Tensor2D,
+  weight: tf.Tensor2D,
+  targets: tf.Tensor1D,
+  head: Head,
+  entropy: boolean,
+  rows = chunkRows(weight.shape[0])
+): tf.Tensor2D => {
   const N = hidden.shape[0]
   const starts = Array.from({ length: Math.ceil(N / rows) }, (_, i) => i * rows)
   const f = tf.customGrad((...args: Array<tf.Tensor | tf.GradSaveFunc>) => {
     const [h, w, save] = args as [tf.Tensor2D, tf.Tensor2D, tf.GradSaveFunc]
     save([h, w, targets])
-    const parts = starts.map((s) =>
-      tf.tidy(() => pickedLogprobs(chunkLogits(head, rowsOf(h, s, Math.min(rows, N - s)), w).z, rowsOf(targets, s, Math.min(rows, N - s))))
-    )
+    const parts = starts.map((s) => {
+      const R = Math.min(rows, N - s)
+      return tf.tidy(() => scoresOf(chunkLogits(head, rowsOf(h, s, R), w).z, rowsOf(targets, s, R), entropy))
+    })
     return {
       value: parts.length === 1 ? parts[0]! : tf.concat(parts),
       gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => {
         const [sh, sw, st] = saved as [tf.Tensor2D, tf.Tensor2D, tf.Tensor1D]
-        const V = sw.shape[0]
         let dW: tf.Tensor = tf.zerosLike(sw)
         const dh = starts.map((s) => {
           const R = Math.min(rows, N - s)
           const [dhPart, dWPart] = tf.tidy(() => {
             const hc = rowsOf(sh, s, R)
             const { z, capTanh } = chunkLogits(head, hc, sw)
-            const p = tf.softmax(z)
-            let dz: tf.Tensor = tf.mul(tf.sub(tf.cast(tf.oneHot(rowsOf(st, s, R), V), 'float32'), p), tf.reshape(rowsOf(dy as tf.Tensor1D, s, R), [R, 1]))
+            let dz: tf.Tensor = logitsGrad(z, rowsOf(st, s, R), rowsOf(dy as tf.Tensor2D, s, R), entropy)
             if (capTanh !== undefined) dz = tf.mul(dz, tf.sub(1, tf.square(capTanh)))
             if (head.temperature !== 1) dz = tf.div(dz, head.temperature)
             return [tf.matMul(dz as tf.Tensor2D, sw), tf.matMul(tf.transpose(dz) as tf.Tensor2D, hc)]
@@ -86,6 +110,10 @@ export const chunkedLogprobs = (hidden: tf.Tensor2D, weight: tf.Tensor2D, target
         return [dh.length === 1 ? dh[0]! : tf.concat(dh), dW]
       }
     }
-  }) as unknown as (h: tf.Tensor2D, w: tf.Tensor2D) => tf.Tensor1D
+  }) as unknown as (h: tf.Tensor2D, w: tf.Tensor2D) => tf.Tensor2D
   return f(hidden, weight)
 }
+
+/** {@link chunkedScores}' log-probs alone: [N]. */
+export const chunkedLogprobs = (hidden: tf.Tensor2D, weight: tf.Tensor2D, targets: tf.Tensor1D, head: Head, rows = chunkRows(weight.shape[0])): tf.Tensor1D =>
+  tf.reshape(tf.slice(chunkedScores(hidden, weight, targets, head, false, rows), [0, 0], [-1, 1]), [-1]) as tf.Tensor1D

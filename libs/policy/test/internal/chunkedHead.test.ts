@@ -43,6 +43,31 @@ describe('chunkedHead', () => {
       )
     })
 
+  it('computes the entropy too: values and gradients of log-probs and entropies equal the plain log-softmax', async () => {
+    await expectNoLeak(() =>
+      tf.tidy(() => {
+        const h = tf.randomNormal([9, 8], 0, 1, 'float32', 4) as tf.Tensor2D
+        const w = tf.randomNormal([23, 8], 0, 1, 'float32', 5) as tf.Tensor2D
+        const targets = tf.tensor1d([0, 5, 22, 2, 2, 9, 17, 3, 1], 'int32')
+        const dy = tf.randomNormal([9, 2], 0, 1, 'float32', 6)
+        const head = { temperature: 0.8, softcap: 4 }
+        const reference = (a: tf.Tensor2D, b: tf.Tensor2D): tf.Tensor2D => {
+          const logp = tf.logSoftmax(tf.div(tf.mul(tf.tanh(tf.div(linear(a, b), 4)), 4), 0.8))
+          const picked = tf.sum(tf.mul(logp, tf.oneHot(targets, 23)), -1)
+          return tf.stack([picked, tf.neg(tf.sum(tf.mul(tf.exp(logp), logp), -1))], 1) as tf.Tensor2D
+        }
+        const chunked = (a: tf.Tensor2D, b: tf.Tensor2D): tf.Tensor2D => _.chunkedScores(a, b, targets, head, true, 4)
+        expect(maxDiff(chunked(h, w), reference(h, w))).toBeLessThan(1e-5)
+        const loss = (f: (a: tf.Tensor2D, b: tf.Tensor2D) => tf.Tensor2D) => (a: tf.Tensor, b: tf.Tensor) =>
+          tf.sum(tf.mul(f(a as tf.Tensor2D, b as tf.Tensor2D), dy))
+        const [dh, dw] = tf.grads(loss(chunked))([h, w])
+        const [rh, rw] = tf.grads(loss(reference))([h, w])
+        expect(maxDiff(dh!, rh!)).toBeLessThan(1e-5)
+        expect(maxDiff(dw!, rw!)).toBeLessThan(1e-5)
+      })
+    )
+  })
+
   it('sizes a chunk to about 16M logits, at least one row', () => {
     expect(_.chunkRows(151936)).toBe(110)
     expect(_.chunkRows(2 ** 25)).toBe(1)
