@@ -42,7 +42,7 @@ fi
 command -v node >/dev/null || fail "node is still missing"
 node -e 'require("node:worker_threads")' || fail "this node does not run here ($(command -v node))"
 [ -f node_modules/webgpu/dist/linux-x64/dawn.node ] || fail "node_modules/webgpu has no linux-x64 Dawn build"
-ldconfig -p 2>/dev/null | grep -q 'libvulkan\.so\.1' || fail "no Vulkan loader (libvulkan.so.1): install libvulkan1 and the GPU's Vulkan driver"
+ldconfig -p 2>/dev/null | grep 'libvulkan\.so\.1' >/dev/null || fail "no Vulkan loader (libvulkan.so.1): install libvulkan1 and the GPU's Vulkan driver"
 command -v python3 >/dev/null || fail "no python3"
 dry=${GPU_CHECK_DRY:-0}
 device=cuda shapes="default qwen3-0.6b"
@@ -67,7 +67,8 @@ sys.exit(1 if a.get("software", True) and sys.argv[1] != "1" else 0)' "$dry" || 
 
 # --- 2. parity on the hardware adapter ----------------------------------------------------------
 parity() {
-  local dir=$1 file=$2 report="$root/$work/parity-$(basename "$dir").json"
+  local dir=$1 file=$2
+  local report="$root/$work/parity-$(basename "$dir").json"
   (cd "$dir" && node "$root/node_modules/vitest/vitest.mjs" run "$file" --reporter=default --reporter=json --outputFile.json="$report") || return 1
   python3 -c '
 import json, sys

@@ -27,6 +27,20 @@ for (const w of workspaces) {
   for (const d of Object.keys({ ...p.dependencies, ...p.optionalDependencies, ...p.peerDependencies, ...p.devDependencies })) visit(d)
 }
 for (const d of ['vitest', 'tsx']) visit(d)
+// packages installed beside a workspace package resolve their own dependencies from the root
+const nested = (w) =>
+  existsSync(join(root, w, 'node_modules'))
+    ? readdirSync(join(root, w, 'node_modules')).flatMap((n) =>
+        n.startsWith('@') ? readdirSync(join(root, w, 'node_modules', n)).map((m) => `${n}/${m}`) : [n]
+      )
+    : []
+for (const w of workspaces)
+  for (const name of nested(w)) {
+    const manifest = join(root, w, 'node_modules', name, 'package.json')
+    if (!existsSync(manifest)) continue
+    const p = JSON.parse(readFileSync(manifest, 'utf8'))
+    for (const d of Object.keys({ ...p.dependencies, ...p.optionalDependencies, ...p.peerDependencies })) visit(d)
+  }
 
 const dropped = /\.(map|html|md|d\.ts|d\.mts|d\.cts|tsbuildinfo)$|\.min\.js$|es2017|fesm|miniprogram|\/dist\/(darwin|win32|linux-arm64)/
 const files = []
