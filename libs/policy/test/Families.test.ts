@@ -146,6 +146,26 @@ describe('Families', () => {
     expect(reason({ ...base, model_type: 'gemma2', layer_types: ['sliding_attention', 'full_attention'], sliding_window: null })).toMatch(/sliding_window/)
     expect(reason({ ...base, model_type: 'qwen2', use_sliding_window: true })).toMatch(/layer_types/)
     expect(reason({ ...base, model_type: 'llama' })).toBe('accepted')
+    // transformers 4.x configs of published models
+    const qwen = _.configOf({ ...base, model_type: 'qwen2', rope_scaling: null, rope_theta: 1e6, sliding_window: 131072, use_sliding_window: false })
+    expect(qwen._tag === 'Right' && [qwen.right.slidingWindow, qwen.right.ropeTheta, qwen.right.qkvBias]).toEqual([undefined, 1e6, true])
+    const mistral = _.configOf({ ...base, model_type: 'mistral', sliding_window: null })
+    expect(mistral._tag === 'Right' && mistral.right.slidingWindow).toBe(undefined)
+    const gemma3 = _.configOf({
+      ...base,
+      num_hidden_layers: 6,
+      model_type: 'gemma3_text',
+      rope_scaling: { rope_type: 'linear', factor: 8 },
+      rope_theta: 1e6,
+      rope_local_base_freq: 1e4,
+      sliding_window: 512,
+      sliding_window_pattern: 6
+    })
+    expect(gemma3._tag === 'Right' && [gemma3.right.rope, gemma3.right.localRopeTheta, gemma3.right.slidingLayers]).toEqual([
+      { type: 'linear', factor: 8 },
+      1e4,
+      [true, true, true, true, true, false]
+    ])
   })
 
   it('reads a sharded folder (model.safetensors.index.json) and chat_template.jinja', async () => {

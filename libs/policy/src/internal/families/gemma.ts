@@ -55,22 +55,25 @@ export const gemma2: Family = {
     )
 }
 
-/** Gemma 3's RoPE: full layers by `rope_parameters.full_attention`, sliding ones by `sliding_attention` (or 4.x's `rope_local_base_freq`). */
-const gemma3Rope = (cfg: HfConfig, config: ModelConfig): E.Either<string, ModelConfig> =>
-  pipe(
+/**
+ * Gemma 3's RoPE: transformers 5 keys `rope_parameters` by layer type (`full_attention`,
+ * `sliding_attention`); 4.x has one `rope_scaling` for the full layers and
+ * `rope_local_base_freq` for the sliding ones.
+ */
+const gemma3Rope = (cfg: HfConfig, config: ModelConfig): E.Either<string, ModelConfig> => {
+  const keyed = typeof ropeParameters(cfg)['full_attention'] === 'object'
+  const localBase = typeof cfg['rope_local_base_freq'] === 'number' ? cfg['rope_local_base_freq'] : 1e4
+  return pipe(
     E.Do,
-    E.bind('full', () => ropeOf(cfg, ropeParameters(cfg, 'full_attention'), 1e6)),
-    E.bind('local', () =>
-      ropeOf(cfg, ropeParameters(cfg, 'sliding_attention'), typeof cfg['rope_local_base_freq'] === 'number' ? cfg['rope_local_base_freq'] : 1e4)
-    ),
+    E.bind('full', () => ropeOf(cfg, keyed ? ropeParameters(cfg, 'full_attention') : ropeParameters(cfg), 1e6)),
+    E.bind('local', () => (keyed ? ropeOf(cfg, ropeParameters(cfg, 'sliding_attention'), localBase) : E.right({ theta: localBase, scaling: undefined }))),
     E.chain(({ full, local }) => {
       if (local.scaling !== undefined) return E.left('rope_parameters.sliding_attention: a scaled local RoPE is not supported')
-      const keyed = ropeParameters(cfg, 'sliding_attention') !== ropeParameters(cfg)
-      const localTheta = keyed ? local.theta : typeof cfg['rope_local_base_freq'] === 'number' ? cfg['rope_local_base_freq'] : 1e4
       const { rope: _, ...rest } = config
-      return E.right({ ...rest, ropeTheta: full.theta, ...(full.scaling === undefined ? {} : { rope: full.scaling }), localRopeTheta: localTheta })
+      return E.right({ ...rest, ropeTheta: full.theta, ...(full.scaling === undefined ? {} : { rope: full.scaling }), localRopeTheta: local.theta })
     })
   )
+}
 
 export const gemma3: Family = {
   modelTypes: ['gemma3_text'],

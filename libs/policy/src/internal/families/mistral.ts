@@ -14,7 +14,11 @@ export const mistral: Family = {
   config: (cfg) =>
     pipe(
       llamaLike(cfg),
-      E.chain((c) => E.map((s: Partial<ModelConfig>) => ({ ...c, ...s }))(slidingOf({ ...cfg, layer_types: undefined }, c.layers, () => true))),
+      E.chain((c) =>
+        E.map((s: Partial<ModelConfig>) => ({ ...c, ...s }))(
+          slidingOf({ ...cfg, layer_types: undefined }, c.layers, () => typeof cfg['sliding_window'] === 'number')
+        )
+      ),
       E.chain(validated)
     )
 }

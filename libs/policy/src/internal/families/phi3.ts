@@ -87,7 +87,11 @@ export const phi3: Family = {
     if (type === 'longrope' || type === 'su') return E.left(`rope_parameters.rope_type ${String(type)} (LongRoPE) is not supported`)
     return pipe(
       llamaLike(cfg),
-      E.chain((c) => E.map((s: Partial<ModelConfig>) => ({ ...c, ...s }))(slidingOf({ ...cfg, layer_types: undefined }, c.layers, () => true))),
+      E.chain((c) =>
+        E.map((s: Partial<ModelConfig>) => ({ ...c, ...s }))(
+          slidingOf({ ...cfg, layer_types: undefined }, c.layers, () => typeof cfg['sliding_window'] === 'number')
+        )
+      ),
       E.chain(validated)
     )
   },
