@@ -30,6 +30,7 @@ const go = {
   name: 'go',
   parameters: { type: 'object', properties: { direction: { enum: ['north', 'south'] } }, required: ['direction'], additionalProperties: false }
 }
+const say = { name: 'say', parameters: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'], additionalProperties: false } }
 const take = {
   name: 'take',
   parameters: { type: 'object', properties: { count: { type: 'integer', minimum: 1, maximum: 9 } }, required: ['count'], additionalProperties: false }
@@ -99,7 +100,7 @@ describe('Grammar: every reply the mask allows is valid', () => {
     expect(ended).toBeGreaterThan(0)
   })
 
-  for (const syntax of ['hermes', 'qwen-xml', 'mistral', 'llama3-json'] as const)
+  for (const syntax of ['hermes', 'qwen-xml', 'glm-xml', 'mistral', 'llama3-json'] as const)
     it(`ToolCalls ${syntax}: any walk is only calls of the given functions, arguments valid, read back by the format's parser`, async () => {
       const c = await compiled({ _tag: 'ToolCalls', syntax, functions: [go, take], parallel: false })
       const byName = { go: validate(go.parameters), take: validate(take.parameters) }
@@ -126,8 +127,20 @@ describe('Grammar: every reply the mask allows is valid', () => {
     for (const seed of [11, 12, 13]) expect(ToolCalls.parse('hermes')((await walk(c, seed))!).calls.map((x) => x.name)).toEqual(['take'])
   })
 
+  it('glm-xml writes string values as text (an enum one of its values), read back as strings', async () => {
+    const c = await compiled({ _tag: 'ToolCalls', syntax: 'glm-xml', functions: [go, say], parallel: false })
+    for (const seed of [21, 22, 23, 24, 25, 26]) {
+      const text = (await walk(c, seed, 200))!
+      const parsed = ToolCalls.parse('glm-xml', [{ function: go }, { function: say }])(text)
+      expect(parsed.calls).toHaveLength(1)
+      const call = parsed.calls[0]!
+      if (call.name === 'go') expect(text).toMatch(/<arg_value>(north|south)<\/arg_value>/)
+      else expect(typeof call.arguments['text']).toBe('string')
+    }
+  })
+
   it('refuses what it cannot compile, with the reason', async () => {
-    const glm = await grammars.compile({ _tag: 'ToolCalls', syntax: 'glm-xml', functions: [go], parallel: false })()
-    expect(E.isLeft(glm) && glm.left).toMatch(/glm-xml/)
+    const bad = await grammars.compile({ _tag: 'JsonSchema', schema: { type: 'object', properties: { a: { $ref: '#/$defs/missing' } } }, strict: false })()
+    expect(E.isLeft(bad) && bad.left).toMatch(/cannot be compiled/)
   })
 })

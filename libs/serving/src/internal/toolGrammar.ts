@@ -19,6 +19,42 @@ const schemaOf = (f: Callable): Record<string, unknown> | boolean =>
 
 const json = (f: Callable): StructuralTagFormat => ({ type: 'json_schema', json_schema: schemaOf(f) })
 
+const isObject = (u: unknown): u is Record<string, unknown> => typeof u === 'object' && u !== null && !Array.isArray(u)
+
+const escaped = (text: string): string => text.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&')
+
+/** How GLM writes a string-valued property (as text, no quotes): its enum's values, or any text without `<`; `undefined` for other values. */
+const textValue = (property: Record<string, unknown>): StructuralTagFormat | undefined => {
+  const values = property['enum']
+  if (Array.isArray(values) && values.length > 0 && values.every((v) => typeof v === 'string'))
+    return { type: 'regex', pattern: (values as ReadonlyArray<string>).map(escaped).join('|') }
+  return property['type'] === 'string' ? { type: 'regex', pattern: '[^<]*' } : undefined
+}
+
+/**
+ * GLM's arguments: each required property as `<arg_key>k</arg_key>\n<arg_value>v</arg_value>\n`, in
+ * the schema's order, a string value as text (one of its enum, or any text without `<`), any other as JSON of its schema (the
+ * root's `$defs` kept for its `$ref`s). Optional properties are left out: the layout has no
+ * grammar of its own in xgrammar, and a fixed order keeps every call valid.
+ */
+const glmArguments = (f: Callable): StructuralTagFormat => {
+  const schema = isObject(f.parameters) ? f.parameters : {}
+  const properties = isObject(schema['properties']) ? schema['properties'] : {}
+  const required = Array.isArray(schema['required']) ? (schema['required'] as ReadonlyArray<string>) : []
+  const defs = {
+    ...(schema['$defs'] === undefined ? {} : { $defs: schema['$defs'] }),
+    ...(schema['definitions'] === undefined ? {} : { definitions: schema['definitions'] })
+  }
+  const elements = Object.keys(properties)
+    .filter((k) => required.includes(k))
+    .flatMap((k): StructuralTagFormat[] => {
+      const property = isObject(properties[k]) ? properties[k] : {}
+      const value: StructuralTagFormat = textValue(property) ?? { type: 'json_schema', json_schema: { ...property, ...defs } }
+      return [{ type: 'const_string', value: `<arg_key>${k}</arg_key>\n<arg_value>` }, value, { type: 'const_string', value: '</arg_value>\n' }]
+    })
+  return elements.length === 0 ? { type: 'const_string', value: '' } : { type: 'sequence', elements }
+}
+
 /** The calls of `functions` in the layout `tag` gives each, joined by `separator`. */
 const calls = (functions: ReadonlyArray<Callable>, tag: (f: Callable) => TagFormat, separator: string, parallel: boolean): StructuralTagFormat => ({
   type: 'tags_with_separator',
@@ -79,6 +115,8 @@ export const structuralTag = (
     case 'llama3-json':
       return E.right(tag(calls(functions, (f) => ({ type: 'tag', begin: `{"name": "${f.name}", "parameters": `, content: json(f), end: '}' }), '; ', parallel)))
     case 'glm-xml':
-      return E.left('forcing a tool call is not supported for the glm-xml tool-call format yet; send tool_choice "auto"')
+      return E.right(
+        tag(calls(functions, (f) => ({ type: 'tag', begin: `<tool_call>${f.name}\n`, content: glmArguments(f), end: '</tool_call>' }), '\n', parallel))
+      )
   }
 }
