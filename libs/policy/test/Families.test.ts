@@ -74,7 +74,17 @@ describe('Families', () => {
   }
 
   it('KV-cached decoding, token by token, equals the full forward pass, past the sliding window (6) and with LoRA merged', async () => {
-    for (const name of ['tiny-mistral', 'tiny-gemma2', 'tiny-gemma3', 'tiny-phi3', 'tiny-smollm3', 'tiny-olmo2', 'tiny-qwen3']) {
+    for (const name of [
+      'tiny-mistral',
+      'tiny-gemma2',
+      'tiny-gemma3',
+      'tiny-phi3',
+      'tiny-smollm3',
+      'tiny-olmo2',
+      'tiny-qwen3',
+      'tiny-llama-yarn',
+      'tiny-qwen2'
+    ]) {
       const policy = await load(name, { lora: { rank: 2, alpha: 4, targets: ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj'] } })
       // a trained adapter: B non-zero
       tf.tidy(() => Object.entries(policy.variables).forEach(([n, v]) => n.includes('lora_B') && v.assign(tf.randomNormal(v.shape, 0, 0.3, 'float32', 1))))
@@ -102,7 +112,7 @@ describe('Families', () => {
   })
 
   it('LoRA trains on every family: a step on the adapters lowers the loss and leaves the base weights', async () => {
-    for (const name of families) {
+    for (const name of [...families, 'tiny-llama', 'tiny-qwen2']) {
       const policy = await load(name, { lora: Lora.defaultOptions })
       const ids = tf.tensor2d([[5, 9, 17, 33, 65, 129, 7, 3]], [1, 8], 'int32')
       const lossOf = (): tf.Scalar =>
