@@ -76,7 +76,10 @@ export const hfConfigOf = (config: ModelConfig, modelType: string, architecture:
     ...ropeKeys(config),
     sliding_window: config.slidingWindow ?? null,
     use_sliding_window: anySliding,
-    layer_types: layers.map((i) => (isSliding(config, i) ? 'sliding_attention' : 'full_attention')),
+    // per-layer types where some layers slide, or for Gemma (whose default alternates); Mistral and Phi-3 say it with sliding_window alone
+    ...(config.slidingLayers !== undefined || config.normOffset === true
+      ? { layer_types: layers.map((i) => (isSliding(config, i) ? 'sliding_attention' : 'full_attention')) }
+      : {}),
     ...(config.ropeLayers === undefined ? {} : { no_rope_layers: config.ropeLayers.map((r) => (r ? 1 : 0)) }),
     ...(config.normOffset === true ? gemmaKeys(config) : {}),
     bos_token_id: tokens.bos,
