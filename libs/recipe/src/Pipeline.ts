@@ -109,10 +109,14 @@ const startAgent = (
   )
 }
 
-/** Records a phase's test looks in the ledger (when the run has one); what it says goes to the reporter. */
-const recordLooks = (ctx: Context, phase: string, checkpoint: string | null, results: ReadonlyArray<Summary.Summary>): E.Either<RunError, void> => {
+/**
+ * Records a phase's test looks in the ledger (when the run has one); what it says goes to the
+ * reporter. The checkpoint is hashed only then: hashing reads files with node:crypto, which a run
+ * without a ledger (the browser page's) does not have.
+ */
+const recordLooks = (ctx: Context, phase: string, checkpoint: () => string | null, results: ReadonlyArray<Summary.Summary>): E.Either<RunError, void> => {
   if (ctx.looks === undefined) return E.right(undefined)
-  const recorded = Looks.recordPhase(ctx.looks, ctx.recipe, ctx.run.path, phase, checkpoint)(results)
+  const recorded = Looks.recordPhase(ctx.looks, ctx.recipe, ctx.run.path, phase, checkpoint())(results)
   if (E.isLeft(recorded)) return E.left(failed(`the test-seed ledger: ${recorded.left}`))
   for (const note of recorded.right.notes) ctx.reporter.line(note)
   return E.right(undefined)
@@ -133,7 +137,7 @@ const evalPhase = async (ctx: Context, phase: string, checkpoint: () => string |
   ctx.run.appendMetrics({ kind: 'eval', phase, results: results.right, seconds })
   Progress.write(ctx.run, ctx.progress)
   ctx.reporter.line(`eval ${phase} (${seconds.toFixed(1)} s):\n${Summary.format(results.right)}`)
-  return recordLooks(ctx, phase, checkpoint(), results.right)
+  return recordLooks(ctx, phase, checkpoint, results.right)
 }
 
 /** Runs stage `i`, saves its end, records it done and evaluates after it. */
