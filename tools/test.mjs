@@ -29,6 +29,7 @@ const install = {
   chromium: 'Debian: apt-get install chromium',
   tensorflow: 'npm run setup:tensorflow (builds @tensorflow/tfjs-node from the local pip index; npm ci does it where it can)',
   'python-openai': "pip install openai (the machine's local pip index)",
+  'python-transformers': "pip install torch==2.13.0+cpu transformers==5.18.0 (the machine's local pip index and /opt/wheels)",
   webgpu: 'a GPU with a Vulkan driver, or Debian: apt-get install chromium libvulkan1 (SwiftShader Vulkan; see libs/backend/README.md)',
   'SWE sandbox guards': 'run as root with util-linux, mount and coreutils; npm run probe -w @mtrl/env-swe says which are missing'
 }

@@ -1,6 +1,6 @@
-import { expectNoLeak, TestBackend } from '@mtrl/testing'
+import { expectNoLeak, Services, TestBackend } from '@mtrl/testing'
 import * as tf from '@tensorflow/tfjs'
-import { execFileSync, spawnSync } from 'node:child_process'
+import { execFileSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
@@ -17,7 +17,7 @@ const scratch = mkdtempSync(join(tmpdir(), 'mtrl-export-'))
 afterAll(() => rmSync(scratch, { recursive: true, force: true }))
 
 // Python's transformers and torch, where the machine has them (.ci/run installs them from the local pip index)
-const transformers = spawnSync('python3', ['-c', 'import transformers, torch'], { encoding: 'utf8' }).status === 0
+const transformers = Services.available('python-transformers')
 const families = [
   'tiny-qwen2',
   'tiny-qwen3',
@@ -77,7 +77,7 @@ describe('Export', () => {
   })
 
   it.runIf(transformers)(
-    'transformers loads every exported folder and computes the same logits (python3 with transformers)',
+    `transformers loads every exported folder and computes the same logits ${Services.tag('python-transformers')}`,
     () => {
       const script = `
 import json, sys, torch, transformers

@@ -20,20 +20,28 @@ import { delimiter, isAbsolute, join } from 'node:path'
  * Debian's chromium; Debian 12's lavapipe is too old for Dawn). `tensorflow`: the native backend's
  * binding (`@tensorflow/tfjs-node`), which `npm ci` builds where the machine allows.
  * `python-openai`: a `python3` that imports the `openai` package (tests of agents written in Python).
+ * `python-transformers`: a `python3` that imports `transformers` and `torch` (references for the
+ * Hugging Face families and exported models).
  *
  * @category models
  * @since 0.5.0
  */
-export type Service = 'redis-server' | 'chromium' | 'webgpu' | 'tensorflow' | 'python-openai'
+export type Service = 'redis-server' | 'chromium' | 'webgpu' | 'tensorflow' | 'python-openai' | 'python-transformers'
 
-const executables: Readonly<Record<Exclude<Service, 'webgpu' | 'tensorflow' | 'python-openai'>, ReadonlyArray<string>>> = {
+const executables: Readonly<Record<Exclude<Service, 'webgpu' | 'tensorflow' | 'python-openai' | 'python-transformers'>, ReadonlyArray<string>>> = {
   'redis-server': ['redis-server'],
   chromium: ['/usr/bin/chromium', 'chromium']
 }
 
-let pythonOpenai: boolean | undefined
-/** python3 is asked once per process whether it imports openai. */
-const hasPythonOpenai = (): boolean => (pythonOpenai ??= spawnSync('python3', ['-c', 'import openai'], { stdio: 'ignore' }).status === 0)
+const imports = new Map<string, boolean>()
+/** python3 is asked once per process whether it imports `modules`. */
+const pythonImports = (modules: string): boolean => {
+  const known = imports.get(modules)
+  if (known !== undefined) return known
+  const ok = spawnSync('python3', ['-c', `import ${modules}`], { stdio: 'ignore' }).status === 0
+  imports.set(modules, ok)
+  return ok
+}
 
 let webGpu: boolean | undefined
 /** Dawn is asked once per process (a thread starts and asks for an adapter: about half a second). */
@@ -54,7 +62,7 @@ const onPath = (name: string): boolean =>
 /**
  * Whether the machine has the service (its executable on PATH; for `webgpu`, an adapter; for
  * `tensorflow`, a built binding: probing loads it and leaves the active backend as it was; for
- * `python-openai`, `python3 -c 'import openai'` succeeds).
+ * `python-openai` and `python-transformers`, `python3` imports the packages).
  *
  * @category checks
  * @since 0.5.0
@@ -65,8 +73,10 @@ export const available = (service: Service): boolean =>
     : service === 'tensorflow'
       ? Backend.availability()['@tensorflow/tfjs-node'].installed
       : service === 'python-openai'
-        ? hasPythonOpenai()
-        : executables[service].some(onPath)
+        ? pythonImports('openai')
+        : service === 'python-transformers'
+          ? pythonImports('transformers, torch')
+          : executables[service].some(onPath)
 
 /**
  * The title tag of a test that needs `service`: `[needs redis-server]`. `tools/test.mjs` counts
