@@ -108,3 +108,25 @@ export const parseBlocks = (text: string, open: string, close: string, callOf: (
   }
   return calls.length === 0 ? { content: text, calls } : { content: text.slice(0, first).trimEnd(), calls }
 }
+
+/**
+ * The arguments of an XML call body: every `pattern` match (group 1 the key, group 2 the value
+ * text) typed by {@link typedValue}; `undefined` when anything but those pairs is left in `body`.
+ */
+export const xmlArguments = (
+  tools: ReadonlyArray<ToolSchema> | undefined,
+  name: string,
+  body: string,
+  pattern: RegExp
+): Record<string, unknown> | undefined => {
+  const args: Record<string, unknown> = {}
+  let rest = body
+  for (const p of body.matchAll(pattern)) {
+    args[p[1]!.trim()] = typedValue(tools, name, p[1]!.trim(), p[2]!)
+    rest = rest.replace(p[0], '')
+  }
+  return rest.trim() === '' ? args : undefined
+}
+
+/** A value as an XML call writes it: a string as is, anything else as JSON. */
+export const valueText = (value: unknown): string => (typeof value === 'string' ? value : JSON.stringify(value))

@@ -14,19 +14,12 @@ const callOf = (inside: string, tools: ReadonlyArray<Format.ToolSchema> | undefi
   const at = inside.indexOf('<arg_key>')
   const name = (at < 0 ? inside : inside.slice(0, at)).trim()
   if (!/^[A-Za-z0-9_.-]+$/.test(name)) return undefined
-  const args: Record<string, unknown> = {}
-  let rest = at < 0 ? '' : inside.slice(at)
-  for (const p of inside.matchAll(pair)) {
-    args[p[1]!.trim()] = Format.typedValue(tools, name, p[1]!.trim(), p[2]!)
-    rest = rest.replace(p[0], '')
-  }
-  return rest.trim() === '' ? { name, arguments: args } : undefined
+  const args = Format.xmlArguments(tools, name, at < 0 ? '' : inside.slice(at), pair)
+  return args === undefined ? undefined : { name, arguments: args }
 }
 
 const parse = (text: string, tools?: ReadonlyArray<Format.ToolSchema>): Format.Parsed =>
   Format.parseBlocks(text, open, close, (inside) => callOf(inside, tools))
-
-const valueText = (value: unknown): string => (typeof value === 'string' ? value : JSON.stringify(value))
 
 export const glmXml: Format.Format = {
   detect: (template) => template.includes(open) && template.includes('<arg_key>'),
@@ -37,7 +30,7 @@ export const glmXml: Format.Format = {
       .map(
         (c) =>
           `${open}${c.name}\n${Object.entries(c.arguments)
-            .map(([k, v]) => `<arg_key>${k}</arg_key>\n<arg_value>${valueText(v)}</arg_value>\n`)
+            .map(([k, v]) => `<arg_key>${k}</arg_key>\n<arg_value>${Format.valueText(v)}</arg_value>\n`)
             .join('')}${close}`
       )
       .join('\n')

@@ -16,19 +16,12 @@ const callOf = (inside: string, tools: ReadonlyArray<Format.ToolSchema> | undefi
   const m = block.exec(inside)
   if (m === null) return undefined
   const name = m[1]!.trim()
-  const args: Record<string, unknown> = {}
-  let rest = m[2]!
-  for (const p of m[2]!.matchAll(parameter)) {
-    args[p[1]!.trim()] = Format.typedValue(tools, name, p[1]!.trim(), p[2]!)
-    rest = rest.replace(p[0], '')
-  }
-  return rest.trim() === '' ? { name, arguments: args } : undefined
+  const args = Format.xmlArguments(tools, name, m[2]!, parameter)
+  return args === undefined ? undefined : { name, arguments: args }
 }
 
 const parse = (text: string, tools?: ReadonlyArray<Format.ToolSchema>): Format.Parsed =>
   Format.parseBlocks(text, open, close, (inside) => callOf(inside, tools))
-
-const valueText = (value: unknown): string => (typeof value === 'string' ? value : JSON.stringify(value))
 
 export const qwenXml: Format.Format = {
   detect: (template) => template.includes(open) && template.includes('<function='),
@@ -39,7 +32,7 @@ export const qwenXml: Format.Format = {
       .map(
         (c) =>
           `${open}\n<function=${c.name}>\n${Object.entries(c.arguments)
-            .map(([k, v]) => `<parameter=${k}>\n${valueText(v)}\n</parameter>\n`)
+            .map(([k, v]) => `<parameter=${k}>\n${Format.valueText(v)}\n</parameter>\n`)
             .join('')}</function>\n${close}`
       )
       .join('\n')
