@@ -12,11 +12,11 @@
  * @since 0.1.0
  */
 import { Tokenizer } from '@mtrl/core'
-import { Template } from '@huggingface/jinja'
 import { ChatTemplate } from '@mtrl/policy'
 import * as E from 'fp-ts/lib/Either.js'
 import type * as Replies from './Replies.js'
 import * as ToolCalls from './ToolCalls.js'
+import * as PyJinja from './internal/pyJinja.js'
 
 /**
  * A tool call of an assistant message; `arguments` is the parsed JSON object.
@@ -39,7 +39,17 @@ export interface ToolCall {
 export type Message = (
   | { readonly role: 'system'; readonly content: string }
   | { readonly role: 'user'; readonly content: string }
-  | { readonly role: 'assistant'; readonly content: string; readonly toolCalls: ReadonlyArray<ToolCall> }
+  | {
+      readonly role: 'assistant'
+      readonly content: string
+      readonly toolCalls: ReadonlyArray<ToolCall>
+      /**
+       * The message's `content` is `null` as transformers receives it (a Jinja template sees none,
+       * which Python prints `None`; `content` is then ''). Requests never set it: vLLM passes a null
+       * content to the template as '', and so does the server.
+       */
+      readonly nullContent?: boolean
+    }
   | { readonly role: 'tool'; readonly content: string; readonly toolCallId: string }
 ) & { readonly name?: string }
 
@@ -114,14 +124,16 @@ const templateMessage = (m: Message): Record<string, unknown> => (m.name === und
 
 const templateFields = (m: Message): Record<string, unknown> => {
   switch (m.role) {
-    case 'assistant':
+    case 'assistant': {
+      const content = m.nullContent === true ? null : m.content
       return m.toolCalls.length === 0
-        ? { role: m.role, content: m.content }
+        ? { role: m.role, content }
         : {
             role: m.role,
-            content: m.content,
+            content,
             tool_calls: m.toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } }))
           }
+    }
     case 'tool':
       return { role: m.role, content: m.content, tool_call_id: m.toolCallId }
     default:
@@ -132,8 +144,24 @@ const templateFields = (m: Message): Record<string, unknown> => {
 const errorText = (e: unknown): string => (e instanceof Error ? e.message : String(e))
 
 /**
- * The format of a Hugging Face chat template. `specials` are the template's `bos_token` and
- * `eos_token` strings (from tokenizer_config.json).
+ * What a Jinja template receives besides the conversation: the tokenizer's `bos_token` and
+ * `eos_token` strings (from tokenizer_config.json; left out when absent, as transformers' special
+ * tokens map leaves them out), and the clock `strftime_now` reads (default: now).
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface JinjaOptions {
+  readonly bos_token?: string | undefined
+  readonly eos_token?: string | undefined
+  readonly now?: () => Date
+}
+
+/**
+ * The format of a Hugging Face chat template, rendered as Python `transformers` renders it
+ * (`apply_chat_template`: Jinja2 semantics for none, floats, `string`, `trim`, `tojson`, loops over
+ * strings; `tools` and `documents` none when not given). Tool-call arguments and tool schemas
+ * parsed from a request keep their whole-number floats (`2.0`).
  *
  * @example
  * import { ChatFormat } from '@mtrl/serving'
@@ -143,27 +171,28 @@ const errorText = (e: unknown): string => (e instanceof Error ? e.message : Stri
  * @category constructors
  * @since 0.1.0
  */
-export const jinja = (
-  source: string,
-  tokenizer: Tokenizer.Tokenizer,
-  specials: { readonly bos_token?: string | undefined; readonly eos_token?: string | undefined } = {}
-): ChatFormat => {
-  const template = new Template(source)
+export const jinja = (source: string, tokenizer: Tokenizer.Tokenizer, options: JinjaOptions = {}): ChatFormat => {
+  const template = PyJinja.compile(source)
   const mentionsTools = source.includes('tools')
-  const text = (c: Conversation, options: TextOptions = {}): E.Either<string, string> => {
+  const specials = {
+    ...(options.bos_token === undefined ? {} : { bos_token: options.bos_token }),
+    ...(options.eos_token === undefined ? {} : { eos_token: options.eos_token })
+  }
+  const text = (c: Conversation, textOptions: TextOptions = {}): E.Either<string, string> => {
     if (c.tools.length > 0 && !mentionsTools) return E.left("this model's chat template has no tools: send the request without `tools`")
+    if (template.unsupported !== undefined)
+      return E.left(`this model's chat template cannot be rendered by mtrl as transformers renders it: ${template.unsupported}`)
     try {
-      return E.right(
-        template.render({
-          messages: c.messages.map(templateMessage),
-          ...(c.tools.length > 0 ? { tools: c.tools } : {}),
-          add_generation_prompt: options.addGenerationPrompt ?? true,
-          bos_token: specials.bos_token ?? '',
-          eos_token: specials.eos_token ?? '',
-          ...c.variables,
-          ...options.variables
-        })
-      )
+      const variables = {
+        ...specials,
+        messages: c.messages.map(templateMessage),
+        tools: c.tools.length > 0 ? c.tools : null,
+        documents: null,
+        add_generation_prompt: textOptions.addGenerationPrompt ?? true,
+        ...c.variables,
+        ...textOptions.variables
+      }
+      return E.right(PyJinja.render(variables, options.now)(template))
     } catch (e) {
       return E.left(`the chat template cannot render this conversation: ${errorText(e)}`)
     }

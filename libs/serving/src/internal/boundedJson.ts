@@ -4,6 +4,7 @@
  * can overflow the stack. The size limit is the body reader's.
  */
 import * as E from 'fp-ts/lib/Either.js'
+import * as FloatJson from './floatJson.js'
 
 /** How deep request bodies and tool-call arguments may nest (vLLM and OpenAI allow far less in practice). */
 export const maxDepth = 64
@@ -27,12 +28,16 @@ export const tooDeepAt = (text: string, limit: number): number => {
   return -1
 }
 
-/** The JSON value of `text`, or why it is refused (not JSON, or nested deeper than `limit`). */
+/**
+ * The JSON value of `text`, or why it is refused (not JSON, or nested deeper than `limit`).
+ * Whole-number floats (`2.0`) are remembered for the template renderer (`FloatJson.isFloat`).
+ */
 export const parse = (text: string, limit: number = maxDepth): E.Either<string, unknown> => {
   const at = tooDeepAt(text, limit)
   if (at >= 0) return E.left(`nested deeper than ${limit} levels (arrays and objects) at character ${at}; at most ${limit} are allowed`)
   try {
-    return E.right(JSON.parse(text) as unknown)
+    const value = JSON.parse(text) as unknown
+    return E.right(FloatJson.mayHoldFloats(text) ? FloatJson.parse(text) : value)
   } catch (error) {
     return E.left((error as Error).message)
   }
