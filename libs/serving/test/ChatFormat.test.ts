@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import * as _ from '../src/ChatFormat.js'
+import * as BoundedJson from '../src/internal/boundedJson.js'
 import * as Request from '../src/Request.js'
 
 const fixtures = join(__dirname, '../../../fixtures')
@@ -62,6 +63,24 @@ describe('ChatFormat.jinja', () => {
       else expect(text).toEqual(E.right(c.rendered))
     }
   )
+
+  it("keeps a request body's whole-number floats (2.0) in tool schemas and arguments, as Python's json.loads does", () => {
+    // what a client sends, as text: the server parses it with BoundedJson (chatRoute.ts)
+    const body =
+      '{"model": "m", "tools": [{"type": "function", "function": {"name": "measure", "parameters": {"type": "object", "properties": {"d": {"type": "number", "minimum": 0.0}}}}}],' +
+      ' "messages": [{"role": "user", "content": "How far?"}, {"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "measure", "arguments": "{\\"d\\": 2.0}"}}]}]}'
+    const parsed = BoundedJson.parse(body)
+    const request = E.isRight(parsed) ? Request.ChatRequest.decode(parsed.right) : parsed
+    if (E.isLeft(request)) throw new Error('the body does not decode')
+    const conversation = Request.conversation(request.right)
+    if (E.isLeft(conversation)) throw new Error(conversation.left.message)
+    const text = formatOf('qwen2.5').text(conversation.right, { addGenerationPrompt: false })
+    // transformers 5.18.0 renders these two lines of the same conversation so (Qwen2.5's tojson)
+    expect(E.isRight(text) && text.right).toContain(
+      '{"type": "function", "function": {"name": "measure", "parameters": {"type": "object", "properties": {"d": {"type": "number", "minimum": 0.0}}}}}'
+    )
+    expect(E.isRight(text) && text.right).toContain('<tool_call>\n{"name": "measure", "arguments": {"d": 2.0}}\n</tool_call>')
+  })
 
   it('reads the tool-call syntax of each template and the end-of-turn tokens of the tokenizer', () => {
     expect(formatOf('qwen2.5').toolSyntax).toEqual({ _tag: 'Found', name: 'hermes' })
