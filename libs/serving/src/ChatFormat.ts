@@ -111,7 +111,7 @@ export interface TextOptions {
   readonly variables?: Readonly<Record<string, unknown>>
 }
 
-const endMarkers = ['<|im_end|>', '<|eot_id|>', '<|eom_id|>', '<|endoftext|>', '<|end_of_text|>', '</s>', '<end_of_turn>']
+const endMarkers = ['<|im_end|>', '<|eot_id|>', '<|eom_id|>', '<|endoftext|>', '<|end_of_text|>', '</s>', '<end_of_turn>', '<|return|>', '<|call|>']
 
 /** Ids of the end-of-reply markers this tokenizer has as single tokens. */
 const markerIds = (tokenizer: Tokenizer.Tokenizer): number[] =>

@@ -172,7 +172,8 @@ export const plan =
       )
     const stops = Request.stops(request)
     if (E.isLeft(stops)) return E.left(invalid(stops.left))
-    const toolSyntax = tools.length > 0 && detected._tag === 'Found' ? detected.name : undefined
+    // a format that structures every reply (gpt-oss's channels) is read even when no tools are offered
+    const toolSyntax = detected._tag === 'Found' && (tools.length > 0 || ToolCalls.formats[detected.name].everyReply === true) ? detected.name : undefined
     const grammar = RequestGrammar.specOf(request, toolSyntax)
     if (E.isLeft(grammar)) return E.left(invalid(grammar.left))
     let misses = 0

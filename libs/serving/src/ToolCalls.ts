@@ -12,6 +12,7 @@
  * | `glm-xml` | `<tool_call>f\n<arg_key>k</arg_key>\n<arg_value>v</arg_value>\n</tool_call>` | GLM-4.5, 4.6, 4.7 |
  * | `mistral` | `[TOOL_CALLS][{"name": ..., "arguments": {...}}]` or `[TOOL_CALLS]f[ARGS]{...}` | Mistral, Mixtral, Magistral, Devstral |
  * | `llama3-json` | `{"name": ..., "parameters": {...}}`, after `<|python_tag|>` or not | Llama 3.1 to 4 |
+ * | `harmony` | ` to=functions.f<|channel|>commentary json<|message|>{...}<|call|>`; `final` / `analysis` channels | gpt-oss |
  *
  * A new format is one file in `src/internal/toolFormats/` (a `Format`) and one entry here:
  * `Name` is a closed `keyof`, so a missing entry is a compile error.
@@ -21,6 +22,7 @@
 import * as t from 'io-ts'
 import type * as Format from './internal/toolFormats/format.js'
 import { glmXml } from './internal/toolFormats/glmXml.js'
+import { harmony } from './internal/toolFormats/harmony.js'
 import { hermes } from './internal/toolFormats/hermes.js'
 import { llamaJson } from './internal/toolFormats/llamaJson.js'
 import { mistral } from './internal/toolFormats/mistral.js'
@@ -32,7 +34,7 @@ import { qwenXml } from './internal/toolFormats/qwenXml.js'
  * @category codecs
  * @since 0.2.0
  */
-export const Name = t.keyof({ 'qwen-xml': null, 'glm-xml': null, mistral: null, hermes: null, 'llama3-json': null })
+export const Name = t.keyof({ harmony: null, 'qwen-xml': null, 'glm-xml': null, mistral: null, hermes: null, 'llama3-json': null })
 /** @category models @since 0.1.0 */
 export type Syntax = t.TypeOf<typeof Name>
 
@@ -68,6 +70,7 @@ export type ToolFormat = Format.Format
  * @since 0.2.0
  */
 export const formats: { readonly [K in Syntax]: ToolFormat } = {
+  harmony,
   'qwen-xml': qwenXml,
   'glm-xml': glmXml,
   mistral,

@@ -70,7 +70,8 @@ describe('ChatFormat.jinja', () => {
       '{"model": "m", "tools": [{"type": "function", "function": {"name": "measure", "parameters": {"type": "object", "properties": {"d": {"type": "number", "minimum": 0.0}}}}}],' +
       ' "messages": [{"role": "user", "content": "How far?"}, {"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "measure", "arguments": "{\\"d\\": 2.0}"}}]}]}'
     const parsed = BoundedJson.parse(body)
-    const request = E.isRight(parsed) ? Request.ChatRequest.decode(parsed.right) : parsed
+    if (E.isLeft(parsed)) throw new Error(parsed.left)
+    const request = Request.ChatRequest.decode(parsed.right)
     if (E.isLeft(request)) throw new Error('the body does not decode')
     const conversation = Request.conversation(request.right)
     if (E.isLeft(conversation)) throw new Error(conversation.left.message)

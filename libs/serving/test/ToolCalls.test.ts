@@ -29,6 +29,7 @@ const templates = join(__dirname, '../../../fixtures/chat-templates')
 const familyTemplates: ReadonlyArray<readonly [string, string, _.Syntax]> = [
   ['Qwen2.5 (file)', readFileSync(join(templates, 'qwen2.5.jinja'), 'utf8'), 'hermes'],
   ['Llama 3.1 (file)', readFileSync(join(templates, 'llama3.1.jinja'), 'utf8'), 'llama3-json'],
+  ['gpt-oss (file)', readFileSync(join(templates, 'table/gpt-oss.jinja'), 'utf8'), 'harmony'],
   [
     'Qwen3-Coder / Qwen3.5 / Nemotron 3',
     `{%- for tool_call in message.tool_calls %}{{- '\\n<tool_call>\\n<function=' + tool_call.name + '>\\n' }}{%- for args_name, args_value in tool_call.arguments|items %}{{- '<parameter=' + args_name + '>\\n' }}{{- args_value }}{{- '\\n</parameter>\\n' }}{%- endfor %}{{- '</function>\\n</tool_call>' }}{%- endfor %}`,
@@ -66,7 +67,9 @@ describe('ToolCalls: the registry', () => {
           const tools = toolsOf(calls).filter((t, i, all) => all.findIndex((u) => u.function.name === t.function.name) === i)
           const same = tools.length === calls.length
           if (same) expect(_.parse(syntax, tools)(written)).toEqual({ content: '', calls })
-          if (same && syntax !== 'llama3-json') expect(_.parse(syntax, tools)(`${before}\n${written}`)).toEqual({ content: `${before}\n`.trimEnd(), calls })
+          // llama3-json and harmony replies hold no text before their calls
+          if (same && syntax !== 'llama3-json' && syntax !== 'harmony')
+            expect(_.parse(syntax, tools)(`${before}\n${written}`)).toEqual({ content: `${before}\n`.trimEnd(), calls })
         })
       )
     })
@@ -89,9 +92,8 @@ describe('ToolCalls: the registry', () => {
 
   it('a template without tools has none; one whose tool calls are in an unknown format is refused with the reason', () => {
     expect(_.detect('{{ messages[0].content }}')).toEqual({ _tag: 'None' })
-    // gpt-oss (harmony), Gemma 4 and Command-A write calls in formats of their own
+    // Gemma 4 and Command-A write calls in formats of their own
     for (const template of [
-      `{%- for tc in message.tool_calls %}{{- "<|start|>assistant to=" + "functions." + tc.name + "<|channel|>commentary json<|message|>" + tc.arguments|tojson + "<|call|>" }}{%- endfor %}`,
       `{%- for tool_call in message['tool_calls'] %}{{- '<|tool_call>call:' + tool_call['function']['name'] + '{' }}{%- endfor %}`,
       `<|START_ACTION|>[{% for tc in message.tool_calls %}{"tool_call_id": "{{ loop.index0 }}", "tool_name": "{{ tc.name }}", "parameters": {{ tc.arguments|tojson }}}{% endfor %}]<|END_ACTION|>`
     ]) {
@@ -112,6 +114,28 @@ describe('ToolCalls: each format', () => {
     expect(_.parse('hermes')(broken)).toEqual({ content: broken, calls: [] })
     expect(_.parse('hermes')('<tool_call>{"name": "go", "arguments": {}}')).toEqual({ content: '', calls: [{ name: 'go', arguments: {} }] })
     expect(_.parse('hermes')('<tool_call>{"name": "go", "argu')).toEqual({ content: '<tool_call>{"name": "go", "argu', calls: [] })
+  })
+
+  it('harmony: calls are messages to functions.f (recipient before or after the channel), final and commentary are content, analysis is left out', () => {
+    // what gpt-oss writes after the prompt's <|start|>assistant (the stop tokens <|call|> / <|return|> cut off or not)
+    const analysis = '<|channel|>analysis<|message|>The user wants to go north.<|end|><|start|>assistant'
+    expect(_.parse('harmony')(`${analysis}<|channel|>commentary to=functions.go <|constrain|>json<|message|>{"direction":"north"}`)).toEqual({
+      content: '',
+      calls: [{ name: 'go', arguments: { direction: 'north' } }]
+    })
+    expect(_.parse('harmony')(' to=functions.go<|channel|>commentary json<|message|>{"direction": "north"}<|call|>')).toEqual({
+      content: '',
+      calls: [{ name: 'go', arguments: { direction: 'north' } }]
+    })
+    expect(_.parse('harmony')(`${analysis}<|channel|>final<|message|>The door is to the north.<|return|>`)).toEqual({
+      content: 'The door is to the north.',
+      calls: []
+    })
+    expect(_.parse('harmony')('<|channel|>commentary<|message|>Checking the map.<|end|>')).toEqual({ content: 'Checking the map.', calls: [] })
+    // no harmony header, or a call whose arguments are not a JSON object: the reply is content as it stands
+    expect(_.parse('harmony')('Just text.')).toEqual({ content: 'Just text.', calls: [] })
+    const bad = ' to=functions.go<|channel|>commentary json<|message|>{"direction": nor'
+    expect(_.parse('harmony')(bad)).toEqual({ content: bad, calls: [] })
   })
 
   it('llama3-json: one call object (after <|python_tag|>), or several separated by ; ; prose and other JSON are content', () => {

@@ -114,6 +114,10 @@ export const structuralTag = (
       )
     case 'llama3-json':
       return E.right(tag(calls(functions, (f) => ({ type: 'tag', begin: `{"name": "${f.name}", "parameters": `, content: json(f), end: '}' }), '; ', parallel)))
+    case 'harmony':
+      return E.left(
+        "forced tool calls are not available for gpt-oss (harmony): its call layout is written in special tokens (<|channel|>, <|message|>, <|call|>) that the grammar engine's vocabulary leaves out"
+      )
     case 'glm-xml':
       return E.right(
         tag(calls(functions, (f) => ({ type: 'tag', begin: `<tool_call>${f.name}\n`, content: glmArguments(f), end: '</tool_call>' }), '\n', parallel))

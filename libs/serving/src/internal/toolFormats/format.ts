@@ -33,6 +33,8 @@ export interface Format {
   readonly safePrefix: (text: string) => number
   /** The calls as a model of this format writes them. */
   readonly write: (calls: ReadonlyArray<Call>) => string
+  /** The format structures every reply, tools or not (harmony's channels): replies are parsed even without tools. */
+  readonly everyReply?: boolean
 }
 
 export const parseJson = (text: string): unknown => {
