@@ -159,25 +159,60 @@ const decodeData = (view: DataView, dtype: DType, offset: number, count: number)
 const isDType = (value: unknown): value is DType => typeof value === 'string' && value in SIZES
 
 /**
- * Decodes the bytes of a safetensors file. Every failure (truncation, bad JSON, offsets out of
- * range or not matching the shape) is a `Left` with the reason.
+ * Where one tensor lies in a file: its dtype, shape, and its bytes `[begin, end)` counted from
+ * the file's first byte.
+ *
+ * @category models
+ * @since 0.6.0
+ */
+export interface Placed {
+  readonly name: string
+  readonly dtype: DType
+  readonly shape: ReadonlyArray<number>
+  readonly begin: number
+  readonly end: number
+}
+
+/**
+ * A file's header: its tensors' places and its metadata.
+ *
+ * @category models
+ * @since 0.6.0
+ */
+export interface Header {
+  readonly tensors: ReadonlyArray<Placed>
+  readonly metadata: Readonly<Record<string, string>>
+}
+
+/**
+ * The length of the JSON header from a file's first 8 bytes.
  *
  * @category destructors
- * @since 0.1.0
+ * @since 0.6.0
  */
-export const decode = (bytes: Uint8Array): E.Either<string, File> => {
+export const headerLength = (first: Uint8Array): E.Either<string, number> =>
+  first.length < 8
+    ? E.left(`${first.length} bytes, shorter than the 8-byte header length`)
+    : E.right(Number(new DataView(first.buffer, first.byteOffset, 8).getBigUint64(0, true)))
+
+/**
+ * Reads the JSON header (`json`, the `headerLength` bytes after the first 8) of a file of
+ * `fileLength` bytes: every tensor's place, checked against its shape and the file's end, so
+ * that a file can be read tensor by tensor (files past 2 GiB, which one read cannot hold).
+ *
+ * @category destructors
+ * @since 0.6.0
+ */
+export const header = (json: Uint8Array, fileLength: number): E.Either<string, Header> => {
   try {
-    if (bytes.length < 8) return E.left(`${bytes.length} bytes, shorter than the 8-byte header length`)
-    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
-    const headerLength = Number(view.getBigUint64(0, true))
-    if (8 + headerLength > bytes.length) return E.left(`header length ${headerLength} beyond the end of the file (${bytes.length} bytes)`)
-    const header: unknown = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + headerLength)))
-    if (typeof header !== 'object' || header === null || Array.isArray(header)) return E.left('the header is not a JSON object')
-    const dataStart = 8 + headerLength
-    const dataLength = bytes.length - dataStart
-    const tensors = new Map<string, Entry>()
+    const dataStart = 8 + json.length
+    if (dataStart > fileLength) return E.left(`header length ${json.length} beyond the end of the file (${fileLength} bytes)`)
+    const parsed: unknown = JSON.parse(new TextDecoder().decode(json))
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return E.left('the header is not a JSON object')
+    const dataLength = fileLength - dataStart
+    const tensors: Placed[] = []
     let metadata: Record<string, string> = {}
-    for (const [name, info] of Object.entries(header as Record<string, unknown>)) {
+    for (const [name, info] of Object.entries(parsed as Record<string, unknown>)) {
       if (name === '__metadata__') {
         metadata = { ...(info as Record<string, string>) }
         continue
@@ -190,9 +225,43 @@ export const decode = (bytes: Uint8Array): E.Either<string, File> => {
       const count = (shape as number[]).reduce((a, b) => a * b, 1)
       if (!(Number.isInteger(begin) && Number.isInteger(end) && begin >= 0 && end <= dataLength && end - begin === count * SIZES[dtype]))
         return E.left(`${name}: data_offsets [${begin}, ${end}] do not hold ${count} ${dtype} values within ${dataLength} data bytes`)
-      tensors.set(name, { dtype, shape: shape as number[], data: decodeData(view, dtype, dataStart + begin, count) })
+      tensors.push({ name, dtype, shape: shape as number[], begin: dataStart + begin, end: dataStart + end })
     }
     return E.right({ tensors, metadata })
+  } catch (e) {
+    return E.left(e instanceof Error ? e.message : String(e))
+  }
+}
+
+/**
+ * One tensor's values from its bytes (`end - begin` of them, as placed by {@link header}).
+ *
+ * @category destructors
+ * @since 0.6.0
+ */
+export const tensor = (placed: Placed, bytes: Uint8Array): Entry => {
+  const count = placed.shape.reduce((a, b) => a * b, 1)
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+  return { dtype: placed.dtype, shape: placed.shape, data: decodeData(view, placed.dtype, 0, count) }
+}
+
+/**
+ * Decodes the bytes of a safetensors file. Every failure (truncation, bad JSON, offsets out of
+ * range or not matching the shape) is a `Left` with the reason.
+ *
+ * @category destructors
+ * @since 0.1.0
+ */
+export const decode = (bytes: Uint8Array): E.Either<string, File> => {
+  const length = headerLength(bytes)
+  if (E.isLeft(length)) return length
+  if (8 + length.right > bytes.length) return E.left(`header length ${length.right} beyond the end of the file (${bytes.length} bytes)`)
+  const read = header(bytes.subarray(8, 8 + length.right), bytes.length)
+  if (E.isLeft(read)) return read
+  try {
+    const tensors = new Map<string, Entry>()
+    for (const placed of read.right.tensors) tensors.set(placed.name, tensor(placed, bytes.subarray(placed.begin, placed.end)))
+    return E.right({ tensors, metadata: read.right.metadata })
   } catch (e) {
     return E.left(e instanceof Error ? e.message : String(e))
   }

@@ -2,7 +2,7 @@
  * File helpers returning TaskEither: read JSON / bytes, write a directory atomically.
  */
 import * as TE from 'fp-ts/lib/TaskEither.js'
-import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises'
+import { mkdir, open, readFile, rename, rm, stat, writeFile, type FileHandle } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import { fileError, invalidSafetensors, type PolicyError } from '../PolicyError.js'
 import * as Safetensors from '../Safetensors.js'
@@ -13,12 +13,6 @@ export const exists = (path: string): Promise<boolean> =>
   stat(path).then(
     () => true,
     () => false
-  )
-
-export const readBytes = (path: string): TE.TaskEither<PolicyError, Uint8Array> =>
-  TE.tryCatch(
-    async () => new Uint8Array(await readFile(path)),
-    (e) => fileError(path, reason(e))
   )
 
 export const readText = (path: string): TE.TaskEither<PolicyError, string> =>
@@ -33,14 +27,50 @@ export const readJson = (path: string): TE.TaskEither<PolicyError, unknown> =>
     (e) => fileError(path, reason(e))
   )
 
-/** Reads and decodes a safetensors file; decoding failures name the file. */
+/** `length` bytes of an open file from `position`, into `into` (a fresh buffer by default). */
+const readRange = async (handle: FileHandle, position: number, length: number, into = new Uint8Array(length)): Promise<Uint8Array> => {
+  for (let done = 0; done < length;) {
+    const { bytesRead } = await handle.read(into, done, Math.min(length - done, 1 << 30), position + done)
+    if (bytesRead === 0) throw new Error(`the file ends before byte ${position + length}`)
+    done += bytesRead
+  }
+  return into
+}
+
+/** A tensor read from its own bytes: float32 straight into its array (no copy), others decoded. */
+const readTensor = async (handle: FileHandle, placed: Safetensors.Placed): Promise<Safetensors.Entry> => {
+  const length = placed.end - placed.begin
+  if (placed.dtype !== 'F32') return Safetensors.tensor(placed, await readRange(handle, placed.begin, length))
+  const data = new Float32Array(length / 4)
+  await readRange(handle, placed.begin, length, new Uint8Array(data.buffer))
+  return { dtype: 'F32', shape: placed.shape, data }
+}
+
+/**
+ * Reads and decodes a safetensors file tensor by tensor (any size: a single read stops at 2
+ * GiB, and the whole file is never held twice); failures name the file.
+ */
 export const loadSafetensors =
   (path: string): TE.TaskEither<PolicyError, Safetensors.File> =>
   async () => {
-    const bytes = await readBytes(path)()
-    if (bytes._tag === 'Left') return bytes
-    const decoded = Safetensors.decode(bytes.right)
-    return decoded._tag === 'Left' ? { _tag: 'Left', left: invalidSafetensors(path, decoded.left) } : decoded
+    let handle: FileHandle | undefined
+    try {
+      handle = await open(path, 'r')
+      const size = (await handle.stat()).size
+      const length = Safetensors.headerLength(await readRange(handle, 0, Math.min(8, size)))
+      if (length._tag === 'Left') return { _tag: 'Left', left: invalidSafetensors(path, length.left) }
+      if (8 + length.right > size)
+        return { _tag: 'Left', left: invalidSafetensors(path, `header length ${length.right} beyond the end of the file (${size} bytes)`) }
+      const header = Safetensors.header(await readRange(handle, 8, length.right), size)
+      if (header._tag === 'Left') return { _tag: 'Left', left: invalidSafetensors(path, header.left) }
+      const tensors = new Map<string, Safetensors.Entry>()
+      for (const placed of header.right.tensors) tensors.set(placed.name, await readTensor(handle, placed))
+      return { _tag: 'Right', right: { tensors, metadata: header.right.metadata } }
+    } catch (e) {
+      return { _tag: 'Left', left: fileError(path, reason(e)) }
+    } finally {
+      await handle?.close()
+    }
   }
 
 /**
