@@ -29,7 +29,7 @@ interface PageState {
 /** Runs `recipe` in the page on `backend` (default the page's `auto`), up to `timeoutS` seconds. */
 export const inPage = async (recipe: unknown, backend = 'auto', timeoutS = 3600): Promise<Ran> => {
   const served = await serve()
-  const { browser, page, errors } = await open(`${served.url}?backend=${backend}`)
+  const { browser, page, errors } = await open(`${served.url}?backend=${backend}`, { webgpu: backend === 'webgpu' })
   try {
     await page.waitForFunction(() => (window as unknown as { mtrlPage?: PageState }).mtrlPage?.backend !== undefined, null, { timeout: 60_000 })
     await page.fill('#recipe-json', JSON.stringify(recipe, null, 2))

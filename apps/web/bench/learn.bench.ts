@@ -16,7 +16,7 @@ interface PageState {
 }
 
 const served = await serve()
-const { browser, page, errors } = await open(`${served.url}?backend=${process.env['BACKEND'] ?? 'auto'}`)
+const { browser, page, errors } = await open(`${served.url}?backend=${process.env['BACKEND'] ?? 'auto'}`, { webgpu: process.env['BACKEND'] === 'webgpu' })
 try {
   await page.waitForFunction(() => (window as unknown as { mtrlPage?: PageState }).mtrlPage?.backend !== undefined, null, { timeout: 60_000 })
   await page.selectOption('#recipe-preset', 'default')

@@ -4,6 +4,7 @@
  */
 import './styles.css'
 import type { Event } from './worker/protocol.js'
+import { mountBackendCheck } from './ui/backendCheck.js'
 import { mountCharts } from './ui/charts.js'
 import { connect } from './ui/connection.js'
 import { mountEnvPicker } from './ui/envPicker.js'
@@ -58,6 +59,7 @@ const start = (): void => {
   const form = mountRecipeForm(env)
   const handlers = [
     (event: Event) => record(state, event),
+    mountBackendCheck(connection, state),
     mountTrainPanel(connection, state, mountCharts(), form),
     mountPlayPanel(connection, mountGameSelect('play-env', env.value)),
     mountInspectPanel(connection, mountGameSelect('inspect-env', env.value)),

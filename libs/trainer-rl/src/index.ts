@@ -5,6 +5,7 @@
  * @since 0.1.0
  */
 export * as Aggregation from './Aggregation.js'
+export * as BackendParity from './BackendParity.js'
 export * as Algorithm from './Algorithm.js'
 export * as Checkpointing from './Checkpointing.js'
 export * as Cispo from './Cispo.js'

@@ -3,7 +3,7 @@
  * evaluations, the last game and inspection, the worker's status and backend. Updated as the
  * worker's events arrive; the panels read nothing back from it.
  */
-import type { BackendReport, Evaluation, GameState, Inspection } from '../worker/protocol.js'
+import type { BackendReport, Evaluation, GameState, Inspection, ParityReport } from '../worker/protocol.js'
 
 /** The live charts, by the names tests use. */
 export const chartNames = ['loss', 'heldOutLoss', 'success', 'invalid', 'kl', 'eval'] as const
@@ -23,6 +23,8 @@ export interface PageState {
   /** The last `status` event's status (`starting` until the worker answers). */
   status: string
   backend?: BackendReport
+  /** The last check of the backend against cpu (`#backend-check`). */
+  parity?: ParityReport
 }
 
 declare global {

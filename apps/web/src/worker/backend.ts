@@ -11,6 +11,7 @@ import plainWasm from '@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm.wasm
 import simdWasm from '@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm-simd.wasm?url'
 import threadedWasm from '@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm-threaded-simd.wasm?url'
 import type { BackendChoice, BackendReport } from './protocol.js'
+import { sumInRounds } from './webgpuAddN.js'
 
 const software = /swiftshader|llvmpipe|softpipe|software|basic render/i
 
@@ -64,10 +65,26 @@ const startWasm = async (): Promise<string> => {
   return `WebAssembly, SIMD ${simd ? 'on' : 'off'}, ${multi ? `${threads} threads` : 'one thread'}${isolated() ? '' : ' (the page is not cross-origin isolated)'}`
 }
 
+/**
+ * mtrl reads tensors synchronously (`dataSync`: the sampler, the embedding lookup, the optimizer).
+ * Some browsers' WebGPU cannot: Chromium on Linux with GL compositing (its default) reads zeros
+ * and loses the device. A backend whose read is wrong is not used.
+ */
+const checkSyncRead = (): void => {
+  const sum = tf.tidy(() => tf.add(tf.tensor1d([1, 2, 3]), 1))
+  const read = Array.from(sum.dataSync())
+  sum.dispose()
+  if (read.join(',') !== '2,3,4') throw new Error(`its synchronous read gave ${read.join(', ')} for 2, 3, 4`)
+}
+
 const startGpu = async (name: 'webgpu' | 'webgl'): Promise<void> => {
-  if (name === 'webgpu') await import('@tensorflow/tfjs-backend-webgpu')
+  if (name === 'webgpu') {
+    await import('@tensorflow/tfjs-backend-webgpu')
+    sumInRounds()
+  }
   if (!(await tf.setBackend(name))) throw new Error(`${name} did not start`)
   await tf.ready()
+  checkSyncRead()
 }
 
 /** Activates `choice` (or the best available for `auto`) and says which one runs and why. */

@@ -12,6 +12,7 @@ import { activate } from './backend.js'
 import { evaluate } from './evaluate.js'
 import { writeCheckpoint, zipFolder } from './files.js'
 import { inspect } from './inspect.js'
+import { check } from './parity.js'
 import * as Play from './play.js'
 import type { Event, Request } from './protocol.js'
 import * as Training from './training.js'
@@ -141,6 +142,10 @@ const handle = async (request: Request): Promise<void> => {
           post({ type: 'inspection', inspection })
         )
       )
+    case 'parity':
+      // the check switches the worker's backend to cpu and back: a running training would compute on the wrong one
+      if (state.training !== undefined) return post({ type: 'error', message: 'a training is running: stop it before checking the backend' })
+      return post({ type: 'parity', report: await check(state.backend) })
   }
 }
 

@@ -2,6 +2,7 @@
  * The messages between the page and its worker (the worker trains, plays and inspects; the page
  * draws). Plain data only: everything crosses `postMessage` by structured clone.
  */
+import type { BackendParity } from '@mtrl/trainer-rl'
 
 /** Which TensorFlow.js backend runs the worker: `auto` takes the best the browser offers. */
 export type BackendChoice = 'auto' | 'webgpu' | 'webgl' | 'wasm'
@@ -12,6 +13,17 @@ export interface BackendReport {
   /** Threads and SIMD for wasm, the adapter or renderer for WebGPU/WebGL, and what was skipped. */
   readonly detail: string
   readonly crossOriginIsolated: boolean
+}
+
+/**
+ * The page's check of its backend against the cpu backend's reference kernels (`parity.ts`):
+ * every measure with its tolerance, the tensors the backend's runs left behind, the time taken.
+ */
+export interface ParityReport {
+  readonly backend: string
+  readonly measures: ReadonlyArray<BackendParity.Measure>
+  readonly leaked: number
+  readonly seconds: number
 }
 
 /** An environment as a recipe names it (`{ kind: 'textworld', settings: 'w2-o3-q4' }`, `{ kind: 'alfworld', settings: {...} }`), decoded by the worker. */
@@ -111,6 +123,8 @@ export type Request =
   | { readonly type: 'play'; readonly env: EnvChoice; readonly seed: number }
   | { readonly type: 'move'; readonly command?: string }
   | { readonly type: 'inspect'; readonly env: EnvChoice; readonly seed: number; readonly groupSize: number; readonly estimator: 'grpo' | 'rloo' }
+  /** Checks the worker's backend against cpu (not while a training runs: it switches backends). */
+  | { readonly type: 'parity' }
 
 /** What the worker is doing. */
 export type Status = 'starting' | 'idle' | 'training' | 'stopping' | 'stopped' | 'finished' | 'failed'
@@ -127,4 +141,5 @@ export type Event =
   | { readonly type: 'evaluation'; readonly evaluation: Evaluation }
   | { readonly type: 'game'; readonly game: GameState }
   | { readonly type: 'inspection'; readonly inspection: Inspection }
+  | { readonly type: 'parity'; readonly report: ParityReport }
   | { readonly type: 'error'; readonly message: string }

@@ -1,8 +1,12 @@
 /**
  * The built page, served as `npm run web` serves it (vite preview, cross-origin isolated), and a
- * headless Chromium on it that records console errors.
+ * headless Chromium on it that records console errors. Each `serve` builds into a folder of its
+ * own, so test files that run at the same time do not overwrite each other's build.
  */
 import { chromium, type Browser, type Page } from 'playwright-core'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { build, preview, type PreviewServer } from 'vite'
 
@@ -11,16 +15,40 @@ export const chromiumPath = '/usr/bin/chromium'
 
 /** Builds the page (quietly) and serves it on a free port. */
 export const serve = async (): Promise<{ readonly url: string; readonly close: () => Promise<void> }> => {
-  await build({ root, logLevel: 'error' })
-  const server: PreviewServer = await preview({ root, logLevel: 'error', preview: { port: 0, strictPort: false, host: '127.0.0.1' } })
+  const outDir = mkdtempSync(join(tmpdir(), 'mtrl-web-dist-'))
+  await build({ root, logLevel: 'error', build: { outDir } })
+  const server: PreviewServer = await preview({ root, logLevel: 'error', build: { outDir }, preview: { port: 0, strictPort: false, host: '127.0.0.1' } })
   const url = server.resolvedUrls?.local[0]
   if (url === undefined) throw new Error('vite preview gave no URL')
-  return { url, close: () => server.close() }
+  return {
+    url,
+    close: async () => {
+      await server.close()
+      rmSync(outDir, { recursive: true, force: true })
+    }
+  }
 }
 
+/**
+ * Chromium's switches: no GPU process (the default: the page's wasm and WebGL work without one),
+ * or, with `webgpu`, WebGPU on SwiftShader's Vulkan (shipped with Debian's chromium), with the
+ * GPU process's own drawing on that Vulkan too: TensorFlow.js reads a WebGPU buffer
+ * synchronously (`dataSync`) by drawing it on a canvas, and with the default (GL) compositing
+ * that read gives zeros and loses the device. `--enable-unsafe-webgpu`: Linux builds do not
+ * expose WebGPU by default.
+ */
+const switches = (webgpu: boolean): ReadonlyArray<string> => [
+  '--no-sandbox',
+  '--disable-dev-shm-usage',
+  ...(webgpu ? ['--enable-unsafe-webgpu', '--enable-features=Vulkan', '--use-vulkan=swiftshader', '--use-angle=vulkan'] : ['--disable-gpu'])
+]
+
 /** A page of a new headless Chromium; `errors` collects console errors and uncaught exceptions. */
-export const open = async (url: string): Promise<{ readonly browser: Browser; readonly page: Page; readonly errors: string[] }> => {
-  const browser = await chromium.launch({ executablePath: chromiumPath, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] })
+export const open = async (
+  url: string,
+  options: { readonly webgpu?: boolean } = {}
+): Promise<{ readonly browser: Browser; readonly page: Page; readonly errors: string[] }> => {
+  const browser = await chromium.launch({ executablePath: chromiumPath, args: [...switches(options.webgpu === true)] })
   const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } })
   const errors: string[] = []
   page.on('console', (m) => {
