@@ -496,7 +496,7 @@ describe('agent frameworks: a tool loop and a structured output each, against th
   const baseURL = () => `${server.url}/v1`
 
   for (const useResponses of [true, false])
-    it(`@openai/agents (a tool loop, streamed too, and an outputType) on the ${useResponses ? 'Responses API (its default, no setOpenAIAPI)' : 'Chat Completions API'}`, async () => {
+    it(`@openai/agents (a tool loop, streamed too, an outputType and a forced tool call) on the ${useResponses ? 'Responses API (its default, no setOpenAIAPI)' : 'Chat Completions API'}`, async () => {
       setTracingDisabled(true)
       const runner = new Runner({ modelProvider: new OpenAIProvider({ baseURL: baseURL(), apiKey: 'secret', useResponses }) })
       const go = agentsTool({ name: 'go', description: 'Move', parameters: z.object({ direction: z.string() }), execute: async () => 'You see a key.' })
@@ -512,9 +512,33 @@ describe('agent frameworks: a tool loop and a structured output each, against th
       const typed = new AgentsAgent({ name: 'greeter', instructions: system, model: 'taught', outputType: Mood, modelSettings: { temperature: 0 } })
       const structured = await runner.run(typed, 'Say hello.')
       expect(Mood.parse(structured.finalOutput)).toEqual(structured.finalOutput)
+      // toolChoice 'required' where the model would greet: its first answer is a call, whose output ends the run
+      // (enums: a free string argument is a string the tiny taught model never closes)
+      const north = agentsTool({
+        name: 'go',
+        description: 'Move',
+        parameters: z.object({ direction: z.enum(['north', 'south']) }),
+        execute: async () => 'You see a key.'
+      })
+      const lamp = agentsTool({
+        name: 'take',
+        description: 'Pick up',
+        parameters: z.object({ object: z.enum(['key', 'lamp']) }),
+        execute: async () => 'Taken.'
+      })
+      const forced = new AgentsAgent({
+        name: 'forced',
+        instructions: system,
+        model: 'taught',
+        tools: [north, lamp],
+        toolUseBehavior: 'stop_on_first_tool',
+        modelSettings: { temperature: 0, toolChoice: 'required' }
+      })
+      const called = await runner.run(forced, 'Say hello.')
+      expect(['You see a key.', 'Taken.']).toContain(called.finalOutput)
     })
 
-  it("the ai SDK's OpenAI provider: generateText with tools and streamText on the responses model, generateObject on both APIs", async () => {
+  it("the ai SDK's OpenAI provider: generateText with tools and streamText on the responses model, generateObject and a forced tool call on both APIs", async () => {
     const openai = createOpenAI({ baseURL: baseURL(), apiKey: 'secret' })
     const { text, steps } = await generateText({
       model: openai.responses('taught'),
@@ -536,17 +560,30 @@ describe('agent frameworks: a tool loop and a structured output each, against th
     for (const model of [openai.responses('taught'), openai.chat('taught')]) {
       const { object } = await generateObject({ model, system, prompt: 'Say hello.', schema: Mood, temperature: 0 })
       expect(Mood.parse(object)).toEqual(object)
+      // toolChoice 'required' where the model would greet: the step is a call of one of the tools
+      const forced = await generateText({
+        model,
+        system,
+        prompt: 'Say hello.',
+        temperature: 0,
+        toolChoice: 'required',
+        tools: {
+          go: tool({ description: 'Move', inputSchema: z.object({ direction: z.enum(['north', 'south']) }) }),
+          take: tool({ description: 'Pick up', inputSchema: z.object({ object: z.enum(['key', 'lamp']) }) })
+        },
+        stopWhen: stepCountIs(1)
+      })
+      expect(forced.steps[0]!.toolCalls.map((c) => c.toolName)).toEqual([expect.stringMatching(/^(go|take)$/)])
     }
   })
 
-  it("LangChain's ChatOpenAI: a tool loop with bindTools, streaming, and withStructuredOutput", async () => {
+  it("LangChain's ChatOpenAI: a tool loop with bindTools, streaming, withStructuredOutput, a forced tool call, and the Responses API", async () => {
     const llm = new ChatOpenAI({ model: 'taught', temperature: 0, apiKey: 'secret', configuration: { baseURL: baseURL() } })
-    const withTools = llm.bindTools(
-      tools.map((t) => ({
-        type: 'function' as const,
-        function: { name: t.function.name, description: t.function.description ?? '', parameters: t.function.parameters as Record<string, unknown> }
-      }))
-    )
+    const toolSpecs = tools.map((t) => ({
+      type: 'function' as const,
+      function: { name: t.function.name, description: t.function.description ?? '', parameters: t.function.parameters as Record<string, unknown> }
+    }))
+    const withTools = llm.bindTools(toolSpecs)
     const first = await withTools.invoke([
       ['system', system],
       ['user', 'You are in a kitchen.']
@@ -571,6 +608,27 @@ describe('agent frameworks: a tool loop and a structured output each, against th
       ['user', 'Say hello.']
     ])
     expect(Mood.parse(mood)).toEqual(mood)
+    const greet: Array<[string, string]> = [
+      ['system', system],
+      ['user', 'Say hello.']
+    ]
+    // tool_choice 'required' where the model would greet: the answer is a call (enum arguments: see @openai/agents above)
+    const enums = [
+      {
+        type: 'function' as const,
+        function: { name: 'go', description: 'Move', parameters: { type: 'object', properties: { direction: { enum: ['north', 'south'] } } } }
+      },
+      {
+        type: 'function' as const,
+        function: { name: 'take', description: 'Pick up', parameters: { type: 'object', properties: { object: { enum: ['key', 'lamp'] } } } }
+      }
+    ]
+    const forced = await llm.bindTools(enums, { tool_choice: 'required' }).invoke(greet)
+    const names = forced.tool_calls?.map((c) => c.name) ?? []
+    expect(names.length > 0 && names.every((n) => n === 'go' || n === 'take')).toBe(true) // parallel calls allowed
+    // the same model over POST /v1/responses
+    const responses = new ChatOpenAI({ model: 'taught', temperature: 0, apiKey: 'secret', useResponsesApi: true, configuration: { baseURL: baseURL() } })
+    expect((await responses.invoke(greet)).text).toBe('hello there, friend')
   })
 })
 
@@ -626,8 +684,12 @@ class Mood(BaseModel):
     friendly: bool
 parsed = client.chat.completions.parse(model="taught", messages=messages, temperature=0, response_format=Mood).choices[0].message.parsed
 response = client.responses.create(model="taught", instructions=sys.argv[2], input="Say hello.", temperature=0)
+enums = [{"type": "function", "function": {"name": "go", "parameters": {"type": "object", "properties": {"direction": {"enum": ["north", "south"]}}}}},
+         {"type": "function", "function": {"name": "take", "parameters": {"type": "object", "properties": {"object": {"enum": ["key", "lamp"]}}}}}]
+forced = client.chat.completions.create(model="taught", temperature=0, tools=enums, tool_choice="required", messages=messages).choices[0]
 print(json.dumps({"plain": plain.choices[0].message.content, "streamed": streamed, "call": [call.function.name, json.loads(call.function.arguments)],
-                  "parsed": type(parsed).__name__, "responses": response.output_text}))
+                  "parsed": type(parsed).__name__, "responses": response.output_text,
+                  "forced": [forced.finish_reason, sorted({c.function.name for c in forced.message.tool_calls} - {"go", "take"})]}))
 `
 
 describe('agent runs (rollouts): each run has its own routes, its calls recorded token-exact', () => {
@@ -704,7 +766,7 @@ describe('agent runs (rollouts): each run has its own routes, its calls recorded
 
 describe("Server with Python's openai package", () => {
   it.runIf(python)(
-    `a Python agent gets the same replies, streamed, with tools, parse() with pydantic and the Responses API ${Services.tag('python-openai')}`,
+    `a Python agent gets the same replies, streamed, with tools, parse() with pydantic, a forced tool call and the Responses API ${Services.tag('python-openai')}`,
     async () => {
       // asynchronously: the server answers from this process
       const out = await new Promise<{ stdout: string; stderr: string }>((resolve) =>
@@ -718,7 +780,8 @@ describe("Server with Python's openai package", () => {
         streamed: 'hello there, friend',
         call: ['go', { direction: 'north' }],
         parsed: 'Mood',
-        responses: 'hello there, friend'
+        responses: 'hello there, friend',
+        forced: ['tool_calls', []] // tool_choice "required" where the model would greet: only calls, of the offered tools
       })
     }
   )
