@@ -1,16 +1,14 @@
 /**
  * The webgpu backend against the cpu backend's reference kernels, on the same weights: what
  * training and sampling compute (logits and log-probs, the policy-loss gradients, an Adam step,
- * KV-cached decoding, an SFT step of the default model's shape, a GRPO iteration). Runs where a
+ * KV-cached decoding, an SFT step of the default model's layout, a GRPO iteration). Runs where a
  * WebGPU adapter exists (a GPU, or SwiftShader's Vulkan in CI): `[needs webgpu]` elsewhere.
  * Shapes are small: a software adapter runs each kernel on 2 CPU cores.
  */
-import { Grpo } from '@mtrl/advantages'
-import { Rng, type Trajectory } from '@mtrl/core'
-import { Optimizer } from '@mtrl/optim'
-import { ChatTemplate, ModelConfig, Policy, Sampler, Scoring } from '@mtrl/policy'
+import type { Trajectory } from '@mtrl/core'
+import { ChatTemplate, ModelConfig, Policy } from '@mtrl/policy'
 import { expectNoLeak, Services, TestBackend, Toy } from '@mtrl/testing'
-import { Config, Kl, Ppo, Trainer } from '@mtrl/trainer-rl'
+import { BackendParity, Config, Kl, Trainer } from '@mtrl/trainer-rl'
 import { ExpertData, Sft } from '@mtrl/trainer-sft'
 import * as tf from '@tensorflow/tfjs'
 import * as E from 'fp-ts/lib/Either.js'
@@ -33,36 +31,13 @@ const onBoth = async <A>(f: () => A | Promise<A>): Promise<{ readonly cpu: A; re
   return { cpu, gpu: onGpu }
 }
 
-/** The largest difference relative to the reference's largest magnitude (at least `floor`). */
-const relativeError = (reference: ArrayLike<number>, other: ArrayLike<number>, floor = 1e-3): number => {
-  expect(other.length).toBe(reference.length)
-  let scale = floor
-  let worst = 0
-  for (let i = 0; i < reference.length; i++) {
-    scale = Math.max(scale, Math.abs(reference[i]!))
-    worst = Math.max(worst, Math.abs(reference[i]! - other[i]!))
-  }
-  return worst / scale
-}
-
-const small = ModelConfig.make({ vocab: tokenizer.vocabSize, dModel: 32, layers: 2, heads: 4, kvHeads: 2, ffn: 48, maxLen: 32 })
-/** recipes/default.json's model (d 128, 2 layers, 8 heads, previous-token embedding, canon span 3) on the toy vocabulary. */
-const defaultShape = ModelConfig.make({ vocab: tokenizer.vocabSize, dModel: 128, layers: 2, heads: 8, maxLen: 64, prevTokenEmbedding: true, canonSpan: 3 })
-
-const ids = (): tf.Tensor2D =>
-  tf.tensor2d(
-    [
-      [1, 5, 3, 2, 7, 3, 4, 6],
-      [4, 4, 2, 1, 6, 2, 5, 7]
-    ],
-    [2, 8],
-    'int32'
-  )
-const mask = (): tf.Tensor2D =>
-  tf.tensor2d([
-    [0, 1, 1, 1, 1, 1, 0, 0],
-    [0, 1, 1, 1, 1, 1, 1, 1]
-  ])
+/**
+ * recipes/default.json's model layout (2 layers, heads 16 wide, previous-token embedding, canon
+ * span 3) at d 32 on the toy vocabulary: the same kernels as at its d 128 (the projections take
+ * TensorFlow.js's tiled matmul program there too: more than 8 tiles of 32 x 32), at a quarter of
+ * the software adapter's time (2.8 s of CPU against 8.5 s for the step, measured 2026-12-06).
+ */
+const defaultLayout = ModelConfig.make({ vocab: tokenizer.vocabSize, dModel: 32, layers: 2, heads: 2, maxLen: 64, prevTokenEmbedding: true, canonSpan: 3 })
 
 const read = (t: tf.Tensor): Float32Array => new Float32Array(t.dataSync())
 
@@ -75,84 +50,37 @@ const read = (t: tf.Tensor): Float32Array => new Float32Array(t.dataSync())
 const stepError = (reference: ReadonlyArray<Float32Array>, other: ReadonlyArray<Float32Array>, learningRate: number): number =>
   Math.max(...reference.map((w, i) => Math.max(...Array.from(w, (v, j) => Math.abs(v - other[i]![j]!))))) / learningRate
 
-// a software adapter on a busy 2-core machine took 45 s for the SFT step: more than the suite's 60 s default leaves
+/** How far apart two steps from the same weights are: the norm of their difference over the norm of the reference step. */
+const stepDifference = (before: ReadonlyArray<Float32Array>, reference: ReadonlyArray<Float32Array>, other: ReadonlyArray<Float32Array>): number => {
+  let apart = 0
+  let step = 0
+  reference.forEach((w, i) =>
+    w.forEach((v, j) => {
+      apart += (v - other[i]![j]!) ** 2
+      step += (v - before[i]![j]!) ** 2
+    })
+  )
+  return Math.sqrt(apart / step)
+}
+
+const descriptions: Readonly<Record<BackendParity.Name, string>> = {
+  forward: 'logits, log-probs and entropy at temperature 0.9',
+  update: 'gradients of the clipped policy loss (PPO/GRPO) with GRPO advantages, and one Adam step',
+  decoding: 'KV-cached greedy decoding equals the full forward pass and the cpu backend'
+}
+
+// on a software adapter a case takes up to 30 s of wall time on a loaded 2-core machine (load 17): more than the suite's 60 s default leaves
 describe.runIf(gpu)(`webgpu vs cpu parity ${tag}`, { timeout: 300_000 }, () => {
-  it('logits and log-probs (with entropy, at temperature 0.9)', async () => {
-    const { cpu, gpu: onGpu } = await onBoth(() => {
-      const policy = Policy.make(small, 4)
-      const x = ids()
-      const out = tf.tidy(() => {
-        const { logprobs, entropy } = Scoring.tokenLogprobs(policy)(x, 0.9)
-        return { logits: read(Policy.logits(policy)(x)), logprobs: read(logprobs), entropy: read(entropy) }
-      })
-      x.dispose()
-      policy.dispose()
-      return out
+  // logits, log-probs and entropy; the policy-loss gradients and an Adam step; KV-cached decoding (the page's check runs these same)
+  for (const name of BackendParity.names)
+    it(`${name}: ${descriptions[name]}`, async () => {
+      const { cpu, gpu: onGpu } = await onBoth(() => BackendParity.run(name))
+      const measures = BackendParity.compare(name, cpu)(onGpu)
+      expect(measures.length).toBeGreaterThan(2)
+      for (const m of measures) expect(m.error, m.name).toBeLessThanOrEqual(m.tolerance)
     })
-    expect(relativeError(cpu.logits, onGpu.logits)).toBeLessThan(1e-4)
-    expect(relativeError(cpu.logprobs, onGpu.logprobs)).toBeLessThan(1e-4)
-    expect(relativeError(cpu.entropy, onGpu.entropy)).toBeLessThan(1e-4)
-  })
 
-  it('gradients of the clipped policy loss (PPO/GRPO) with GRPO advantages, and one Adam step', async () => {
-    const { cpu, gpu: onGpu } = await onBoth(() => {
-      const policy = Policy.make(small, 5)
-      const vars = Policy.trainableVariables(policy)
-      const x = ids()
-      const m = mask()
-      // GRPO: one group of two rollouts, outcomes 1 and 0
-      const tokenRewards = new Float32Array(16)
-      tokenRewards[5] = 1 // the first rollout wins (its last action token), the second does not
-      const grpo = Grpo.estimate(Grpo.defaultOptions)({ batch: 2, time: 8, tokenRewards, actionMask: read(m), groupIds: ['g', 'g'] })
-      const advantages = tf.tensor2d(grpo.advantages, [2, 8])
-      const old = tf.tidy(() => tf.add(Scoring.tokenLogprobs(policy, { entropy: false })(x).logprobs, tf.mul(tf.sin(tf.range(0, 16).reshape([2, 8])), 0.3)))
-      const lossOf = () => {
-        const logprobs = Scoring.tokenLogprobs(policy, { entropy: false })(x).logprobs
-        return Ppo.loss(Ppo.defaultOptions)({ logprobs, oldLogprobs: old, advantages, mask: m }).loss as tf.Scalar
-      }
-      const { value, grads } = tf.variableGrads(lossOf, vars)
-      const out = { loss: value.dataSync()[0]!, grads: vars.map((v) => read(grads[v.name]!)) }
-      tf.dispose([value, ...Object.values(grads)])
-      const adam = Optimizer.make(vars)
-      const step = Optimizer.step(adam, { learningRate: 1e-2, maxNorm: 1 }, () => ({ loss: lossOf() }))
-      const after = { weights: vars.map(read), m: Optimizer.state(adam).m, gradNorm: step.gradNorm }
-      adam.dispose()
-      tf.dispose([x, m, advantages, old])
-      policy.dispose()
-      return { ...out, ...after }
-    })
-    expect(Math.abs(onGpu.loss - cpu.loss)).toBeLessThan(1e-4 * Math.max(1, Math.abs(cpu.loss)))
-    cpu.grads.forEach((g, i) => expect(relativeError(g, onGpu.grads[i]!), `gradient ${i}`).toBeLessThan(1e-3))
-    expect(onGpu.gradNorm).toBeCloseTo(cpu.gradNorm, 4)
-    expect(stepError(cpu.weights, onGpu.weights, 1e-2)).toBeLessThan(0.05)
-    cpu.m.forEach((w, i) => expect(relativeError(w, onGpu.m[i]!), `first moment ${i}`).toBeLessThan(1e-3))
-  })
-
-  it('KV-cached decoding equals the full forward pass and the cpu backend', async () => {
-    const { cpu, gpu: onGpu } = await onBoth(() => {
-      const policy = Policy.make(small, 6)
-      const session = Sampler.make(policy, { slots: 2, maxLen: 32 })
-      session.append([0, 1], [Int32Array.of(1, 2, 3), Int32Array.of(7)])
-      const gens = session.generate([0, 1], { maxNewTokens: 4, temperature: 0, stopTokens: [], rng: Rng.make(0) })
-      session.dispose()
-      // the full forward pass over prompt + generation scores the generated tokens
-      const prompts = [[1, 2, 3], [7]]
-      const full = gens.map((g, r) => {
-        const seq = [...prompts[r]!, ...Array.from(g.tokens)]
-        const lp = tf.tidy(() => read(Scoring.tokenLogprobs(policy, { entropy: false })(tf.tensor2d([seq], [1, seq.length], 'int32')).logprobs))
-        return Array.from(lp.slice(prompts[r]!.length))
-      })
-      policy.dispose()
-      return { tokens: gens.map((g) => Array.from(g.tokens)), logprobs: gens.map((g) => Array.from(g.logprobs)), full }
-    })
-    expect(onGpu.tokens).toEqual(cpu.tokens)
-    onGpu.logprobs.forEach((row, r) => {
-      expect(relativeError(cpu.logprobs[r]!, row, 1)).toBeLessThan(1e-4)
-      expect(relativeError(onGpu.full[r]!, row, 1)).toBeLessThan(1e-4)
-    })
-  })
-
-  it("an SFT step of the default model's shape on expert demonstrations", async () => {
+  it("an SFT step of the default model's layout on expert demonstrations", async () => {
     const demos: Trajectory.Trajectory[] = []
     for (let seed = 0; seed < 2; seed++) {
       const replayed = await ExpertData.replay({ systemPrompt: '', actionFormat: 'plain' }, { template, tokenizer })(Toy.corridor(), seed, [
@@ -164,7 +92,7 @@ describe.runIf(gpu)(`webgpu vs cpu parity ${tag}`, { timeout: 300_000 }, () => {
       demos.push(replayed.right)
     }
     const { cpu, gpu: onGpu } = await onBoth(() => {
-      const policy = Policy.make(defaultShape, 7)
+      const policy = Policy.make(defaultLayout, 7)
       const result = Sft.train({ ...Sft.defaultOptions, epochs: 1, batchSize: 2, learningRate: 3e-3, warmupSteps: 0, heldOutFraction: 0, contextWeight: 0.3 })(
         policy
       )(demos)
@@ -189,19 +117,25 @@ describe.runIf(gpu)(`webgpu vs cpu parity ${tag}`, { timeout: 300_000 }, () => {
       kl: Kl.none
     })
     const { cpu, gpu: onGpu } = await onBoth(async () => {
-      const policy = Policy.make(ModelConfig.make({ vocab: tokenizer.vocabSize, dModel: 16, layers: 1, heads: 2, maxLen: 64 }), 8)
+      // BackendParity's model shape (its kernels are compiled already), a seed whose rollouts win once: a GRPO group with a nonzero advantage
+      const policy = Policy.make(ModelConfig.make({ vocab: tokenizer.vocabSize, dModel: 32, layers: 2, heads: 4, kvHeads: 2, ffn: 48, maxLen: 64 }), 2)
       const envs = Array.from({ length: 8 }, () => Toy.bandit())
+      const before = Policy.trainableVariables(policy).map(read)
       const trainer = Trainer.make({ config, policy, envs, template, tokenizer, contextLength: 64 })
       const result = await Trainer.iterate(trainer)()
       if (E.isLeft(result)) throw new Error(result.left._tag)
       const weights = Policy.trainableVariables(policy).map(read)
       trainer.dispose()
       policy.dispose()
-      return { metrics: result.right, weights }
+      return { metrics: result.right, weights, before }
     })
     // same samples (the sampler's draws depend on the probabilities only through float32 rounding)
+    expect(cpu.metrics['episode/success_rate']).toBeGreaterThan(0)
     expect(onGpu.metrics['episode/success_rate']).toBe(cpu.metrics['episode/success_rate'])
+    expect(cpu.metrics['grad/policy_norm']).toBeGreaterThan(0.1)
+    expect(onGpu.metrics['grad/policy_norm']).toBeCloseTo(cpu.metrics['grad/policy_norm']!, 3)
     expect(onGpu.metrics['loss/policy']).toBeCloseTo(cpu.metrics['loss/policy'], 4)
-    expect(stepError(cpu.weights, onGpu.weights, 3e-2)).toBeLessThan(0.05)
+    // the step as a whole (a few weights with a gradient at float32's noise floor step by a sign that is that noise's)
+    expect(stepDifference(cpu.before, cpu.weights, onGpu.weights)).toBeLessThan(0.05)
   })
 })
