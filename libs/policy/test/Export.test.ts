@@ -68,7 +68,10 @@ describe('Export', () => {
     for (const name of families) {
       const again = await load(join(scratch, name))
       expect(again.lora).toBeUndefined()
-      await expectNoLeak(() => expect(maxDiff(logitsOf(again), exported.get(name)!), name).toBeLessThan(1e-5))
+      // relative to the logits' size: the adapted model runs x W + s (x A) B, the export x (W + s B A)
+      const before = exported.get(name)!
+      const top = Math.max(1, ...Array.from(before, Math.abs))
+      await expectNoLeak(() => expect(maxDiff(logitsOf(again), before) / top, name).toBeLessThan(3e-5))
       again.dispose()
     }
     // Phi-3 is written with its fused projections, as transformers names them

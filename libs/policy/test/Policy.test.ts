@@ -5,6 +5,7 @@ import * as Lora from '../src/Lora.js'
 import * as ModelConfig from '../src/ModelConfig.js'
 import * as _ from '../src/Policy.js'
 import * as Scoring from '../src/Scoring.js'
+import { trunk, type WeightOf } from '../src/internal/transformer.js'
 
 beforeAll(async () => {
   await TestBackend.use('cpu')
@@ -69,5 +70,42 @@ describe('Policy', () => {
     ids.dispose()
     base.dispose()
     adapted.dispose()
+  })
+
+  it('runs adapted products unmerged (x W + s (x A) B) with the outputs and gradients of the merged weights', async () => {
+    const configs = [
+      config,
+      ModelConfig.make({ vocab: 30, dModel: 16, layers: 2, heads: 2, ffn: 32, maxLen: 32, qkvBias: true, qkNorm: 'head', activation: 'geglu' })
+    ]
+    for (const c of configs) {
+      const policy = _.fromHost(c, _.toHost(_.make(c, 3).variables), { lora: { ...Lora.defaultOptions, rank: 2, alpha: 6 } })
+      // B starts at zero: give the adapters values so that both of their factors matter
+      _.trainableVariables(policy).forEach((v, i) => v.assign(tf.randomNormal(v.shape, 0, 0.1, 'float32', i)))
+      const ids = tf.tensor2d([[1, 2, 3, 4, 5, 6]], [1, 6], 'int32')
+      const probe = tf.randomNormal([6, c.dModel], 0, 1, 'float32', 7)
+      const w = _.weightOf(policy)
+      const merged: WeightOf = (name) => w(name)
+      expect(w.adapter).toBeDefined()
+      const vars = _.trainableVariables(policy)
+      const run = (weights: WeightOf): { value: Float32Array; grads: Float32Array[] } => {
+        const { value, grads } = tf.variableGrads(() => tf.sum(tf.mul(trunk(c, weights, ids), probe)) as tf.Scalar, vars)
+        const out = { value: value.dataSync() as Float32Array, grads: vars.map((v) => grads[v.name]!.dataSync() as Float32Array) }
+        tf.dispose([value, ...Object.values(grads)])
+        return out
+      }
+      await expectNoLeak(() => void run(w))
+      const a = run(w)
+      const b = run(merged)
+      // a wrong scale, transpose or factor is off by O(1) of the largest entry; float32 reassociation by ~1e-6
+      const close = (x: ArrayLike<number>, y: ArrayLike<number>): void => {
+        const top = Math.max(...Array.from(y, Math.abs))
+        Array.from(x).forEach((v, j) => expect(Math.abs(v - y[j]!)).toBeLessThan(1e-4 * top))
+      }
+      close(a.value, b.value)
+      a.grads.forEach((g, i) => close(g, b.grads[i]!))
+      expect(a.grads.some((g) => g.some((x) => Math.abs(x) > 1e-3))).toBe(true)
+      tf.dispose([ids, probe])
+      policy.dispose()
+    }
   })
 })

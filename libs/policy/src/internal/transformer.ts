@@ -9,8 +9,31 @@ import { blockNorms, canonWeights, layerPrefix, prevTokenWeight, qkNorms } from 
 import { embed, gelu, layerNorm, linear, repeatKv, rmsNorm, rope, swiglu } from './ops.js'
 import { layerRope, tableOf } from './rope.js'
 
-/** A weight by its Hugging Face name (LoRA already merged). */
-export type WeightOf = (name: string) => tf.Tensor
+/** A weight's LoRA adapter: `W + scale * B A` is the adapted weight. */
+export interface Adapter {
+  readonly base: tf.Tensor2D
+  /** [rank, in] and [out, rank]. */
+  readonly a: tf.Tensor2D
+  readonly b: tf.Tensor2D
+  readonly scale: number
+}
+
+/**
+ * A weight by its Hugging Face name (LoRA already merged). `adapter` gives an adapted weight's
+ * parts, so that a product can run `x W^T + scale (x A^T) B^T` without making `W + scale B A`.
+ */
+export type WeightOf = ((name: string) => tf.Tensor) & { readonly adapter?: (name: string) => Adapter | undefined }
+
+/**
+ * `x` [N, in] through the weight `name` ([out, in]): with an adapter, as `x W^T + scale (x
+ * A^T) B^T`: no [out, in] temporary is made, and the backward pass makes no [out, in] gradient
+ * (the adapted weights' share of the memory and of the backward FLOPs of the merged form).
+ */
+export const project = (w: WeightOf, name: string, x: tf.Tensor2D): tf.Tensor2D => {
+  const adapter = w.adapter?.(name)
+  if (adapter === undefined) return linear(x, w(name) as tf.Tensor2D)
+  return tf.add(linear(x, adapter.base), tf.mul(linear(linear(x, adapter.a), adapter.b), adapter.scale))
+}
 
 export { blockNorms, canonWeights, layerPrefix, parameterSpecs, prevTokenWeight, qkNorms, type Init, type ParameterSpec } from './layout.js'
 
@@ -42,17 +65,18 @@ export const normOf = (config: ModelConfig, w: WeightOf, name: string, x: tf.Ten
 
 /**
  * The q, k, v projections of layer `i` on `h` [N, d]; q carries the attention scale. Without
- * `qkNorm` the scale is folded into q's weight; with it (a norm would undo that) it multiplies
- * q after its norm. Three products rather than one fused product and a split: on wasm a split
- * copies its whole input once per output.
+ * `qkNorm` the scale is folded into q's weight (into q itself for an adapted weight); with it
+ * (a norm would undo that) it multiplies q after its norm. Three products rather than one fused
+ * product and a split: on wasm a split copies its whole input once per output.
  */
 export const projectQkv = (config: ModelConfig, w: WeightOf, i: number, h: tf.Tensor2D): readonly [tf.Tensor2D, tf.Tensor2D, tf.Tensor2D] => {
   const p = `${layerPrefix(i)}.self_attn`
   const scale = queryScale(config)
-  const project = (name: string, factor: number): tf.Tensor2D => {
-    let weight = w(`${p}.${name}.weight`)
-    if (factor !== 1) weight = tf.mul(weight, factor)
-    let out = linear(h, weight as tf.Tensor2D)
+  const one = (name: string, factor: number): tf.Tensor2D => {
+    const weightName = `${p}.${name}.weight`
+    let out: tf.Tensor2D
+    if (w.adapter?.(weightName) !== undefined) out = factor === 1 ? project(w, weightName, h) : tf.mul(project(w, weightName, h), factor)
+    else out = linear(h, (factor === 1 ? w(weightName) : tf.mul(w(weightName), factor)) as tf.Tensor2D)
     if (config.qkvBias) {
       const bias = w(`${p}.${name}.bias`)
       out = tf.add(out, factor === 1 ? bias : tf.mul(bias, factor))
@@ -60,20 +84,20 @@ export const projectQkv = (config: ModelConfig, w: WeightOf, i: number, h: tf.Te
     return out
   }
   const qk = qkNorms(config, i)
-  if (qk === undefined) return [project('q_proj', scale), project('k_proj', 1), project('v_proj', 1)]
+  if (qk === undefined) return [one('q_proj', scale), one('k_proj', 1), one('v_proj', 1)]
   const normed = (x: tf.Tensor2D, name: string, width: number): tf.Tensor2D =>
     tf.reshape(normOf(config, w, name, tf.reshape(x, [-1, width])), x.shape) as tf.Tensor2D
-  const q = normed(project('q_proj', 1), qk.q, qk.qWidth)
-  return [tf.mul(q, scale), normed(project('k_proj', 1), qk.k, qk.kWidth), project('v_proj', 1)]
+  const q = normed(one('q_proj', 1), qk.q, qk.qWidth)
+  return [tf.mul(q, scale), normed(one('k_proj', 1), qk.k, qk.kWidth), one('v_proj', 1)]
 }
 
 /** The MLP of layer `i` on `h` [N, d] (separate gate and up products: no split). */
 export const mlp = (config: ModelConfig, w: WeightOf, i: number, h: tf.Tensor2D): tf.Tensor2D => {
   const p = `${layerPrefix(i)}.mlp`
-  const up = linear(h, w(`${p}.up_proj.weight`) as tf.Tensor2D)
-  const gate = (): tf.Tensor2D => linear(h, w(`${p}.gate_proj.weight`) as tf.Tensor2D)
+  const up = project(w, `${p}.up_proj.weight`, h)
+  const gate = (): tf.Tensor2D => project(w, `${p}.gate_proj.weight`, h)
   const act = config.activation === 'gelu' ? gelu(up) : config.activation === 'geglu' ? tf.mul(gelu(gate()), up) : swiglu(gate(), up)
-  return linear(act as tf.Tensor2D, w(`${p}.down_proj.weight`) as tf.Tensor2D)
+  return project(w, `${p}.down_proj.weight`, act as tf.Tensor2D)
 }
 
 /** The input rows [B*T, d]: token embeddings, scaled, plus learned positions and previous tokens. */
@@ -115,7 +139,7 @@ const attentionBlock = (config: ModelConfig, w: WeightOf, i: number, h: tf.Tenso
     window === undefined && config.attnSoftcap === undefined ? plain(qh, kh, vh) : maskedAttention(qh, kh, vh, window, config.attnSoftcap)
   const out = attend(heads(q, H, true), heads(k, config.kvHeads, true), heads(v, config.kvHeads, false))
   const attended = tf.reshape(tf.transpose(tf.reshape(out, [B, H, T, hd]), [0, 2, 1, 3]), [B * T, H * hd]) as tf.Tensor2D
-  return linear(attended, w(`${layerPrefix(i)}.self_attn.o_proj.weight`) as tf.Tensor2D)
+  return project(w, `${layerPrefix(i)}.self_attn.o_proj.weight`, attended)
 }
 
 /**

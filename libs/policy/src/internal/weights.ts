@@ -5,7 +5,7 @@
 import type { Rng } from '@mtrl/core'
 import * as tf from '@tensorflow/tfjs'
 import { mm } from './ops.js'
-import type { ParameterSpec, WeightOf } from './transformer.js'
+import type { Adapter, ParameterSpec, WeightOf } from './transformer.js'
 
 /** Variables by Hugging Face name. */
 export type NamedVariables = Readonly<Record<string, tf.Variable>>
@@ -65,14 +65,18 @@ export interface LoraScale {
 /** Weight accessor: the variable itself, or `W + scale * B @ A` when the weight has an adapter. */
 export const weightOf = (variables: NamedVariables, lora: LoraScale | undefined): WeightOf => {
   if (lora === undefined) return (name) => required(variables, name)
-  return (name) => {
-    const base = required(variables, name)
+  const adapter = (name: string): Adapter | undefined => {
     const stem = name.endsWith('.weight') ? name.slice(0, -'.weight'.length) : undefined
     const a = stem === undefined ? undefined : variables[`${stem}.lora_A.weight`]
     const b = stem === undefined ? undefined : variables[`${stem}.lora_B.weight`]
-    if (a === undefined || b === undefined) return base
-    return tf.add(base, tf.mul(mm(b, a), lora.scale))
+    if (a === undefined || b === undefined) return undefined
+    return { base: required(variables, name) as tf.Tensor2D, a: a as tf.Tensor2D, b: b as tf.Tensor2D, scale: lora.scale }
   }
+  const merged = (name: string): tf.Tensor => {
+    const parts = adapter(name)
+    return parts === undefined ? required(variables, name) : tf.add(parts.base, tf.mul(mm(parts.b, parts.a), parts.scale))
+  }
+  return Object.assign(merged, { adapter })
 }
 
 const required = (variables: NamedVariables, name: string): tf.Variable => {
