@@ -24,6 +24,7 @@ import * as ReplyText from './internal/replyText.js'
 import * as Replies from './Replies.js'
 import * as Request from './Request.js'
 import type * as Response from './Response.js'
+import * as CallStream from './internal/callStream.js'
 import * as ToolCalls from './ToolCalls.js'
 
 /**
@@ -316,25 +317,34 @@ export const stream = async (
   )
   const run = async (index: number): Promise<Choices.Choice | undefined> => {
     const reply = ReplyText.make(model.tokenizer, p.stops, p.toolSyntax)
+    const calls = CallStream.make()
+    const syntax = p.toolSyntax
     let count = 0
     const onToken = (token: Engine.Token): boolean => {
       const stopped = reply.push(token.id)
       const content = reply.delta()
+      // tool calls argument by argument, as their values are written whole
+      const toolCalls = syntax === undefined ? [] : calls.update(ToolCalls.openCalls(syntax, p.request.tools ?? [])(reply.text()))
       const logprobs = p.request.logprobs === true ? { content: [Choices.tokenLogprob(model.tokenizer, token)] } : null
       count++
-      if (content.length > 0 || logprobs !== null || ids)
-        send(chunk([{ index, delta: { content }, logprobs, finish_reason: null, ...(ids ? { token_ids: [token.id] } : {}) }]))
+      const delta = toolCalls.length === 0 ? { content } : { ...(content.length > 0 ? { content } : {}), tool_calls: toolCalls }
+      if (content.length > 0 || toolCalls.length > 0 || logprobs !== null || ids)
+        send(chunk([{ index, delta, logprobs, finish_reason: null, ...(ids ? { token_ids: [token.id] } : {}) }]))
       return stopped
     }
     const completion = await Choices.submit(model, p, index, onToken, signal)
     if (completion.finish === 'aborted') return undefined
-    const choice = Choices.choiceOf(p, completion, reply.text())
+    let finishing: ReadonlyArray<Response.ToolCallDelta> = []
+    const choice = Choices.choiceOf(p, completion, reply.text(), (parsed) => {
+      const done = calls.finish(parsed)
+      finishing = done.deltas
+      return done.calls
+    })
     Choices.settle(model, p, choice, record)
     const rest = choice.content.slice(reply.emitted()) // what was held back: trailing space, a stop string's false start
     const tail = completion.tokens.slice(count) // the stop token, which onToken never sees
     if (rest.length > 0) send(chunk([{ index, delta: { content: rest }, logprobs: null, finish_reason: null }]))
-    if (choice.calls.length > 0)
-      send(chunk([{ index, delta: { tool_calls: choice.calls.map((c, i) => ({ index: i, ...c })) }, logprobs: null, finish_reason: null }]))
+    if (finishing.length > 0) send(chunk([{ index, delta: { tool_calls: finishing }, logprobs: null, finish_reason: null }]))
     send(chunk([{ index, delta: {}, logprobs: null, finish_reason: choice.finish, ...(ids && tail.length > 0 ? { token_ids: Array.from(tail) } : {}) }]))
     return choice
   }

@@ -54,13 +54,22 @@ export interface ChatCompletion {
   readonly prompt_token_ids?: ReadonlyArray<number>
 }
 
+/**
+ * A piece of a streamed tool call: the first names the call (`id`, `type`, `function.name`, and
+ * `arguments` ''), the next ones add to its `arguments` (as OpenAI and vLLM stream them).
+ *
+ * @category models
+ * @since 0.6.0
+ */
+export type ToolCallDelta = { readonly index: number } & (ToolCall | { readonly function: { readonly arguments: string } })
+
 /** @category models @since 0.1.0 */
 export interface ChunkChoice {
   readonly index: number
   readonly delta: {
     readonly role?: 'assistant'
     readonly content?: string
-    readonly tool_calls?: ReadonlyArray<ToolCall & { readonly index: number }>
+    readonly tool_calls?: ReadonlyArray<ToolCallDelta>
   }
   readonly logprobs: { readonly content: ReadonlyArray<TokenLogprob> } | null
   readonly finish_reason: FinishReason | null

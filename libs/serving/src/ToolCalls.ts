@@ -21,6 +21,7 @@
  */
 import * as t from 'io-ts'
 import type * as Format from './internal/toolFormats/format.js'
+import type * as Partial from './internal/toolFormats/partial.js'
 import { glmXml } from './internal/toolFormats/glmXml.js'
 import { harmony } from './internal/toolFormats/harmony.js'
 import { hermes } from './internal/toolFormats/hermes.js'
@@ -137,6 +138,24 @@ export const safePrefix =
   (syntax: Syntax) =>
   (text: string): number =>
     formats[syntax].safePrefix(text)
+
+/**
+ * The calls begun in a partial reply under `syntax`: each one's name, once whole, and its
+ * arguments written whole so far, in the model's order (none for a format that streams calls
+ * whole at the end).
+ *
+ * @example
+ * import { ToolCalls } from '@mtrl/serving'
+ * ToolCalls.openCalls('hermes')('<tool_call>\n{"name": "go", "arguments": {"direction": "north", "spe')
+ * // [{ name: 'go', members: [['direction', 'north']] }]
+ *
+ * @category destructors
+ * @since 0.6.0
+ */
+export const openCalls =
+  (syntax: Syntax, tools?: ReadonlyArray<Format.ToolSchema>) =>
+  (text: string): ReadonlyArray<Partial.OpenCall> =>
+    formats[syntax].openCalls?.(text, tools) ?? []
 
 /**
  * Calls written in `syntax` (what a model of that syntax would reply).

@@ -195,7 +195,7 @@ describe('Server with the official openai client', () => {
     expect(next.usage!.prompt_tokens_details?.cached_tokens).toBe(first.usage!.prompt_tokens + first.usage!.completion_tokens)
   })
 
-  it('streams tool calls as a tool_calls delta, never as content', async () => {
+  it('streams tool calls as tool_calls deltas, argument by argument, never as content', async () => {
     const stream = await client.chat.completions.create({
       model: 'taught',
       temperature: 0,
@@ -209,18 +209,21 @@ describe('Server with the official openai client', () => {
     let content = ''
     const calls: Array<{ name?: string; arguments?: string }> = []
     let finish: string | null = null
+    let pieces = 0
     for await (const chunk of stream) {
       const delta = chunk.choices[0]?.delta
       content += delta?.content ?? ''
+      pieces += (delta?.tool_calls ?? []).filter((c) => (c.function?.arguments ?? '') !== '').length
       for (const c of delta?.tool_calls ?? [])
         calls[c.index] = {
-          ...(c.function?.name === undefined ? {} : { name: c.function.name }),
+          ...(c.function?.name === undefined ? { name: calls[c.index]?.name } : { name: c.function.name }),
           arguments: `${calls[c.index]?.arguments ?? ''}${c.function?.arguments ?? ''}`
         }
       finish = chunk.choices[0]?.finish_reason ?? finish
     }
     expect(content).toBe('')
     expect(calls).toEqual([{ name: 'go', arguments: '{"direction":"north"}' }])
+    expect(pieces).toBe(2) // argument by argument: '{"direction":"north"' as soon as its value is whole, '}' at the end
     expect(finish).toBe('tool_calls')
   })
 
@@ -348,7 +351,7 @@ describe('structured output and forced tool calls (constrained decoding)', () =>
     let content = ''
     for await (const chunk of stream) {
       content += chunk.choices[0]?.delta.content ?? ''
-      for (const c of chunk.choices[0]?.delta.tool_calls ?? []) names.push(c.function!.name!)
+      for (const c of chunk.choices[0]?.delta.tool_calls ?? []) if (c.function?.name !== undefined) names.push(c.function.name) // a call's first delta names it
     }
     expect(content).toBe('')
     expect(names).toEqual(choice.message.tool_calls!.map((c) => (c.type === 'function' ? c.function.name : '')))

@@ -86,6 +86,26 @@ describe('ToolCalls: the registry', () => {
       )
     })
 
+  for (const syntax of names)
+    it(`${syntax}: while a reply is written, its calls open by name and their arguments grow one by one, each a prefix of the parsed ones`, () => {
+      fc.assert(
+        fc.property(fc.array(call, { minLength: 1, maxLength: 2 }), fc.nat(400), (calls, cutAt) => {
+          const tools = toolsOf(calls).filter((t, i, all) => all.findIndex((u) => u.function.name === t.function.name) === i)
+          fc.pre(tools.length === calls.length)
+          const full = _.write(syntax)(calls)
+          const final = _.parse(syntax, tools)(full).calls
+          const open = _.openCalls(syntax, tools)(full.slice(0, Math.min(cutAt, full.length)))
+          expect(open.length).toBeLessThanOrEqual(final.length)
+          open.forEach((o, i) => {
+            expect(o.name).toBe(final[i]!.name)
+            expect(o.members).toEqual(Object.entries(final[i]!.arguments).slice(0, o.members.length))
+          })
+          // the whole reply: the first call is open with all its arguments
+          expect(_.openCalls(syntax, tools)(full)[0]).toEqual({ name: final[0]!.name, members: Object.entries(final[0]!.arguments) })
+        })
+      )
+    })
+
   it.each(familyTemplates)('%s: detected as %s', (_family, template, syntax) => {
     expect(_.detect(template)).toEqual({ _tag: 'Found', name: syntax })
   })

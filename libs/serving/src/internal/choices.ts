@@ -30,9 +30,15 @@ export const toolCallsOf = (calls: ReadonlyArray<ToolCalls.Call>): ReadonlyArray
     function: { name: c.name, arguments: JSON.stringify(c.arguments) }
   }))
 
-export const choiceOf = (p: Plan, completion: Engine.Completion, text: string): Choice => {
+/** One choice's pieces; `sent` gives the calls their ids and arguments text (a stream's, as it sent them). */
+export const choiceOf = (
+  p: Plan,
+  completion: Engine.Completion,
+  text: string,
+  sent: (calls: ReadonlyArray<ToolCalls.Call>) => ReadonlyArray<Response.ToolCall> = toolCallsOf
+): Choice => {
   const parsed = p.toolSyntax === undefined ? { content: text, calls: [] } : ToolCalls.parse(p.toolSyntax, p.request.tools ?? [])(text)
-  const calls = toolCallsOf(parsed.calls)
+  const calls = sent(parsed.calls)
   const finish = calls.length > 0 ? 'tool_calls' : completion.finish === 'length' ? 'length' : 'stop'
   return { completion, content: parsed.content, calls, finish }
 }

@@ -44,16 +44,29 @@ export const make = (id: string, model: string, request: Responses.ResponseReque
     output.push(item)
     message = undefined
   }
-  const call = (c: Response.ToolCall): void => {
-    closeMessage()
-    const opened = Objects.callItem(c, 'in_progress')
-    const index = output.length
-    emit('response.output_item.added', { output_index: index, item: opened })
-    emit('response.function_call_arguments.delta', { item_id: opened.id, output_index: index, delta: c.function.arguments })
-    emit('response.function_call_arguments.done', { item_id: opened.id, output_index: index, arguments: c.function.arguments })
-    const done = { ...opened, arguments: c.function.arguments, status: 'completed' as const }
-    emit('response.output_item.done', { output_index: index, item: done })
-    output.push(done)
+  // calls being streamed, by their index in the chat chunks: opened at their first delta, closed when the reply ends
+  const calls = new Map<number, { readonly item: Objects.OutputItem & { readonly id: string }; readonly index: number; arguments: string }>()
+  const call = (c: Response.ToolCallDelta): void => {
+    if ('id' in c) {
+      closeMessage()
+      const item = Objects.callItem({ ...c, function: { ...c.function, arguments: '' } }, 'in_progress')
+      const index = output.length + calls.size
+      calls.set(c.index, { item, index, arguments: '' })
+      emit('response.output_item.added', { output_index: index, item })
+    }
+    const open = calls.get(c.index)
+    if (open === undefined || c.function.arguments.length === 0) return
+    open.arguments += c.function.arguments
+    emit('response.function_call_arguments.delta', { item_id: open.item.id, output_index: open.index, delta: c.function.arguments })
+  }
+  const closeCalls = (): void => {
+    for (const open of calls.values()) {
+      emit('response.function_call_arguments.done', { item_id: open.item.id, output_index: open.index, arguments: open.arguments })
+      const done = { ...open.item, arguments: open.arguments, status: 'completed' as const }
+      emit('response.output_item.done', { output_index: open.index, item: done })
+      output.push(done)
+    }
+    calls.clear()
   }
 
   const start = Objects.response(id, model, request, created, { status: 'in_progress', output: [], usage: null })
@@ -78,6 +91,7 @@ export const make = (id: string, model: string, request: Responses.ResponseReque
       for (const tc of choice.delta.tool_calls ?? []) call(tc)
       if (choice.finish_reason !== null) {
         finish = choice.finish_reason
+        closeCalls()
         if (message === undefined && output.length === 0) openMessage() // an empty reply is an empty message
         closeMessage()
       }

@@ -5,6 +5,7 @@
  */
 import * as E from 'fp-ts/lib/Either.js'
 import * as BoundedJson from '../boundedJson.js'
+import type { OpenCall } from './partial.js'
 
 /** A call as the model wrote it: the function's name and its arguments (a JSON object). */
 export interface Call {
@@ -33,6 +34,11 @@ export interface Format {
   readonly safePrefix: (text: string) => number
   /** The calls as a model of this format writes them. */
   readonly write: (calls: ReadonlyArray<Call>) => string
+  /**
+   * The calls begun in a partial reply, each with its name and its arguments written whole so far
+   * (streamed argument by argument); without it, calls stream whole when the reply ends.
+   */
+  readonly openCalls?: (text: string, tools?: ReadonlyArray<ToolSchema>) => ReadonlyArray<OpenCall>
   /** The format structures every reply, tools or not (harmony's channels): replies are parsed even without tools. */
   readonly everyReply?: boolean
 }
@@ -110,6 +116,24 @@ export const parseBlocks = (text: string, open: string, close: string, callOf: (
   }
   return calls.length === 0 ? { content: text, calls } : { content: text.slice(0, first).trimEnd(), calls }
 }
+
+/** The blocks after `open` in a partial reply, each cut at its `close` (the last one possibly unclosed). */
+export const openBlocks = (text: string, open: string, close: string): ReadonlyArray<string> =>
+  text
+    .split(open)
+    .slice(1)
+    .map((b) => {
+      const at = b.indexOf(close)
+      return at < 0 ? b : b.slice(0, at)
+    })
+
+/** The whole `pattern` pairs (group 1 the key, group 2 the value text) of an XML call body so far, typed by {@link typedValue}. */
+export const xmlMembers = (
+  tools: ReadonlyArray<ToolSchema> | undefined,
+  name: string,
+  body: string,
+  pattern: RegExp
+): ReadonlyArray<readonly [string, unknown]> => [...body.matchAll(pattern)].map((p) => [p[1]!.trim(), typedValue(tools, name, p[1]!.trim(), p[2]!)] as const)
 
 /**
  * The arguments of an XML call body: every `pattern` match (group 1 the key, group 2 the value

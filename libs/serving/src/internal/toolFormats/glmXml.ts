@@ -4,6 +4,7 @@
  * JSON Schema. The content is the text before the first call.
  */
 import * as Format from './format.js'
+import type * as Partial from './partial.js'
 
 const open = '<tool_call>'
 const close = '</tool_call>'
@@ -25,6 +26,12 @@ export const glmXml: Format.Format = {
   detect: (template) => template.includes(open) && template.includes('<arg_key>'),
   parse,
   safePrefix: (text) => Format.beforeMarker(text, open),
+  // the name is whole once a new line or the first <arg_key> follows it
+  openCalls: (text, tools) =>
+    Format.openBlocks(text, open, close).flatMap((b): Partial.OpenCall[] => {
+      const m = /^([^\n<]+)(?=\n|<arg_key>)/.exec(b)
+      return m === null ? [] : [{ name: m[1]!.trim(), members: Format.xmlMembers(tools, m[1]!.trim(), b.slice(m[0].length), pair) }]
+    }),
   write: (calls) =>
     calls
       .map(

@@ -9,6 +9,7 @@
  * A reply without harmony markers is content as it stands.
  */
 import * as Format from './format.js'
+import * as Partial from './partial.js'
 
 const start = '<|start|>assistant'
 const channel = '<|channel|>'
@@ -62,5 +63,11 @@ export const harmony: Format.Format = {
   parse,
   // content is not a prefix of a harmony reply (headers come first): nothing streams before the reply ends
   safePrefix: () => 0,
+  openCalls: (text) =>
+    text.split(start).flatMap((part): Partial.OpenCall[] => {
+      const at = part.indexOf(message)
+      const recipient = at < 0 ? null : /to=functions\.([^\s<]+)/.exec(part.slice(0, at))
+      return recipient === null ? [] : [{ name: recipient[1]!, members: Partial.jsonMembers(part.slice(at + message.length)) }]
+    }),
   write: (calls) => calls.map((c) => ` to=functions.${c.name}${channel}commentary json${message}${JSON.stringify(c.arguments)}<|call|>`).join(start)
 }

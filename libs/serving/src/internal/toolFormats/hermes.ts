@@ -3,6 +3,7 @@
  * optional text, as Qwen2.5, Qwen3, Hermes 2/3 and mtrl's own turn format write them.
  */
 import * as Format from './format.js'
+import * as Partial from './partial.js'
 
 const open = '<tool_call>'
 const close = '</tool_call>'
@@ -15,5 +16,6 @@ export const hermes: Format.Format = {
   detect: (template) => template.includes(open) && !template.includes('<function=') && !template.includes('<arg_key>'),
   parse,
   safePrefix: (text) => Format.beforeMarker(text, open),
+  openCalls: (text) => Format.openBlocks(text, open, close).flatMap((b) => Partial.jsonCall(b, ['arguments', 'parameters']) ?? []),
   write: (calls) => calls.map((c) => `${open}\n${JSON.stringify({ name: c.name, arguments: c.arguments })}\n${close}`).join('\n')
 }

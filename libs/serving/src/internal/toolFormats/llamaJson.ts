@@ -4,6 +4,7 @@
  * after `<|python_tag|>`.
  */
 import * as Format from './format.js'
+import * as Partial from './partial.js'
 
 const pythonTag = '<|python_tag|>'
 
@@ -45,6 +46,11 @@ export const llamaJson: Format.Format = {
     const start = text.trimStart()
     const mayCall = start.startsWith('{') || start.startsWith(pythonTag) || (start.length < pythonTag.length && pythonTag.startsWith(start))
     return mayCall ? 0 : text.length
+  },
+  // the first call (later ones, after `;`, stream whole at the end)
+  openCalls: (text) => {
+    const call = Partial.jsonCall(text.replace(/^\s*(?:<\|python_tag\|>)?/, ''), ['parameters', 'arguments'])
+    return call === undefined ? [] : [call]
   },
   write: (calls) => calls.map((c) => JSON.stringify({ name: c.name, parameters: c.arguments })).join('\n')
 }

@@ -5,6 +5,7 @@
  * `[CALL_ID]id` before `[ARGS]`. The content is the text before `[TOOL_CALLS]`.
  */
 import * as Format from './format.js'
+import * as Partial from './partial.js'
 
 const marker = '[TOOL_CALLS]'
 
@@ -39,5 +40,16 @@ export const mistral: Format.Format = {
   detect: (template) => template.includes(marker),
   parse,
   safePrefix: (text) => Format.beforeMarker(text, marker),
+  // the first call of each [TOOL_CALLS] (later ones of a v3 array stream whole at the end)
+  openCalls: (text) =>
+    text
+      .split(marker)
+      .slice(1)
+      .flatMap((body): Partial.OpenCall[] => {
+        const named = /^\s*([A-Za-z0-9_.-]+)(?:\[CALL_ID\][A-Za-z0-9]*)?\[ARGS\]/.exec(body)
+        if (named !== null) return [{ name: named[1]!, members: Partial.jsonMembers(body.slice(named[0].length)) }]
+        const call = Partial.jsonCall(body.replace(/^\s*\[/, ''), ['arguments', 'parameters'])
+        return call === undefined ? [] : [call]
+      }),
   write: (calls) => `${marker}${JSON.stringify(calls.map((c) => ({ name: c.name, arguments: c.arguments })))}`
 }

@@ -5,6 +5,7 @@
  * JSON Schema. The content is the text before the first call.
  */
 import * as Format from './format.js'
+import type * as Partial from './partial.js'
 
 const open = '<tool_call>'
 const close = '</tool_call>'
@@ -27,6 +28,11 @@ export const qwenXml: Format.Format = {
   detect: (template) => template.includes(open) && template.includes('<function='),
   parse,
   safePrefix: (text) => Format.beforeMarker(text, open),
+  openCalls: (text, tools) =>
+    Format.openBlocks(text, open, close).flatMap((b): Partial.OpenCall[] => {
+      const m = /^\s*<function=([^>\n]+)>/.exec(b)
+      return m === null ? [] : [{ name: m[1]!.trim(), members: Format.xmlMembers(tools, m[1]!.trim(), b.slice(m[0].length), parameter) }]
+    }),
   write: (calls) =>
     calls
       .map(
