@@ -5,7 +5,11 @@
  * - `sft_tokens_per_s`: an SFT step (forward, backward, global-norm clip, Adam) on B x T tokens;
  * - `sample_tokens_per_s`: KV-cached sampling of `NEW` tokens in `S` slots after a P-token prompt;
  * - `rl_iteration_s`: one RL iteration's model work: that sampling, scoring the sequences with the
- *   policy (old log-probs), and a PPO step on them with group-normalised (GRPO) advantages.
+ *   policy (old log-probs), and a PPO step on them with group-normalised (GRPO) advantages;
+ * - the dispatches: `sft_kernels` (kernels of one SFT step), `sample_kernels_per_step` and
+ *   `sample_reads_per_step` (kernels and synchronous reads per decoding step of all slots), and
+ *   `kernel_ms` (the wall time of one small kernel, a negation of 4,096 numbers, dispatched 200
+ *   times without a read: on webgpu, the proxy's round trip to its thread plus the GPU's work).
  * tools/gpu-check/torch_bench.py measures the same in PyTorch. Run:
  *   MTRL_BACKEND=webgpu BENCH_SHAPE=default npx tsx --conditions=@mtrl/source apps/mtrl/bench/gpu.bench.ts
  */
@@ -70,6 +74,34 @@ const seconds = (f: () => void, repeats: number): number => {
   return best
 }
 
+/** Kernels `f` runs, and the synchronous reads it makes (counted on the active backend). */
+const dispatches = async (f: () => void): Promise<{ readonly kernels: number; readonly reads: number }> => {
+  const backend = tf.backend() as unknown as { readSync: (dataId: object) => unknown }
+  const readSync = backend.readSync
+  let reads = 0
+  backend.readSync = (dataId) => {
+    reads++
+    return readSync.call(backend, dataId)
+  }
+  try {
+    const { kernels } = await tf.profile(f)
+    return { kernels: kernels.length, reads }
+  } finally {
+    backend.readSync = readSync
+  }
+}
+
+/** The wall time of one small kernel with no read, in milliseconds. */
+const kernelMs = (): number => {
+  const x = tf.ones([4096])
+  tf.tidy(() => tf.neg(x)).dataSync() // warm-up
+  const start = performance.now()
+  for (let i = 0; i < 200; i++) tf.tidy(() => void tf.neg(x))
+  tf.tidy(() => tf.neg(x)).dataSync() // the queue drained
+  x.dispose()
+  return (performance.now() - start) / 201
+}
+
 const randomIds = (rng: Rng.Rng, n: number, vocab: number): Int32Array => Int32Array.from({ length: n }, () => rng.int(vocab))
 
 /** KV-cached sampling in every slot; returns prompt + generated tokens per slot. */
@@ -125,7 +157,16 @@ const main = async (): Promise<void> => {
       })),
     repeats
   )
+  const sftCount = await dispatches(
+    () =>
+      void Optimizer.step(adam, { learningRate: 1e-5, maxNorm: 1 }, () => ({
+        loss: tf.neg(tf.mean(Scoring.tokenLogprobs(policy, { entropy: false })(ids).logprobs)) as tf.Scalar
+      }))
+  )
   ids.dispose()
+  // per decoding step: sampling NEW tokens less sampling 1 (the same prompt), over NEW - 1 steps
+  const one = await dispatches(() => void sample(policy, { ...shape, newTokens: 1 }, Rng.make(1)))
+  const all = await dispatches(() => void sample(policy, shape, Rng.make(1)))
   const sampling = seconds(() => void sample(policy, shape, rng), repeats)
   const rl = seconds(() => rlUpdate(policy, adam, sample(policy, shape, rng), shape.newTokens), repeats)
   const params = vars.reduce((n, v) => n + v.size, 0)
@@ -138,7 +179,11 @@ const main = async (): Promise<void> => {
     params,
     sft_tokens_per_s: (shape.batch * shape.time) / sft,
     sample_tokens_per_s: (shape.slots * shape.newTokens) / sampling,
-    rl_iteration_s: rl
+    rl_iteration_s: rl,
+    sft_kernels: sftCount.kernels,
+    sample_kernels_per_step: (all.kernels - one.kernels) / (shape.newTokens - 1),
+    sample_reads_per_step: (all.reads - one.reads) / (shape.newTokens - 1),
+    kernel_ms: kernelMs()
   }
   process.stdout.write(`${JSON.stringify(result)}\n`)
 }
