@@ -59,7 +59,7 @@ export interface ChatCompletion {
  * `arguments` ''), the next ones add to its `arguments` (as OpenAI and vLLM stream them).
  *
  * @category models
- * @since 0.6.0
+ * @since 0.2.0
  */
 export type ToolCallDelta = { readonly index: number } & (ToolCall | { readonly function: { readonly arguments: string } })
 

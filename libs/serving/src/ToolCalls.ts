@@ -150,7 +150,7 @@ export const safePrefix =
  * // [{ name: 'go', members: [['direction', 'north']] }]
  *
  * @category destructors
- * @since 0.6.0
+ * @since 0.2.0
  */
 export const openCalls =
   (syntax: Syntax, tools?: ReadonlyArray<Format.ToolSchema>) =>
