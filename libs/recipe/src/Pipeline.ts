@@ -20,7 +20,7 @@ import * as TE from 'fp-ts/lib/TaskEither.js'
 import { label, source } from './EnvConfig.js'
 import * as Evaluation from './Evaluation.js'
 import * as Model from './Model.js'
-import { stageEnv, type Resolved, type Stage } from './Recipe.js'
+import { corpusEnvs, stageEnv, type Resolved, type Stage } from './Recipe.js'
 import { failed, stopped, type RunError } from './RunError.js'
 import { never, type Context, type Reporter, type StopSignal } from './internal/context.js'
 import * as Looks from './internal/looks.js'
@@ -201,9 +201,11 @@ export const run =
       return env === undefined ? undefined : source(env, reporter.note)
     })
     const evalSources = recipe.eval.envs.map((env) => source(env, reporter.note))
+    const pinned = recipe.model.kind === 'scratch' && recipe.model.corpusEnvs !== undefined
+    const corpusSources = pinned ? corpusEnvs(recipe).map((env) => source(env, reporter.note)) : [...stageSources, ...evalSources]
     const progress = resume ? Progress.read(run) : Progress.initial
     try {
-      const agent = await startAgent(recipe, run, progress, [...stageSources, ...evalSources], reporter)()
+      const agent = await startAgent(recipe, run, progress, corpusSources, reporter)()
       if (E.isLeft(agent)) return agent
       const looks = ledger === undefined ? undefined : { ledger, backend: backend.name }
       const ctx: Context = { recipe, run, reporter, resume, stop, stageSources, evalSources, queue, replicaInit, agents, looks, agent: agent.right, progress }
@@ -221,6 +223,6 @@ export const run =
       if (report) Report.write(run, `mtrl run ${recipe.name}`)
       return E.right(summary)
     } finally {
-      for (const s of [...stageSources, ...evalSources]) s?.dispose()
+      for (const s of [...stageSources, ...evalSources, ...(pinned ? corpusSources : [])]) s?.dispose()
     }
   }

@@ -35,12 +35,16 @@ import { withMoves } from './internal/movedFields.js'
  * A small transformer trained from scratch with a word-level tokenizer built from the
  * environments' text: the architecture fields of `ModelConfig.Settings`, and `corpusEpisodes`
  * (expert episodes per environment whose text builds the vocabulary; unused when the first stage
- * is a pretrain stage, whose transcripts build it), `maxVocab`.
+ * is a pretrain stage, whose transcripts build it), `maxVocab`, and `corpusEnvs`: the
+ * environments whose expert episodes build the vocabulary, one corpus each, in order (default
+ * {@link corpusEnvs}: every stage's environment, then the evaluation's; a repeated environment
+ * gives another corpus, so the vocabulary's order, and with it the model, depends on every stage).
+ * {@link sftOnly} pins it, so that the SFT stages alone train the model the whole recipe's do.
  */
 export const ScratchModel = t.intersection([
   t.type({ kind: t.literal('scratch') }),
   ModelConfig.Settings,
-  t.partial({ corpusEpisodes: Numbers.PositiveInt, maxVocab: Numbers.PositiveInt })
+  t.partial({ corpusEpisodes: Numbers.PositiveInt, maxVocab: Numbers.PositiveInt, corpusEnvs: t.array(EnvConfig) })
 ])
 export type ScratchModel = t.TypeOf<typeof ScratchModel>
 
@@ -352,6 +356,42 @@ export const stageAlgorithm = (stage: RlStage): TrainerAlgorithm.Algorithm => re
 
 /** The environment a stage plays: none for a pretrain stage (a mixture). */
 export const stageEnv = (stage: Stage): EnvConfig | undefined => (stage.kind === 'pretrain' ? undefined : stage.env)
+
+/**
+ * The environments whose expert episodes build a scratch model's vocabulary: the model's
+ * `corpusEnvs` when it names them, else every stage's environment (pretrain stages have none) and
+ * then the evaluation's, one corpus each.
+ *
+ * @category accessors
+ * @since 0.9.0
+ */
+export const corpusEnvs = (recipe: Resolved): ReadonlyArray<EnvConfig> =>
+  recipe.model.kind === 'scratch' && recipe.model.corpusEnvs !== undefined
+    ? recipe.model.corpusEnvs
+    : [...recipe.stages.flatMap((s) => stageEnv(s) ?? []), ...recipe.eval.envs]
+
+/**
+ * The recipe narrowed to its SFT stages (`mtrl sft`), training the model its SFT stages train in
+ * the whole recipe: a scratch model's vocabulary stays built from the whole recipe's
+ * environments ({@link corpusEnvs}, pinned). `undefined` when it has no SFT stage.
+ *
+ * @example
+ * import { Recipe } from '@mtrl/recipe'
+ * const env = { kind: 'textworld', settings: 'w2-o3-q4' } as const
+ * const full = Recipe.resolve({ name: 'r', stages: [{ kind: 'sft', env }, { kind: 'rl', env, iterations: 5 }] })
+ * Recipe.sftOnly(full)?.stages.length // 1
+ * Recipe.corpusEnvs(Recipe.sftOnly(full)!).length // 3: both stages' environments and the evaluation's, as in the whole recipe
+ *
+ * @category combinators
+ * @since 0.9.0
+ */
+export const sftOnly = (recipe: Resolved): Resolved | undefined => {
+  const stages = recipe.stages.filter((s) => s.kind === 'sft')
+  if (stages.length === 0) return undefined
+  const model =
+    recipe.model.kind === 'scratch' && recipe.stages[0]?.kind !== 'pretrain' ? { ...recipe.model, corpusEnvs: [...corpusEnvs(recipe)] } : recipe.model
+  return { ...recipe, model, stages }
+}
 
 /** Evaluation environments when the recipe names none: the last stage's (the one trained for last, the target of a curriculum); none after a pretrain stage. */
 export const lastStageEnv = (recipe: Recipe): EnvConfig[] => recipe.stages.slice(-1).flatMap((s) => stageEnv(s) ?? [])

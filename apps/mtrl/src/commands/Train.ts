@@ -136,15 +136,17 @@ export const sft = make({
   summary: 'run only the SFT stages of a recipe',
   help: `mtrl sft RECIPE.json [--backend B] [--run-dir DIR] [--seed N]
 
-Like mtrl train, keeping only the recipe's sft stages.
+Like mtrl train, keeping only the recipe's sft stages: they train the model that mtrl train's
+sft stages train (a scratch model's vocabulary is still built from the whole recipe's
+environments).
 
 Example:
   mtrl sft recipes/default.json`,
   flags: sftFlags,
   positionals: true,
   run: recipeCommand((recipe, _values, path) => {
-    const stages = recipe.stages.filter((s) => s.kind === 'sft')
-    return stages.length === 0 ? E.left(usage(`${path}: the recipe has no sft stage`)) : E.right({ ...recipe, stages })
+    const narrowed = Recipe.sftOnly(recipe)
+    return narrowed === undefined ? E.left(usage(`${path}: the recipe has no sft stage`)) : E.right(narrowed)
   })
 })
 
