@@ -14,8 +14,8 @@
  *   npm run bench:real-size -- --full                        # the issue's counts (16 episodes, ...)
  *   npm run bench:real-size -- --only mtrl --dir /tmp/q3     # one side, a given folder
  *
- * Reduced (default): SFT 2 x 256 tokens, 2 timed steps; sampling 300-token prompts, 32 new
- * tokens; GRPO 4 episodes (one group) x 4 turns of 32 tokens. --full: SFT 4 x 512, 3 steps;
+ * Reduced (default): SFT 2 x 256 tokens, 1 timed step after a warm-up; sampling 64-token
+ * prompts, 32 new tokens; GRPO 4 episodes (one group) x 4 turns of 32 tokens. --full: SFT 4 x 512, 3 steps;
  * GRPO 16 episodes x 4 turns.
  */
 import { spawn } from 'node:child_process'
@@ -51,8 +51,9 @@ const shape: Shape = {
   phases,
   batch: values.full ? 4 : 2,
   seq: values.full ? 512 : 256,
-  sftSteps: values.full ? 3 : 2,
+  sftSteps: values.full ? 3 : 1,
   prompt: 300,
+  samplePrompt: values.full ? 300 : 64,
   newTokens: 32,
   episodes: values.full ? 16 : 4,
   turns: 4,
@@ -157,11 +158,15 @@ const num = (side: string, phase: string, field: string): number | undefined => 
 const rows: Array<[string, string, string, boolean]> = [
   ['load (s)', 'load', 'seconds', false],
   [`SFT tokens/s (${shape.batch} x ${shape.seq})`, 'sft', 'tokensPerSecond', true],
-  [`sampling tokens/s, batch 1 (${shape.prompt}-token prompt, ${shape.newTokens} new)`, 'sample1', 'tokensPerSecond', true],
+  [`sampling tokens/s, batch 1 (${shape.samplePrompt}-token prompt, ${shape.newTokens} new)`, 'sample1', 'tokensPerSecond', true],
   ['  prefill of the prompt (s)', 'sample1', 'prefillSeconds', false],
   ['sampling tokens/s, batch 16', 'sample16', 'tokensPerSecond', true],
   ['  prefill of 16 prompts (s)', 'sample16', 'prefillSeconds', false],
-  [`GRPO iteration (s; ${shape.episodes} episodes x ${shape.turns} turns x ${shape.newTokens} tokens)`, 'rl', 'seconds', false]
+  [`GRPO iteration (s; ${shape.episodes} episodes x ${shape.turns} turns x ${shape.newTokens} tokens)`, 'rl', 'seconds', false],
+  ['SFT tokens per CPU second (all threads: steadier on a busy machine)', 'sft', 'tokensPerCpuSecond', true],
+  ['sampling tokens per CPU second, batch 1', 'sample1', 'tokensPerCpuSecond', true],
+  ['sampling tokens per CPU second, batch 16', 'sample16', 'tokensPerCpuSecond', true],
+  ['GRPO iteration, CPU seconds', 'rl', 'cpuSeconds', false]
 ]
 const fmt = (x: number | undefined): string => (x === undefined ? '-' : x >= 100 ? x.toFixed(0) : x.toFixed(2))
 const line = (label: string, a: string, b: string, c: string): string => `${label.padEnd(72)} ${a.padStart(10)} ${b.padStart(10)} ${c.padStart(8)}\n`

@@ -3,7 +3,7 @@
  * its memory and prints it beside PyTorch): a Hugging Face folder loaded with LoRA rank 16 on
  * the attention and MLP projections, then
  * - SFT: LoRA training steps (forward, backward, Adam) on BATCH x SEQ tokens, tokens/s;
- * - sampling: a PROMPT-token prompt then NEW tokens at temperature 1, batch 1 and batch 16,
+ * - sampling: a SAMPLE_PROMPT-token prompt then NEW tokens at temperature 1, batch 1 and batch 16,
  *   generated tokens/s (prefill timed apart);
  * - RL: one GRPO iteration of the RL trainer (`Trainer.iterate`: rollout, old log-probs, one
  *   update) on EPISODES episodes (groups of 4) x TURNS turns of a synthetic environment whose
@@ -27,6 +27,8 @@ export interface Shape {
   readonly seq: number
   readonly sftSteps: number
   readonly prompt: number
+  /** The sampling phase's prompt length. */
+  readonly samplePrompt: number
   readonly newTokens: number
   readonly episodes: number
   readonly turns: number
@@ -39,6 +41,11 @@ const shape = JSON.parse(shapeArg) as Shape
 const emit = (result: Record<string, unknown>): void => void process.stdout.write(`${JSON.stringify({ mtrl: result })}\n`)
 const log = (line: string): void => void process.stderr.write(`[mtrl] ${line}\n`)
 const seconds = (start: number): number => (performance.now() - start) / 1000
+/** CPU seconds of this process (all threads) since `start` (a `process.cpuUsage()`). */
+const cpuSince = (start: NodeJS.CpuUsage): number => {
+  const used = process.cpuUsage(start)
+  return (used.user + used.system) / 1e6
+}
 const peakGiB = (): number => process.resourceUsage().maxRSS / 2 ** 20
 
 const selected = await Backend.selectFromEnvironment()()
@@ -83,22 +90,33 @@ const sft = (): void => {
     return out
   }
   const times: number[] = []
+  const cpus: number[] = []
   for (let i = 0; i <= shape.sftSteps; i++) {
     const start = performance.now()
+    const cpu = process.cpuUsage()
     const l = step()
     times.push(seconds(start))
+    cpus.push(cpuSince(cpu))
     log(`sft step ${i}${i === 0 ? ' (warm-up)' : ''}: ${times[i]!.toFixed(1)} s, loss ${l.toFixed(3)}`)
   }
   tf.dispose([ids, ...m, ...v])
   const timed = times.slice(1)
   const mean = timed.reduce((a, b) => a + b, 0) / timed.length
-  emit({ phase: 'sft', tokensPerSecond: (shape.batch * shape.seq) / mean, stepSeconds: mean, warmupSeconds: times[0], peakGiB: peakGiB() })
+  const cpuMean = cpus.slice(1).reduce((a, b) => a + b, 0) / timed.length
+  emit({
+    phase: 'sft',
+    tokensPerSecond: (shape.batch * shape.seq) / mean,
+    tokensPerCpuSecond: (shape.batch * shape.seq) / cpuMean,
+    stepSeconds: mean,
+    warmupSeconds: times[0],
+    peakGiB: peakGiB()
+  })
 }
 
 /** A PROMPT-token prompt per slot, then NEW tokens at temperature 1 (no stop token), at batch 1 then 16. */
 const sample = (): void => {
   const V = policy.config.vocab
-  const session = Sampler.make(policy, { slots: 16, maxLen: shape.prompt + shape.newTokens + 1 })
+  const session = Sampler.make(policy, { slots: 16, maxLen: shape.samplePrompt + shape.newTokens + 1 })
   const rng = Rng.make(1)
   // the decode-layout weights are made on the first feed: not timed
   const warm = performance.now()
@@ -107,16 +125,25 @@ const sample = (): void => {
   for (const batch of [1, 16]) {
     const slots = Array.from({ length: batch }, (_, i) => i)
     slots.forEach((s) => session.reset(s))
-    const prompts = slots.map(() => Int32Array.from({ length: shape.prompt }, () => rng.int(V)))
+    const prompts = slots.map(() => Int32Array.from({ length: shape.samplePrompt }, () => rng.int(V)))
     let start = performance.now()
     session.append(slots, prompts)
     const prefill = seconds(start)
     start = performance.now()
+    const cpu = process.cpuUsage()
     const out = session.generate(slots, { maxNewTokens: shape.newTokens, temperature: 1, stopTokens: [], rng })
     const gen = seconds(start)
+    const genCpu = cpuSince(cpu)
     const tokens = out.reduce((a, g) => a + g.tokens.length, 0)
     log(`sampling batch ${batch}: prefill ${prefill.toFixed(1)} s, ${tokens} tokens in ${gen.toFixed(1)} s`)
-    emit({ phase: `sample${batch}`, tokensPerSecond: tokens / gen, prefillSeconds: prefill, generateSeconds: gen, peakGiB: peakGiB() })
+    emit({
+      phase: `sample${batch}`,
+      tokensPerSecond: tokens / gen,
+      tokensPerCpuSecond: tokens / genCpu,
+      prefillSeconds: prefill,
+      generateSeconds: gen,
+      peakGiB: peakGiB()
+    })
   }
   session.dispose()
 }
@@ -183,8 +210,10 @@ const rl = async (): Promise<void> => {
     contextLength
   })
   const start = performance.now()
+  const cpu = process.cpuUsage()
   const metrics = await Trainer.iterate(trainer)()
   const total = seconds(start)
+  const totalCpu = cpuSince(cpu)
   if (E.isLeft(metrics)) throw new Error(JSON.stringify(metrics.left))
   const m = metrics.right
   await Trainer.settle(trainer)
@@ -194,6 +223,7 @@ const rl = async (): Promise<void> => {
     phase: 'rl',
     episodes: slots,
     seconds: total,
+    cpuSeconds: totalCpu,
     rolloutSeconds: m['time/rollout_s'],
     updateSeconds: m['time/update_s'],
     generatedTokensPerSecond: m['perf/tokens_per_s'],

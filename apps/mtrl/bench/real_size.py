@@ -3,7 +3,7 @@
 as the mtrl side and prints both): the same Hugging Face folder in float32 with PEFT LoRA rank 16
 (alpha 32) on q/k/v/o/gate/up/down, on the same number of threads, then
 - SFT: LoRA training steps (forward, backward, AdamW) on BATCH x SEQ random tokens, tokens/s;
-- sampling: `generate` of NEW tokens at temperature 1 after a PROMPT-token prompt, batch 1 and
+- sampling: `generate` of NEW tokens at temperature 1 after a SAMPLE_PROMPT-token prompt, batch 1 and
   16 (the PEFT model as TRL samples it, adapters unmerged), prefill timed apart;
 - RL: one step of TRL's GRPOTrainer (beta 0, one generation batch = one update, groups of 4)
   on EPISODES completions of TURNS x NEW tokens after a ~PROMPT-token prompt. TRL plays one turn
@@ -51,17 +51,20 @@ def sft(model, shape):
     ids = torch.randint(0, vocab, (shape["batch"], shape["seq"]), generator=g)
     opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=1e-4)
     model.train()
-    times = []
+    times, cpus = [], []
     for i in range(shape["sftSteps"] + 1):
         start = time.perf_counter()
+        cpu = time.process_time()
         loss = model(input_ids=ids, labels=ids).loss
         loss.backward()
         opt.step()
         opt.zero_grad(set_to_none=True)
         times.append(time.perf_counter() - start)
+        cpus.append(time.process_time() - cpu)
         log(f"sft step {i}{' (warm-up)' if i == 0 else ''}: {times[-1]:.1f} s, loss {loss.item():.3f}")
     mean = sum(times[1:]) / len(times[1:])
-    emit(dict(phase="sft", tokensPerSecond=shape["batch"] * shape["seq"] / mean, stepSeconds=mean, warmupSeconds=times[0], peakGiB=peak_gib()))
+    cpu_mean = sum(cpus[1:]) / len(cpus[1:])
+    emit(dict(phase="sft", tokensPerSecond=shape["batch"] * shape["seq"] / mean, tokensPerCpuSecond=shape["batch"] * shape["seq"] / cpu_mean, stepSeconds=mean, warmupSeconds=times[0], peakGiB=peak_gib()))
 
 
 def sample(model, shape):
@@ -71,20 +74,21 @@ def sample(model, shape):
     with torch.inference_mode():  # warm-up, not timed
         model.generate(input_ids=torch.zeros((1, 8), dtype=torch.long), max_new_tokens=2, do_sample=True, top_k=0, pad_token_id=0, eos_token_id=None)
     for batch in [1, 16]:
-        ids = torch.randint(0, vocab, (batch, shape["prompt"]), generator=g)
+        ids = torch.randint(0, vocab, (batch, shape["samplePrompt"]), generator=g)
         mask = torch.ones_like(ids)
         kw = dict(do_sample=True, temperature=1.0, top_k=0, top_p=1.0, pad_token_id=0, eos_token_id=None)
         with torch.inference_mode():
-            start = time.perf_counter()
+            start, cpu = time.perf_counter(), time.process_time()
             model.generate(input_ids=ids, attention_mask=mask, max_new_tokens=1, min_new_tokens=1, **kw)
-            prefill = time.perf_counter() - start
-            start = time.perf_counter()
+            prefill, prefill_cpu = time.perf_counter() - start, time.process_time() - cpu
+            start, cpu = time.perf_counter(), time.process_time()
             out = model.generate(input_ids=ids, attention_mask=mask, max_new_tokens=shape["newTokens"], min_new_tokens=shape["newTokens"], **kw)
-            total = time.perf_counter() - start
-        tokens = (out.shape[1] - shape["prompt"]) * batch
+            total, total_cpu = time.perf_counter() - start, time.process_time() - cpu
+        tokens = (out.shape[1] - shape["samplePrompt"]) * batch
         gen = max(total - prefill, 1e-9)
+        gen_cpu = max(total_cpu - prefill_cpu, 1e-9)
         log(f"sampling batch {batch}: prefill {prefill:.1f} s, {tokens} tokens in {gen:.1f} s")
-        emit(dict(phase=f"sample{batch}", tokensPerSecond=tokens / gen, prefillSeconds=prefill, generateSeconds=gen, peakGiB=peak_gib()))
+        emit(dict(phase=f"sample{batch}", tokensPerSecond=tokens / gen, tokensPerCpuSecond=tokens / gen_cpu, prefillSeconds=prefill, generateSeconds=gen, peakGiB=peak_gib()))
 
 
 def rl(folder, model, shape):
@@ -127,11 +131,11 @@ def rl(folder, model, shape):
         dataloader_num_workers=0,
     )
     trainer = GRPOTrainer(model=model, reward_funcs=reward, args=args, train_dataset=datasets.Dataset.from_dict({"prompt": prompts}), processing_class=tok)
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     trainer.train()
-    total = time.perf_counter() - start
+    total, total_cpu = time.perf_counter() - start, time.process_time() - cpu
     log(f"GRPO iteration: {total:.1f} s")
-    emit(dict(phase="rl", episodes=groups * 4, seconds=total, peakGiB=peak_gib()))
+    emit(dict(phase="rl", episodes=groups * 4, seconds=total, cpuSeconds=total_cpu, peakGiB=peak_gib()))
 
 
 def main():

@@ -148,7 +148,8 @@ const scoresOf = (policy: Policy, hidden: tf.Tensor3D, ids: tf.Tensor2D, tempera
   if (B * (T - 1) > chunk) {
     const head = { temperature, softcap: policy.config.logitSoftcap }
     const entropy = options.entropy !== false
-    const scores = chunkedScores(h, transformer.headWeight(policy.config, weightOf(policy)), targets, head, entropy, chunk)
+    // with LoRA the head (embeddings or lm_head) is frozen: no [vocab, d] gradient, no copy of it kept
+    const scores = chunkedScores(h, transformer.headWeight(policy.config, weightOf(policy)), targets, head, entropy, chunk, policy.lora !== undefined)
     const column = (j: number): tf.Tensor => tf.slice(scores, [0, j], [-1, 1])
     return { logprobs: rows(column(0)), entropy: entropy ? rows(column(1)) : (tf.zeros([B, T]) as tf.Tensor2D) }
   }

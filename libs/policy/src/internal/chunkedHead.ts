@@ -67,6 +67,7 @@ const rowsOf = <T extends tf.Tensor>(x: T, start: number, rows: number): T =>
  * @param hidden [N, d]
  * @param weight [vocab, d] (Hugging Face layout)
  * @param targets int32 [N]
+ * @param frozenWeight the weight does not train (LoRA): its gradient is not made
  * @returns [N, 2]: log-prob, entropy (0 without `entropy`)
  */
 export const chunkedScores = (
@@ -75,40 +76,62 @@ export const chunkedScores = (
   targets: tf.Tensor1D,
   head: Head,
   entropy: boolean,
-  rows = chunkRows(weight.shape[0])
+  rows = chunkRows(weight.shape[0]),
+  frozenWeight = false
 ): tf.Tensor2D => {
   const N = hidden.shape[0]
   const starts = Array.from({ length: Math.ceil(N / rows) }, (_, i) => i * rows)
-  const f = tf.customGrad((...args: Array<tf.Tensor | tf.GradSaveFunc>) => {
-    const [h, w, save] = args as [tf.Tensor2D, tf.Tensor2D, tf.GradSaveFunc]
-    save([h, w, targets])
+  /** Each chunk's [dh, dW] (dW only when the weight trains). */
+  const chunkGrads = (sh: tf.Tensor2D, sw: tf.Tensor2D, st: tf.Tensor1D, dy: tf.Tensor2D, s: number): tf.Tensor2D[] =>
+    tf.tidy(() => {
+      const R = Math.min(rows, N - s)
+      const hc = rowsOf(sh, s, R)
+      const { z, capTanh } = chunkLogits(head, hc, sw)
+      let dz: tf.Tensor = logitsGrad(z, rowsOf(st, s, R), rowsOf(dy, s, R), entropy)
+      if (capTanh !== undefined) dz = tf.mul(dz, tf.sub(1, tf.square(capTanh)))
+      if (head.temperature !== 1) dz = tf.div(dz, head.temperature)
+      const dh = tf.matMul(dz as tf.Tensor2D, sw)
+      return frozenWeight ? [dh] : [dh, tf.matMul(tf.transpose(dz) as tf.Tensor2D, hc)]
+    }) as tf.Tensor2D[]
+  const forward = (h: tf.Tensor2D, w: tf.Tensor2D): tf.Tensor2D => {
     const parts = starts.map((s) => {
       const R = Math.min(rows, N - s)
       return tf.tidy(() => scoresOf(chunkLogits(head, rowsOf(h, s, R), w).z, rowsOf(targets, s, R), entropy))
     })
-    return {
-      value: parts.length === 1 ? parts[0]! : tf.concat(parts),
-      gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => {
-        const [sh, sw, st] = saved as [tf.Tensor2D, tf.Tensor2D, tf.Tensor1D]
-        let dW: tf.Tensor = tf.zerosLike(sw)
-        const dh = starts.map((s) => {
-          const R = Math.min(rows, N - s)
-          const [dhPart, dWPart] = tf.tidy(() => {
-            const hc = rowsOf(sh, s, R)
-            const { z, capTanh } = chunkLogits(head, hc, sw)
-            let dz: tf.Tensor = logitsGrad(z, rowsOf(st, s, R), rowsOf(dy as tf.Tensor2D, s, R), entropy)
-            if (capTanh !== undefined) dz = tf.mul(dz, tf.sub(1, tf.square(capTanh)))
-            if (head.temperature !== 1) dz = tf.div(dz, head.temperature)
-            return [tf.matMul(dz as tf.Tensor2D, sw), tf.matMul(tf.transpose(dz) as tf.Tensor2D, hc)]
-          })
-          const next = tf.add(dW, dWPart)
-          dW.dispose()
-          dWPart.dispose()
-          dW = next
-          return dhPart
-        })
-        return [dh.length === 1 ? dh[0]! : tf.concat(dh), dW]
+    return parts.length === 1 ? parts[0]! : tf.concat(parts)
+  }
+  const backward = (dy: tf.Tensor2D, sh: tf.Tensor2D, sw: tf.Tensor2D, st: tf.Tensor1D): tf.Tensor[] => {
+    let dW: tf.Tensor | undefined = frozenWeight ? undefined : tf.zerosLike(sw)
+    const dh = starts.map((s) => {
+      const [dhPart, dWPart] = chunkGrads(sh, sw, st, dy, s)
+      if (dW !== undefined && dWPart !== undefined) {
+        const next = tf.add(dW, dWPart)
+        tf.dispose([dW, dWPart])
+        dW = next
       }
+      return dhPart!
+    })
+    const dhAll = dh.length === 1 ? dh[0]! : tf.concat(dh)
+    return dW === undefined ? [dhAll] : [dhAll, dW]
+  }
+  if (frozenWeight) {
+    // a frozen weight (LoRA) is no input: it is neither copied for the backward pass nor given a [vocab, d] gradient
+    const f = tf.customGrad((...args: Array<tf.Tensor | tf.GradSaveFunc>) => {
+      const [h, save] = args as [tf.Tensor2D, tf.GradSaveFunc]
+      save([h, targets])
+      return {
+        value: forward(h, weight),
+        gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => backward(dy as tf.Tensor2D, saved[0] as tf.Tensor2D, weight, saved[1] as tf.Tensor1D)
+      }
+    }) as unknown as (h: tf.Tensor2D) => tf.Tensor2D
+    return f(hidden)
+  }
+  const f = tf.customGrad((...args: Array<tf.Tensor | tf.GradSaveFunc>) => {
+    const [h, w, save] = args as [tf.Tensor2D, tf.Tensor2D, tf.GradSaveFunc]
+    save([h, w, targets])
+    return {
+      value: forward(h, w),
+      gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => backward(dy as tf.Tensor2D, saved[0] as tf.Tensor2D, saved[1] as tf.Tensor2D, saved[2] as tf.Tensor1D)
     }
   }) as unknown as (h: tf.Tensor2D, w: tf.Tensor2D) => tf.Tensor2D
   return f(hidden, weight)

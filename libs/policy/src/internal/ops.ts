@@ -30,33 +30,18 @@ const mmGrad = (...args: Array<tf.Tensor | tf.GradSaveFunc>): { value: tf.Tensor
 }
 export const mm = tf.customGrad(mmGrad) as unknown as <T extends tf.Tensor>(a: T, b: tf.Tensor) => T
 
-/**
- * `x @ w^T` with the transpose as a flag of the product, and its gradient likewise
- * (`dx = dy w`, `dw = dy^T x`): for backends whose products read a transposed operand in
- * place (TensorFlow's), where an explicit transpose copies every weight on every call.
- */
-const mmTransposedGrad = (...args: Array<tf.Tensor | tf.GradSaveFunc>): { value: tf.Tensor; gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => tf.Tensor[] } => {
-  const [x, w, save] = args as [tf.Tensor2D, tf.Tensor2D, tf.GradSaveFunc]
-  save([x, w])
-  return {
-    value: tf.matMul(x, w, false, true),
-    gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => {
-      const [sx, sw] = saved as [tf.Tensor2D, tf.Tensor2D]
-      return [tf.matMul(dy as tf.Tensor2D, sw), tf.matMul(dy as tf.Tensor2D, sx, true, false)]
-    }
-  }
-}
-const mmTransposed = tf.customGrad(mmTransposedGrad) as unknown as (x: tf.Tensor2D, w: tf.Tensor2D) => tf.Tensor2D
-
 /** Backends whose products take a transposed operand in place. */
 const transposesInPlace = new Set(['tensorflow', 'webgpu', 'webgl'])
 
 /**
  * `x @ w^T` for a Hugging Face weight `w` of shape [out, in]; `x` is [N, in]. An explicit
  * transpose then a plain product on wasm and cpu (wasm's flagged products are about 10x
- * slower), the flag elsewhere.
+ * slower), the flag elsewhere: there the product's own gradient (`dx = dy w`, `dw = dy^T x`,
+ * each made only when asked for) runs, so a frozen weight (LoRA's base) gets no [out, in]
+ * gradient in the backward pass.
  */
-export const linear = (x: tf.Tensor2D, w: tf.Tensor2D): tf.Tensor2D => (transposesInPlace.has(tf.getBackend()) ? mmTransposed(x, w) : mm(x, tf.transpose(w)))
+export const linear = (x: tf.Tensor2D, w: tf.Tensor2D): tf.Tensor2D =>
+  transposesInPlace.has(tf.getBackend()) ? tf.matMul(x, w, false, true) : mm(x, tf.transpose(w))
 
 const hasKernel = (name: string): boolean => tf.getKernel(name, tf.getBackend()) !== undefined
 

@@ -68,6 +68,25 @@ describe('chunkedHead', () => {
     )
   })
 
+  it('with a frozen weight (LoRA) gives the same values and hidden-state gradients, and no weight gradient', async () => {
+    await expectNoLeak(() =>
+      tf.tidy(() => {
+        const h = tf.randomNormal([9, 8], 0, 1, 'float32', 7) as tf.Tensor2D
+        const w = tf.randomNormal([23, 8], 0, 1, 'float32', 8) as tf.Tensor2D
+        const targets = tf.tensor1d([0, 5, 22, 2, 2, 9, 17, 3, 1], 'int32')
+        const dy = tf.randomNormal([9, 2], 0, 1, 'float32', 9)
+        const head = { temperature: 0.8, softcap: 4 }
+        const loss = (frozen: boolean) => (a: tf.Tensor) => tf.sum(tf.mul(_.chunkedScores(a as tf.Tensor2D, w, targets, head, true, 4, frozen), dy))
+        expect(maxDiff(_.chunkedScores(h, w, targets, head, true, 4, true), _.chunkedScores(h, w, targets, head, true, 4))).toBe(0)
+        expect(maxDiff(tf.grad(loss(true))(h), tf.grad(loss(false))(h))).toBeLessThan(1e-6)
+        // the frozen weight is no input of the op: a gradient in it is zero (none flows), where the trained one has one
+        const inW = (frozen: boolean) =>
+          tf.grad((b: tf.Tensor) => tf.sum(tf.mul(_.chunkedScores(h, frozen ? w : (b as tf.Tensor2D), targets, head, true, 4, frozen), dy)))
+        expect(tf.tidy(() => tf.max(tf.abs(inW(false)(w))).dataSync()[0]!)).toBeGreaterThan(1e-3)
+      })
+    )
+  })
+
   it('sizes a chunk to about 16M logits, at least one row', () => {
     expect(_.chunkRows(151936)).toBe(110)
     expect(_.chunkRows(2 ** 25)).toBe(1)
