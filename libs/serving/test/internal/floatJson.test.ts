@@ -28,9 +28,26 @@ describe('floatJson', () => {
     expect(_.isFloat(v, 's')).toBe(false)
   })
 
-  it('says which texts may hold floats (a digit then ., e or E)', () => {
-    expect(_.mayHoldFloats('{"a": 2, "b": true}')).toBe(false)
+  it('says which texts hold a whole-number float literal outside their strings', () => {
+    expect(_.mayHoldFloats('{"a": 2, "b": true, "c": 2.5, "s": "1.0 \\" 3.0"}')).toBe(false)
     expect(_.mayHoldFloats('{"a": 2.0}')).toBe(true)
-    expect(_.mayHoldFloats('[1e5]')).toBe(true)
+    expect(_.mayHoldFloats('[-1e5]')).toBe(true)
+  })
+
+  it('finds a whole float literal outside strings whatever JSON surrounds it, and none where there is none', () => {
+    const value = fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v))
+    fc.assert(
+      fc.property(value, fc.integer({ min: -1000, max: 1000 }), (v, n) => {
+        expect(_.mayHoldFloats(`{"v": ${v}, "f": ${n}.0}`)).toBe(true)
+      })
+    )
+    // JSON.stringify writes a whole number without a fraction (2.0 is 2; from 1e21 on it writes 1e+21,
+    // a float to Python too): such a text needs no second parse
+    fc.assert(
+      fc.property(value, (v) => {
+        fc.pre(!/\de\+/.test(v))
+        expect(_.mayHoldFloats(v)).toBe(false)
+      })
+    )
   })
 })
