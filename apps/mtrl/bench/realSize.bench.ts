@@ -13,6 +13,7 @@
  *   npm run bench:real-size -- --shape qwen2.5-1.5b --skip rl
  *   npm run bench:real-size -- --full                        # the issue's counts (16 episodes, ...)
  *   npm run bench:real-size -- --only mtrl --dir /tmp/q3     # one side, a given folder
+ *   npm run bench:real-size -- --batch 1 --seq 128 --skip rl  # a smaller SFT batch, no RL
  *
  * Reduced (default): SFT 2 x 256 tokens, 1 timed step after a warm-up; sampling 64-token
  * prompts, 32 new tokens; GRPO 4 episodes (one group) x 4 turns of 32 tokens. --full: SFT 4 x 512, 3 steps;
@@ -37,6 +38,9 @@ const { values } = parseArgs({
     only: { type: 'string' },
     skip: { type: 'string', multiple: true, default: [] },
     limit: { type: 'string', default: '16' },
+    batch: { type: 'string' },
+    seq: { type: 'string' },
+    episodes: { type: 'string' },
     threads: { type: 'string', default: String(Math.min(2, cpus().length)) }
   }
 })
@@ -49,15 +53,15 @@ const skip = new Set(values.skip)
 const phases = (['sft', 'sample', 'rl'] as const).filter((p) => !skip.has(p))
 const shape: Shape = {
   phases,
-  batch: values.full ? 4 : 2,
-  seq: values.full ? 512 : 256,
+  batch: Number(values.batch ?? (values.full ? 4 : 2)),
+  seq: Number(values.seq ?? (values.full ? 512 : 256)),
   sftSteps: values.full ? 3 : 1,
   prompt: 300,
   samplePrompt: values.full ? 300 : 64,
   newTokens: 32,
-  episodes: values.full ? 16 : 4,
+  episodes: Number(values.episodes ?? (values.full ? 16 : 4)),
   turns: 4,
-  microBatchTokens: 1024
+  microBatchTokens: 512
 }
 const load = (): string =>
   loadavg()

@@ -46,8 +46,9 @@ export const serveEpisode = async (root: string, dir: string, shape: Shape, env:
   const watch = setInterval(() => {
     const rss = rssOf(child.pid!)
     peak = Math.max(peak, rss)
-    if (rss > limitGiB && stopped === undefined) {
-      stopped = `resident ${rss.toFixed(1)} GiB > ${limitGiB} GiB`
+    const free = Number(/MemAvailable:\s+(\d+)/.exec(readFileSync('/proc/meminfo', 'utf8'))?.[1] ?? 0) / 2 ** 20
+    if ((rss > limitGiB || free < 1.5) && stopped === undefined) {
+      stopped = rss > limitGiB ? `resident ${rss.toFixed(1)} GiB > ${limitGiB} GiB` : `machine has ${free.toFixed(1)} GiB available`
       child.kill('SIGKILL')
     }
   }, 200)
