@@ -1,53 +1,40 @@
 /**
- * Environment flags shared by play, serve-env, eval and collect: the kind (textworld, cooking,
- * alfworld, swe) and its settings, decoded into the recipe's environment configuration.
+ * Environment flags shared by play, serve-env, eval, collect and probe: the names the registered
+ * environment kinds offer (`@mtrl/recipe` `EnvConfig.entries()`: textworld, cooking, alfworld,
+ * swe, and any registered since) with their flags, decoded into the recipe's environment entry.
  */
-import { Decode, type Env } from '@mtrl/core'
+import { Decode, type Env, type EnvEntry } from '@mtrl/core'
 import { EnvConfig } from '@mtrl/recipe'
 import * as E from 'fp-ts/lib/Either.js'
-import { bool, int, text, usage, type CliError, type Values } from './Command.js'
+import { bool, int, text, usage, type CliError, type Flag } from './Command.js'
 
 /** The source of an environment entry; what people should know before it starts goes to stderr. */
 export const envSource = (config: EnvConfig.EnvConfig): Env.EnvSource => EnvConfig.source(config, (note) => process.stderr.write(`${note}\n`))
 
-export const envFlags = {
-  config: text,
-  rooms: int(),
-  objects: int(),
-  quest: int(),
-  objective: text,
-  rewards: text,
-  goal: text,
-  test: bool,
-  task: text,
-  split: text,
-  tier: text
-}
+const names = (): ReadonlyArray<EnvEntry.CliName> => EnvConfig.entries().flatMap((entry) => entry.cli)
 
-export const envFlagsHelp = `  textworld   --rooms 2 --objects 3 --quest 4 [--objective steps|brief|none] | --config w2-o3-q4
-  cooking     --rewards sparse|balanced|dense --goal detailed|brief|none [--test]
-  alfworld    --task pick_heat_then_place_in_recep --split train|valid-seen|valid-unseen
-  swe         --tier easy|medium|hard`
+const flagOf: Readonly<Record<EnvEntry.Flag, Flag>> = { text, int: int(), bool }
 
-type EnvValues = Values<typeof envFlags>
+/** Every registered name's flags (a flag two names share is declared once). */
+export const envFlags: Readonly<Record<string, Flag>> = Object.fromEntries(
+  names().flatMap((name) => Object.entries(name.flags).map(([flag, type]) => [flag, flagOf[type]] as const))
+)
 
-const textworld = (v: EnvValues): unknown => {
-  if (v.config !== undefined) return { kind: 'textworld', settings: v.config }
-  const sizes = { rooms: v.rooms ?? 2, objects: v.objects ?? 3, questLength: v.quest ?? 4 }
-  return { kind: 'textworld', settings: { _tag: 'custom', ...sizes, ...(v.objective === undefined ? {} : { objective: v.objective }) } }
+/** One help line per name: `  cooking     --rewards sparse|balanced|dense ...`. */
+export const envFlagsHelp = names()
+  .map((name) => `  ${name.name.padEnd(11)} ${name.help}`)
+  .join('\n')
+
+/** The names the CLI offers: `textworld, cooking, alfworld or swe`. */
+export const envNames = (): string => {
+  const all = names().map((name) => name.name)
+  return all.length < 2 ? all.join('') : `${all.slice(0, -1).join(', ')} or ${all[all.length - 1]}`
 }
 
 /** The environment named by `ENV` and its flags, decoded like a recipe's. */
-export const envFromFlags = (kind: string | undefined, v: EnvValues): E.Either<CliError, EnvConfig.EnvConfig> => {
-  const optional = (key: string, value: unknown) => (value === undefined ? {} : { [key]: value })
-  const candidates: Record<string, () => unknown> = {
-    textworld: () => textworld(v),
-    cooking: () => ({ kind: 'textworld', settings: v.config ?? `tw-simple-${v.rewards ?? 'dense'}-${v.goal ?? 'detailed'}${v.test === true ? '-test' : ''}` }),
-    alfworld: () => ({ kind: 'alfworld', settings: { ...optional('split', v.split), ...optional('taskTypes', v.task === undefined ? undefined : [v.task]) } }),
-    swe: () => ({ kind: 'swe', settings: optional('tier', v.tier) })
-  }
-  if (kind === undefined) return E.left(usage('which environment? (textworld, cooking, alfworld or swe)'))
-  const candidate = candidates[kind]
-  if (candidate === undefined) return E.left(usage(`unknown environment "${kind}" (expected textworld, cooking, alfworld or swe)`))
-  return E.mapLeft((e: Decode.DecodeError) => usage(Decode.formatError(e)))(Decode.decode('environment flags', EnvConfig.EnvConfig)(candidate()))
+export const envFromFlags = (name: string | undefined, values: EnvEntry.FlagValues): E.Either<CliError, EnvConfig.EnvConfig> => {
+  if (name === undefined) return E.left(usage(`which environment? (${envNames()})`))
+  const named = names().find((n) => n.name === name)
+  if (named === undefined) return E.left(usage(`unknown environment "${name}" (expected ${envNames()})`))
+  return E.mapLeft((e: Decode.DecodeError) => usage(Decode.formatError(e)))(Decode.decode('environment flags', EnvConfig.EnvConfig)(named.config(values)))
 }

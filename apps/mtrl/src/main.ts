@@ -1,12 +1,27 @@
 /**
  * The mtrl command line: one verb per pipeline, each a thin composition of the @mtrl libraries.
  */
-import { Decode } from '@mtrl/core'
+import { Decode, type EnvEntry } from '@mtrl/core'
+import { EnvConfig } from '@mtrl/recipe'
 import * as E from 'fp-ts/lib/Either.js'
-import { exitCode, type CliError } from './Command.js'
-import { commands } from './commands/all.js'
+import { pathToFileURL } from 'node:url'
+import { exitCode, type CliError, type Command } from './Command.js'
 
-const usage = (): string =>
+/**
+ * Registers the environment kinds of the modules `MTRL_ENV_MODULES` names (comma-separated
+ * packages or paths, each exporting `entry`, an `EnvEntry`), before the commands read the registry.
+ */
+const registerEnvModules = async (list: string | undefined): Promise<void> => {
+  for (const specifier of (list ?? '').split(',').filter((s) => s.trim() !== '')) {
+    const path = specifier.trim()
+    const loaded = (await import(path.startsWith('.') || path.startsWith('/') ? pathToFileURL(path).href : path)) as { readonly entry?: EnvEntry.EnvEntry }
+    if (loaded.entry === undefined) throw new Error(`MTRL_ENV_MODULES: ${path} exports no "entry"`)
+    EnvConfig.register(loaded.entry)
+  }
+}
+
+
+const usage = (commands: ReadonlyArray<Command>): string =>
   `mtrl: multi-turn agentic reinforcement learning for language-model agents
 
 Usage: mtrl <command> [flags]      (mtrl <command> --help for details and examples)
@@ -18,9 +33,11 @@ Backend: --backend auto|webgpu|tensorflow|wasm|cpu or MTRL_BACKEND (auto: webgpu
 `
 
 const main = async (argv: ReadonlyArray<string>): Promise<number> => {
+  await registerEnvModules(process.env['MTRL_ENV_MODULES'])
+  const { commands } = await import('./commands/all.js')
   const [name, ...rest] = argv
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
-    process.stdout.write(usage())
+    process.stdout.write(usage(commands))
     return name === undefined ? 2 : 0
   }
   const command = commands.find((c) => c.name === name)
@@ -29,7 +46,7 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
       name,
       commands.map((c) => c.name)
     )
-    process.stderr.write(`mtrl: unknown command "${name}"${near === undefined ? '' : ` (did you mean "${near}"?)`}\n\n${usage()}`)
+    process.stderr.write(`mtrl: unknown command "${name}"${near === undefined ? '' : ` (did you mean "${near}"?)`}\n\n${usage(commands)}`)
     return 2
   }
   if (rest.includes('--help') || rest.includes('-h')) {

@@ -35,6 +35,15 @@ describe('mtrl CLI', () => {
     expect(stderr.split('\n')[0]).toBe("mtrl info: Unknown option '--bakend' (did you mean --backend?)")
   })
 
+  it('a registered environment (MTRL_ENV_MODULES: @mtrl/testing GuessEnv, one file) is a name of play with its flags, no edit here', () => {
+    const toy = { MTRL_ENV_MODULES: join(__dirname, '..', '..', '..', 'libs', 'testing', 'src', 'GuessEnv.ts') }
+    expect(mtrl(['play', '--help'], toy).stdout).toMatch(/ENV is textworld, cooking, alfworld, swe or guess\.[^]*\n {2}guess {7}--high 16\n/)
+    // seed 0's secret is 2 (GuessEnv.test.ts in @mtrl/recipe works it out by hand): halving 1..16
+    const played = mtrl(['play', 'guess', '--high', '16', '--seed', '0', '--expert'], toy)
+    expect(played.code).toBe(0)
+    expect(played.stdout).toMatch(/expert plan \(3 steps\): 8 ; 4 ; 2\n[^]*\*\*\* You won! \*\*\*/)
+  })
+
   it('results lists the test-seed ledger MTRL_LEDGER names (never the committed one in tests; a bad line: Ledger.test.ts)', () => {
     expect(process.env['MTRL_LEDGER']).toMatch(/tmp[/\\]test-looks[/\\]/)
     const ledger = join(scratch, 'looks.jsonl')

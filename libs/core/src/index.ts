@@ -6,6 +6,7 @@
 export * as Chat from './Chat.js'
 export * as Decode from './Decode.js'
 export * as Env from './Env.js'
+export * as EnvEntry from './EnvEntry.js'
 export * as EnvError from './EnvError.js'
 export * as Numbers from './Numbers.js'
 export * as RewardFn from './RewardFn.js'

@@ -4,6 +4,7 @@
  * @since 0.1.0
  */
 export * as Arbitraries from './Arbitraries.js'
+export * as GuessEnv from './GuessEnv.js'
 export { expectNoLeak } from './Leak.js'
 export * as Services from './Services.js'
 export * as TestBackend from './TestBackend.js'

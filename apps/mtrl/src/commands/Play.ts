@@ -6,7 +6,7 @@ import { EnvError, type Env } from '@mtrl/core'
 import * as E from 'fp-ts/lib/Either.js'
 import { createInterface } from 'node:readline'
 import { bool, failed, int, make, type CliError } from '../Command.js'
-import { envFlags, envFlagsHelp, envFromFlags, envSource } from '../EnvFlags.js'
+import { envFlags, envFlagsHelp, envFromFlags, envNames, envSource } from '../EnvFlags.js'
 
 const statusLine = (info: Env.StepInfo, turn: number, admissible: boolean): string => {
   const line = `[score ${info.score}/${info.maxScore}, turn ${turn}${info.valid ? '' : ', invalid'}]`
@@ -64,7 +64,7 @@ export const playCommand = make({
   summary: 'play an environment in the terminal, or watch its expert',
   help: `mtrl play ENV [flags]
 
-ENV is textworld, cooking, alfworld or swe. Type commands (or pipe them, one per line);
+ENV is ${envNames()}. Type commands (or pipe them, one per line);
 "quit" ends.
 
 ${envFlagsHelp}
