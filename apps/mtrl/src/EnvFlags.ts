@@ -38,3 +38,7 @@ export const envFromFlags = (name: string | undefined, values: EnvEntry.FlagValu
   if (named === undefined) return E.left(usage(`unknown environment "${name}" (expected ${envNames()})`))
   return E.mapLeft((e: Decode.DecodeError) => usage(Decode.formatError(e)))(Decode.decode('environment flags', EnvConfig.EnvConfig)(named.config(values)))
 }
+
+/** The environment source `ENV` and its flags name (play, serve-env, collect). */
+export const openEnv = (name: string | undefined, values: EnvEntry.FlagValues): E.Either<CliError, Env.EnvSource> =>
+  E.map(envSource)(envFromFlags(name, values))

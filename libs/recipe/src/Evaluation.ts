@@ -7,8 +7,9 @@
  */
 import { EnvError, type Env, type Trajectory } from '@mtrl/core'
 import { Evaluate, Transcript, type Summary } from '@mtrl/eval'
-import { Ledger, Progress, TestLooks, type RunDir } from '@mtrl/experiment'
+import { Ledger, Progress, RunDir, TestLooks } from '@mtrl/experiment'
 import { Sampler, type Agent } from '@mtrl/policy'
+import { Rollout } from '@mtrl/rollout'
 import * as E from 'fp-ts/lib/Either.js'
 import { pipe } from 'fp-ts/lib/function.js'
 import type * as TE from 'fp-ts/lib/TaskEither.js'
@@ -94,6 +95,39 @@ export const ofFolder = (path: string, kind: 'checkpoint' | 'hf', env: EnvConfig
   recipe: Recipe.resolve({ name: 'eval', stages: [], eval: { envs: [env] } }),
   model: { kind, path }
 })
+
+/** A run's `recipe.json`, parsed (an unreadable or bad file is an error naming it). */
+const recipeOf = (run: RunDir.RunDir): E.Either<string, unknown> =>
+  E.tryCatch(
+    () => run.readJson('recipe.json'),
+    (e) => `${run.file('recipe.json')}: ${e instanceof Error ? e.message : String(e)}`
+  )
+
+/** The run folder's final checkpoint on the run's own evaluation ({@link ofRun}, its `recipe.json` read). @category constructors */
+export const ofRunDir = (path: string): E.Either<string, Target> => {
+  const run = RunDir.open(path)
+  return E.chain(ofRun(run))(recipeOf(run))
+}
+
+/**
+ * A checkpoint on `env`: inside a run (RUN/checkpoints/stage-N/...) with the run's rollout and
+ * evaluation settings ({@link ofRunCheckpoint}), else (or a Hugging Face folder, `hf`) with the
+ * defaults ({@link ofFolder}); `note` is told which, and why it matters.
+ *
+ * @category constructors
+ */
+export const ofCheckpoint = (path: string, env: EnvConfig, hf: boolean, note: (text: string) => void = () => undefined): E.Either<string, Target> => {
+  const run = hf ? undefined : Progress.runOfCheckpoint(path)
+  if (run === undefined) {
+    if (!hf)
+      note(
+        `${path}: not inside a run (no recipe.json in the folder above checkpoints/stage-N), so it plays with the default rollout settings (system prompt ${JSON.stringify(Rollout.defaultOptions.systemPrompt)}); a policy trained with another system prompt plays off its distribution`
+      )
+    return E.right(ofFolder(path, hf ? 'hf' : 'checkpoint', env))
+  }
+  note(`${path}: a checkpoint of ${run.path}, played with its rollout settings (system prompt, tokens per action) and evaluation settings`)
+  return E.chain(ofRunCheckpoint(run, path, env))(recipeOf(run))
+}
 
 /** @category models */
 export interface Options {

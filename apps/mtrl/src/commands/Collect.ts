@@ -7,7 +7,7 @@ import { ChatLog, ChatPolicy, Expert, type Episode } from '@mtrl/env-http'
 import type { Env } from '@mtrl/core'
 import * as E from 'fp-ts/lib/Either.js'
 import { failed, float, int, make, required, text, usage, type CliError, type Values } from '../Command.js'
-import { envFlags, envFlagsHelp, envFromFlags, envSource } from '../EnvFlags.js'
+import { envFlags, envFlagsHelp, openEnv } from '../EnvFlags.js'
 
 const flags = {
   ...envFlags,
@@ -56,11 +56,11 @@ Examples:
   run:
     ({ values, positionals }) =>
     async () => {
-      const env = envFromFlags(positionals[0], values)
-      if (E.isLeft(env)) return env
       const out = required(values.out, '--out FILE.jsonl is required')
       if (E.isLeft(out)) return out
-      const h = envSource(env.right)
+      const opened = openEnv(positionals[0], values)
+      if (E.isLeft(opened)) return opened
+      const h = opened.right
       const agent = agentOf(values, h)
       if (E.isLeft(agent)) return agent
       const result = await ChatLog.collect({

@@ -3,16 +3,12 @@
  * run's final policy or of any checkpoint, on held-out seeds; or of a remote model.
  */
 import { Evaluate, Summary } from '@mtrl/eval'
-import { ChatPolicy, Episode } from '@mtrl/env-http'
-import { Ledger, Progress, RunDir } from '@mtrl/experiment'
-import { Evaluation, Recipe, type EnvConfig } from '@mtrl/recipe'
-import { Rollout } from '@mtrl/rollout'
+import { Ledger } from '@mtrl/experiment'
+import { Evaluation, RemoteEvaluation, type EnvConfig, type Recipe } from '@mtrl/recipe'
 import * as E from 'fp-ts/lib/Either.js'
-import { pipe } from 'fp-ts/lib/function.js'
 import { writeFile } from 'node:fs/promises'
 import { backendFlag, bool, failed, float, int, make, required, text, usage, type CliError, type Values } from '../Command.js'
-import { envFlags, envFlagsHelp, envFromFlags, envSource } from '../EnvFlags.js'
-import { readJson } from '../Input.js'
+import { envFlags, envFlagsHelp, envFromFlags } from '../EnvFlags.js'
 import { startBackend } from '../Runtime.js'
 
 const flags = {
@@ -34,68 +30,35 @@ const flags = {
 }
 type Flags = Values<typeof flags>
 
+const note = (text: string) => void process.stderr.write(`${text}\n`)
+
 /** Evaluation of a remote model (OpenAI-compatible chat API) on held-out seeds: the same summary as a local evaluation. */
 const evalRemote = async (baseUrl: string, values: Flags, positionals: ReadonlyArray<string>): Promise<E.Either<CliError, number>> => {
   if (values.seed !== undefined) return E.left(usage('--seed sets the sampling seed of a local model; a served model (--base-url) samples on its server'))
-  const parsed = pipe(
-    E.Do,
-    E.apS('env', envFromFlags(positionals[0], values)),
-    E.apS('model', required(values.model, '--model NAME is required with --base-url'))
-  )
-  if (E.isLeft(parsed)) return parsed
-  const { env, model } = parsed.right
-  const { episodes = Evaluate.defaultSettings.episodes, 'seed-base': seedBase = Evaluate.defaultSettings.seedBase, temperature = 0, concurrency } = values
-  const h = envSource(env)
-  const policy = ChatPolicy.make({ baseUrl, model, temperature, concurrency })
-  const { played, failed: lost } = await Episode.playSeeds({ maxTurns: h.maxTurns })(policy.agent)(
-    h,
-    Array.from({ length: episodes }, (_, i) => seedBase + i)
-  )()
-  h.dispose()
-  const split = Evaluate.resolve({ seedBase }).split
-  const results = [{ ...Summary.summarise(h.name, played.map(Episode.outcome)), seeds: { split, first: seedBase, count: played.length } }]
-  const summary = { model, played: played.length, failed: lost.length, results }
-  process.stdout.write(`${JSON.stringify(summary, null, values.json === true ? 2 : 0)}\n`)
-  // a served model has no checkpoint to hash: its test looks are recorded, never refused (decision 0018)
-  const look = { recipe: null, recipeHash: null, seed: null, run: null, checkpoint: null, samplingSeed: 0, backend: 'remote', via: 'eval' as const }
-  const recorded = Ledger.record(Ledger.path())(Ledger.looksOf({ ...look, phase: `mtrl eval --base-url ${baseUrl} --model ${model}`, temperature })(results))
-  if (E.isLeft(recorded)) return E.left(failed(`the test-seed ledger: ${recorded.left}`))
-  recorded.right.notes.forEach((n) => process.stderr.write(`${n}\n`))
-  return E.right(summary.failed === 0 ? 0 : 1)
+  const env = envFromFlags(positionals[0], values)
+  const model = required(values.model, '--model NAME is required with --base-url')
+  if (E.isLeft(env)) return env
+  if (E.isLeft(model)) return model
+  const { episodes, 'seed-base': seedBase, temperature, concurrency } = values
+  const options = { baseUrl, model: model.right, concurrency, ledger: Ledger.path(), note, ...defined({ episodes, seedBase, temperature }) }
+  const summary = await RemoteEvaluation.run(options)(env.right)()
+  if (E.isLeft(summary)) return E.left(failed(summary.left.message))
+  process.stdout.write(`${JSON.stringify(summary.right, null, values.json === true ? 2 : 0)}\n`)
+  return E.right(summary.right.failed === 0 ? 0 : 1)
 }
+
+/** The fields whose value is given. */
+const defined = <R extends Record<string, unknown>>(record: R): { [K in keyof R]?: Exclude<R[K], undefined> } =>
+  Object.fromEntries(Object.entries(record).filter(([, v]) => v !== undefined)) as { [K in keyof R]?: Exclude<R[K], undefined> }
 
 /** What to evaluate: a run's final policy on its own evaluation, or a checkpoint on the environment of the flags (a checkpoint inside a run with the run's rollout and evaluation settings). */
-const target = async (values: Flags, positionals: ReadonlyArray<string>): Promise<E.Either<CliError, Evaluation.Target>> => {
-  const { run: runDir, checkpoint } = values
-  if (runDir !== undefined) {
-    const run = RunDir.open(runDir)
-    const json = await readJson(run.file('recipe.json'))()
-    return E.chain((recipe: unknown) => E.mapLeft(usage)(Evaluation.ofRun(run)(recipe)))(json)
-  }
+const target = (values: Flags, positionals: ReadonlyArray<string>): E.Either<CliError, Evaluation.Target> => {
+  const { run, checkpoint } = values
+  if (run !== undefined) return E.mapLeft(usage)(Evaluation.ofRunDir(run))
   if (checkpoint === undefined) return E.left(usage('give --run DIR or --checkpoint DIR'))
-  const env = envFromFlags(positionals[0], values)
-  if (E.isLeft(env)) return env
-  return checkpointTarget(checkpoint, env.right, values.hf === true)
-}
-
-/**
- * A checkpoint on `env`: inside a run (RUN/checkpoints/stage-N/...) with the run's rollout and
- * evaluation settings, else (or a Hugging Face folder) with the defaults, said on stderr.
- */
-export const checkpointTarget = async (checkpoint: string, env: EnvConfig.EnvConfig, hf: boolean): Promise<E.Either<CliError, Evaluation.Target>> => {
-  const run = hf ? undefined : Progress.runOfCheckpoint(checkpoint)
-  if (run === undefined) {
-    if (!hf)
-      process.stderr.write(
-        `${checkpoint}: not inside a run (no recipe.json in the folder above checkpoints/stage-N), so it plays with the default rollout settings (system prompt ${JSON.stringify(Rollout.defaultOptions.systemPrompt)}); a policy trained with another system prompt plays off its distribution\n`
-      )
-    return E.right(Evaluation.ofFolder(checkpoint, hf ? 'hf' : 'checkpoint', env))
-  }
-  process.stderr.write(
-    `${checkpoint}: a checkpoint of ${run.path}, played with its rollout settings (system prompt, tokens per action) and evaluation settings\n`
+  return E.chain((env: EnvConfig.EnvConfig) => E.mapLeft(usage)(Evaluation.ofCheckpoint(checkpoint, env, values.hf === true, note)))(
+    envFromFlags(positionals[0], values)
   )
-  const json = await readJson(run.file('recipe.json'))()
-  return E.chain((recipe: unknown) => E.mapLeft(usage)(Evaluation.ofRunCheckpoint(run, checkpoint, env)(recipe)))(json)
 }
 
 /** The recipe's evaluation with the flags' overrides (`--split` or `--seed-base` choose the held-out seeds; neither: the recipe's own; `--seed` the sampling's). */
@@ -108,14 +71,13 @@ const withFlags = (recipe: Recipe.Resolved, values: Flags): E.Either<CliError, R
 
 /** Evaluation of a local model (a run's, a checkpoint, a Hugging Face folder). */
 const evalLocal = async (values: Flags, positionals: ReadonlyArray<string>): Promise<E.Either<CliError, number>> => {
-  const chosen = await target(values, positionals)
+  const chosen = target(values, positionals)
   const planned = E.chain((t: Evaluation.Target) => E.map((recipe: Recipe.Resolved) => ({ ...t, recipe }))(withFlags(t.recipe, values)))(chosen)
   if (E.isLeft(planned)) return planned
   const backend = await startBackend(values.backend)()
   if (E.isLeft(backend)) return backend
   const { transcripts } = values
   const lines: string[] = []
-  const note = (text: string) => void process.stderr.write(`${text}\n`)
   const looks = { ledger: Ledger.path(), backend: backend.right.name }
   const results = await Evaluation.run({ note, looks, ...(transcripts === undefined ? {} : { onTranscript: (t) => lines.push(JSON.stringify(t)) }) })(
     planned.right

@@ -6,7 +6,7 @@ import { EnvError, type Env } from '@mtrl/core'
 import * as E from 'fp-ts/lib/Either.js'
 import { createInterface } from 'node:readline'
 import { bool, failed, int, make, type CliError } from '../Command.js'
-import { envFlags, envFlagsHelp, envFromFlags, envNames, envSource } from '../EnvFlags.js'
+import { envFlags, envFlagsHelp, envNames, openEnv } from '../EnvFlags.js'
 
 const statusLine = (info: Env.StepInfo, turn: number, admissible: boolean): string => {
   const line = `[score ${info.score}/${info.maxScore}, turn ${turn}${info.valid ? '' : ', invalid'}]`
@@ -80,8 +80,8 @@ Examples:
   run:
     ({ values, positionals }) =>
     async () => {
-      const env = envFromFlags(positionals[0], values)
-      if (E.isLeft(env)) return env
-      return play(envSource(env.right), values.seed, values.admissible === true, values.expert === true, (s) => process.stdout.write(`${s}\n`))
+      const opened = openEnv(positionals[0], values)
+      if (E.isLeft(opened)) return opened
+      return play(opened.right, values.seed, values.admissible === true, values.expert === true, (s) => process.stdout.write(`${s}\n`))
     }
 })

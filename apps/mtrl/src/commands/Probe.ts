@@ -3,12 +3,11 @@
  * gives the expert's command at the states where the expert writes a verb (`Probe` of @mtrl/recipe).
  */
 import { Evaluate } from '@mtrl/eval'
-import { Probe } from '@mtrl/recipe'
+import { Evaluation, Probe } from '@mtrl/recipe'
 import * as E from 'fp-ts/lib/Either.js'
 import { backendFlag, bool, failed, int, list, make, text, usage } from '../Command.js'
 import { envFlags, envFlagsHelp, envFromFlags } from '../EnvFlags.js'
 import { startBackend } from '../Runtime.js'
-import { checkpointTarget } from './Eval.js'
 
 const flags = {
   ...backendFlag,
@@ -55,8 +54,8 @@ Example:
       if (E.isLeft(backend)) return backend
       const results: Array<{ readonly checkpoint: string; readonly result: Probe.Result }> = []
       for (const checkpoint of checkpoints) {
-        const target = await checkpointTarget(checkpoint, env.right, false)
-        if (E.isLeft(target)) return target
+        const target = Evaluation.ofCheckpoint(checkpoint, env.right, false, (text) => process.stderr.write(`${text}\n`))
+        if (E.isLeft(target)) return E.left(usage(target.left))
         const { recipe } = target.right
         const prompt = values['system-prompt']
         const rollout = prompt === undefined ? recipe.rollout : { ...recipe.rollout, systemPrompt: prompt }

@@ -5,7 +5,7 @@
 import { EnvServer } from '@mtrl/env-http'
 import * as E from 'fp-ts/lib/Either.js'
 import { failed, int, make, text } from '../Command.js'
-import { envFlags, envFlagsHelp, envFromFlags, envSource } from '../EnvFlags.js'
+import { envFlags, envFlagsHelp, openEnv } from '../EnvFlags.js'
 
 export const serveEnv = make({
   name: 'serve-env',
@@ -28,9 +28,9 @@ Examples:
   run:
     ({ values, positionals }) =>
     async () => {
-      const env = envFromFlags(positionals[0], values)
-      if (E.isLeft(env)) return env
-      const h = envSource(env.right)
+      const opened = openEnv(positionals[0], values)
+      if (E.isLeft(opened)) return opened
+      const h = opened.right
       const token = values.token ?? process.env['MTRL_SERVE_TOKEN']
       const options = {
         factory: h.make,
