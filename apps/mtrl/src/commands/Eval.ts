@@ -51,7 +51,10 @@ const evalRemote = async (baseUrl: string, values: Flags, positionals: ReadonlyA
 const defined = <R extends Record<string, unknown>>(record: R): { [K in keyof R]?: Exclude<R[K], undefined> } =>
   Object.fromEntries(Object.entries(record).filter(([, v]) => v !== undefined)) as { [K in keyof R]?: Exclude<R[K], undefined> }
 
-/** What to evaluate: a run's final policy on its own evaluation, or a checkpoint on the environment of the flags (a checkpoint inside a run with the run's rollout and evaluation settings). */
+/**
+ * What to evaluate: a run's final policy on its own evaluation, or a checkpoint on the
+ * environment of the flags (a checkpoint inside a run with the run's rollout and evaluation settings).
+ */
 const target = (values: Flags, positionals: ReadonlyArray<string>): E.Either<CliError, Evaluation.Target> => {
   const { run, checkpoint } = values
   if (run !== undefined) return E.mapLeft(usage)(Evaluation.ofRunDir(run))
@@ -61,7 +64,10 @@ const target = (values: Flags, positionals: ReadonlyArray<string>): E.Either<Cli
   )
 }
 
-/** The recipe's evaluation with the flags' overrides (`--split` or `--seed-base` choose the held-out seeds; neither: the recipe's own; `--seed` the sampling's). */
+/**
+ * The recipe's evaluation with the flags' overrides (`--split` or `--seed-base` choose the
+ * held-out seeds; neither: the recipe's own; `--seed` the sampling's).
+ */
 const withFlags = (recipe: Recipe.Resolved, values: Flags): E.Either<CliError, Recipe.Resolved> => {
   const { split, 'seed-base': seedBase, episodes = recipe.eval.episodes, temperature = recipe.eval.temperature, seed = recipe.seed } = values
   if (split !== undefined && !Evaluate.Split.is(split)) return E.left(usage(`--split ${split}: expected validation or test`))
