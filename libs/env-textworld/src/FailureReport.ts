@@ -70,6 +70,35 @@ export const summarise = (episodes: ReadonlyArray<{ readonly diagnosis: Diagnosi
   disagreements: episodes.filter((e) => e.diagnosis.won !== e.won).length
 })
 
+/**
+ * Episodes (as transcripts record them: the file they came from, the environment's name, seed,
+ * commands, outcome) replayed and summarised per file and environment, in the order first seen;
+ * an episode that does not replay is an error naming its file.
+ *
+ * @category destructors
+ * @since 0.7.0
+ */
+export const report = (
+  episodes: ReadonlyArray<{
+    readonly file: string
+    readonly env: string
+    readonly seed: number
+    readonly commands: ReadonlyArray<string>
+    readonly won: boolean
+  }>
+): E.Either<string, ReadonlyArray<Summary & { readonly file: string; readonly env: string }>> => {
+  const groups = new Map<string, { file: string; env: string; episodes: Array<{ diagnosis: Diagnosis.Diagnosis; won: boolean }> }>()
+  for (const { file, env, seed, commands, won } of episodes) {
+    const diagnosis = diagnoseEpisode(env, seed, commands)
+    if (E.isLeft(diagnosis)) return E.left(`${file}: ${diagnosis.left}`)
+    const key = `${file}\u0000${env}`
+    const group = groups.get(key) ?? { file, env, episodes: [] }
+    group.episodes.push({ diagnosis: diagnosis.right, won })
+    groups.set(key, group)
+  }
+  return E.right([...groups.values()].map(({ file, env, episodes: played }) => ({ file, env, ...summarise(played) })))
+}
+
 const percent = (n: number, of: number): string => (of === 0 ? '-' : `${((100 * n) / of).toFixed(1)}%`)
 
 /**

@@ -4,7 +4,8 @@
  *
  * @since 0.1.0
  */
-import type { Trajectory } from '@mtrl/core'
+import { Decode, type Trajectory } from '@mtrl/core'
+import * as E from 'fp-ts/lib/Either.js'
 import * as t from 'io-ts'
 
 /**
@@ -36,6 +37,29 @@ export const Line: t.Type<Transcript, Transcript, unknown> = t.readonly(
     turns: t.readonlyArray(t.readonly(t.type({ action: t.string, valid: t.boolean, reward: t.number, observation: t.string })))
   })
 )
+
+/**
+ * The transcripts of a `--transcripts` file's text (blank lines skipped); a line that is not JSON
+ * or not a transcript is an error naming `file:line`.
+ *
+ * @category destructors
+ * @since 0.7.0
+ */
+export const parse = (file: string, text: string): E.Either<string, ReadonlyArray<Transcript>> => {
+  const out: Transcript[] = []
+  for (const [i, raw] of text.split('\n').entries()) {
+    if (raw.trim() === '') continue
+    const where = `${file}:${i + 1}`
+    const json = E.tryCatch(
+      () => JSON.parse(raw) as unknown,
+      () => `${where}: not a JSON line (expected a transcript of mtrl eval --transcripts)`
+    )
+    const line = E.chain((j: unknown) => E.mapLeft(Decode.formatError)(Decode.decode(`transcript (${where})`, Line)(j)))(json)
+    if (E.isLeft(line)) return line
+    out.push(line.right)
+  }
+  return E.right(out)
+}
 
 /**
  * The transcript of an episode, its token segments decoded with `decode` (a tokenizer's).

@@ -8,11 +8,12 @@
  *
  * @since 0.1.0
  */
-import { type Env, type EnvEntry } from '@mtrl/core'
+import { Decode, type Env, type EnvEntry } from '@mtrl/core'
 import { Registration as AlfWorld } from '@mtrl/env-alfworld'
 import { Registration as Http } from '@mtrl/env-http'
 import { Registration as Swe } from '@mtrl/env-swe'
 import { Registration as TextWorld } from '@mtrl/env-textworld'
+import * as E from 'fp-ts/lib/Either.js'
 import * as t from 'io-ts'
 
 /**
@@ -91,3 +92,14 @@ export const hasExpert = (config: EnvConfig): boolean => entryOf(config).hasExpe
 
 /** A short label for tables: `textworld/w2-o3-q4`, `alfworld/valid-unseen`, ... (builds nothing heavy). */
 export const label = (config: EnvConfig): string => entryOf(config).label(config)
+
+/**
+ * The source of an environment entry sent as JSON (a queue job's, a rollout thread's), or why it
+ * does not decode (`subject` names what was decoded).
+ *
+ * @category constructors
+ */
+export const decodeSource =
+  (subject: string, note?: (text: string) => void) =>
+  (spec: unknown): E.Either<string, Env.EnvSource> =>
+    E.bimap(Decode.formatError, (config: EnvConfig) => source(config, note))(Decode.decode(subject, EnvConfig)(spec))

@@ -3,50 +3,20 @@
  * files: the app reads the files; each episode is replayed, counted and reported by
  * `FailureReport` of `@mtrl/env-textworld`.
  */
-import { Decode } from '@mtrl/core'
-import { FailureReport, type Diagnosis } from '@mtrl/env-textworld'
+import { FailureReport } from '@mtrl/env-textworld'
 import { Transcript } from '@mtrl/eval'
 import * as E from 'fp-ts/lib/Either.js'
 import { readFile } from 'node:fs/promises'
 import { bool, make, usage, type CliError } from '../Command.js'
 
-interface Read {
-  readonly file: string
-  readonly env: string
-  readonly diagnosis: Diagnosis.Diagnosis
-  readonly won: boolean
-}
-
-/** Each transcript line replayed against its game, or a usage error naming the file and line. */
-const readAll = async (files: ReadonlyArray<string>): Promise<E.Either<CliError, ReadonlyArray<Read>>> => {
-  const out: Read[] = []
+/** Every transcript of the files, each with its file; an unreadable file or a bad line is a usage error naming it. */
+const readAll = async (files: ReadonlyArray<string>): Promise<E.Either<CliError, ReadonlyArray<Transcript.Transcript & { readonly file: string }>>> => {
+  const out: Array<Transcript.Transcript & { readonly file: string }> = []
   for (const file of files) {
-    let text: string
-    try {
-      text = await readFile(file, 'utf8')
-    } catch (e) {
-      return E.left(usage(`${file}: ${e instanceof Error ? e.message : String(e)}`))
-    }
-    for (const [i, raw] of text.split('\n').entries()) {
-      if (raw.trim() === '') continue
-      const where = `${file}:${i + 1}`
-      let json: unknown
-      try {
-        json = JSON.parse(raw)
-      } catch {
-        return E.left(usage(`${where}: not a JSON line (expected a transcript of mtrl eval --transcripts)`))
-      }
-      const line = Decode.decode(`transcript (${where})`, Transcript.Line)(json)
-      if (E.isLeft(line)) return E.left(usage(Decode.formatError(line.left)))
-      const { env, seed, turns, won } = line.right
-      const diagnosis = FailureReport.diagnoseEpisode(
-        env,
-        seed,
-        turns.map((t) => t.action)
-      )
-      if (E.isLeft(diagnosis)) return E.left(usage(`${where}: ${diagnosis.left}`))
-      out.push({ file, env, diagnosis: diagnosis.right, won })
-    }
+    const text = await readFile(file, 'utf8').then(E.right, (e: unknown) => E.left(usage(`${file}: ${e instanceof Error ? e.message : String(e)}`)))
+    const lines = E.chain((t: string) => E.mapLeft(usage)(Transcript.parse(file, t)))(text)
+    if (E.isLeft(lines)) return lines
+    out.push(...lines.right.map((line) => ({ ...line, file })))
   }
   return E.right(out)
 }
@@ -79,9 +49,11 @@ Examples:
     async () => {
       if (positionals.length === 0) return E.left(usage('which transcript files? (from mtrl eval --transcripts FILE)'))
       const read = await readAll(positionals)
-      if (E.isLeft(read)) return read
-      const groups = [...new Map(read.right.map((r) => [`${r.file}\u0000${r.env}`, { file: r.file, env: r.env }])).values()]
-      const tallies = groups.map(({ file, env }) => ({ file, env, ...FailureReport.summarise(read.right.filter((r) => r.file === file && r.env === env)) }))
+      const reported = E.chain((lines: ReadonlyArray<Transcript.Transcript & { readonly file: string }>) =>
+        E.mapLeft(usage)(FailureReport.report(lines.map((l) => ({ ...l, commands: l.turns.map((t) => t.action) }))))
+      )(read)
+      if (E.isLeft(reported)) return reported
+      const tallies = reported.right
       if (values.json === true) {
         process.stdout.write(`${JSON.stringify(tallies, null, 2)}\n`)
         return E.right(0)

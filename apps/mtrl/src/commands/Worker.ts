@@ -3,17 +3,15 @@
  * queue (`mtrl train --redis URL` or `--workers N`), with the environments the jobs name (a
  * recipe's env entry), and stops on SIGTERM or Ctrl-C after the jobs in hand.
  */
-import { Decode } from '@mtrl/core'
 import { EnvConfig } from '@mtrl/recipe'
 import { LocalWorkers, QueueError, Worker } from '@mtrl/rollout-queue'
 import * as E from 'fp-ts/lib/Either.js'
 import { hostname } from 'node:os'
 import { backendFlag, failed, int, make, text, usage } from '../Command.js'
-import { envSource } from '../EnvFlags.js'
 import { startBackend } from '../Runtime.js'
 
 /** A job's environments from its spec (a recipe's env entry), one source per distinct spec. */
-const resolver = () => Worker.cachedSources((spec) => E.bimap(Decode.formatError, envSource)(Decode.decode("the job's environment", EnvConfig.EnvConfig)(spec)))
+const resolver = () => Worker.cachedSources(EnvConfig.decodeSource("the job's environment", (note) => process.stderr.write(`${note}\n`)))
 
 /** Resolves on SIGINT or SIGTERM, or, for a worker started by `mtrl train --workers N`, once that trainer is gone (even if it was killed). */
 const stopRequested = (): Promise<void> => {

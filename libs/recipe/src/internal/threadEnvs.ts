@@ -4,13 +4,12 @@
  * as `mtrl worker` does for a job's. Its own tsup entry (`thread-envs.js`), so a thread imports
  * it from dist/.
  */
-import { Decode, type Env } from '@mtrl/core'
-import * as E from 'fp-ts/lib/Either.js'
-import { EnvConfig, source } from '../EnvConfig.js'
+import type { Env } from '@mtrl/core'
+import type * as E from 'fp-ts/lib/Either.js'
+import { decodeSource } from '../EnvConfig.js'
 
 /** The source of a recipe's env entry, or why it does not decode. */
-const decode = (spec: unknown): E.Either<string, Env.EnvSource> =>
-  E.bimap(Decode.formatError, (config: EnvConfig) => source(config))(Decode.decode("the stage's environment", EnvConfig)(spec))
+const decode: (spec: unknown) => E.Either<string, Env.EnvSource> = decodeSource("the stage's environment")
 
 export default decode
 
