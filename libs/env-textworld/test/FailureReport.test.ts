@@ -44,4 +44,22 @@ describe('FailureReport', () => {
     expect(lines).toContain('  mean turn of that mistake (from 0): 0.00')
     expect(lines.at(-1)).toBe('  warning: 1 episodes end otherwise when replayed (transcripts of another game version?)')
   })
+
+  it('reports per file and environment in the order first seen; an episode that does not replay names its file', () => {
+    const win = walkthrough('w2-o3-q4', 7)
+    const episodes = [
+      { file: 'a.jsonl', env: 'textworld/w2-o3-q4', seed: 7, commands: win, won: true },
+      { file: 'b.jsonl', env: 'textworld/w2-o3-q4', seed: 7, commands: ['look'], won: false },
+      { file: 'a.jsonl', env: 'textworld/w2-o3-q4', seed: 7, commands: ['look'], won: false }
+    ]
+    const reported = _.report(episodes)
+    if (E.isLeft(reported)) throw new Error(reported.left)
+    expect(reported.right.map((r) => [r.file, r.env, r.episodes, r.won, r.lost])).toEqual([
+      ['a.jsonl', 'textworld/w2-o3-q4', 2, 1, 1],
+      ['b.jsonl', 'textworld/w2-o3-q4', 1, 0, 1]
+    ])
+    expect(_.report([...episodes, { file: 'c.jsonl', env: 'alfworld/train', seed: 1, commands: [], won: false }])).toEqual(
+      E.left('c.jsonl: env alfworld/train: a failure report replays TextWorld transcripts only')
+    )
+  })
 })

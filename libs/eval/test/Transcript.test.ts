@@ -1,4 +1,5 @@
 import type { Trajectory } from '@mtrl/core'
+import * as E from 'fp-ts/lib/Either.js'
 import { describe, expect, it } from 'vitest'
 import * as _ from '../src/Transcript.js'
 
@@ -33,5 +34,15 @@ describe('Transcript', () => {
         { action: 'jump', valid: false, reward: 1, observation: '' }
       ]
     })
+  })
+
+  it('parses a transcripts file: blank lines skipped, a bad line named by file:line', () => {
+    const line = { env: 'corridor', seed: 7, won: true, truncated: false, prompt: 'p', turns: [{ action: 'left', valid: true, reward: 1, observation: 'end' }] }
+    expect(_.parse('t.jsonl', `${JSON.stringify(line)}\n\n${JSON.stringify({ ...line, seed: 8 })}\n`)).toEqual(E.right([line, { ...line, seed: 8 }]))
+    expect(_.parse('t.jsonl', `${JSON.stringify(line)}\n{oops`)).toEqual(
+      E.left('t.jsonl:2: not a JSON line (expected a transcript of mtrl eval --transcripts)')
+    )
+    const bad = _.parse('t.jsonl', JSON.stringify({ ...line, seed: 'x' }))
+    expect(E.isLeft(bad) && bad.left).toMatch(/transcript \(t\.jsonl:1\)[^]*seed: expected number, got "x"/)
   })
 })
