@@ -3,7 +3,7 @@
  * `--redis` (or the recipe's `scaleOut.redis`), a local `redis-server` when only `--workers N` is
  * given, and N local `mtrl worker` processes on the trainer's backend.
  */
-import { LocalWorkers, QueueError } from '@mtrl/rollout-queue'
+import { LocalWorkers } from '@mtrl/rollout-queue'
 import { pipe } from 'fp-ts/lib/function.js'
 import * as TE from 'fp-ts/lib/TaskEither.js'
 import { fileURLToPath } from 'node:url'
@@ -12,27 +12,11 @@ import type { Recipe } from '@mtrl/recipe'
 
 const bin = fileURLToPath(new URL('../bin/mtrl.mjs', import.meta.url))
 
-const message = (error: LocalWorkers.StartError): string => {
-  switch (error._tag) {
-    case 'Server':
-      return `--workers: ${QueueError.message(error.error)}`
-    case 'Queue':
-      return QueueError.message(error.error)
-    case 'WorkerExited':
-      return `mtrl worker ${error.name} exited with ${error.code}: ${error.stderr}`
-  }
-}
-
 /** Starts what `settings` asks for (none when it asks for nothing); a failure stops what was started and says why. */
 export const start = (settings: Recipe.ScaleOut, backend: string, line: (text: string) => void): TE.TaskEither<CliError, LocalWorkers.Started | undefined> => {
   const { workers = 0, queue } = settings
   if (settings.redis === undefined && workers === 0) return TE.right(undefined)
-  const onEvent = (e: LocalWorkers.Event): void =>
-    line(
-      e._tag === 'ServerStarted'
-        ? `scale-out: local redis-server at ${e.url}`
-        : `scale-out: ${e.count} local worker process${e.count === 1 ? '' : 'es'} on ${backend}`
-    )
+  const onEvent = (e: LocalWorkers.Event): void => line(LocalWorkers.describeEvent(backend)(e))
   const command = (url: string, name: string): ReadonlyArray<string> => [
     bin,
     'worker',
@@ -46,6 +30,6 @@ export const start = (settings: Recipe.ScaleOut, backend: string, line: (text: s
   ]
   return pipe(
     LocalWorkers.start({ ...settings, workers, command, onEvent }),
-    TE.mapLeft((e) => failed(message(e)))
+    TE.mapLeft((e) => failed(LocalWorkers.describeError(e)))
   )
 }

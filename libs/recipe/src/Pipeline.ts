@@ -45,6 +45,14 @@ export interface Summary {
   readonly seconds: number
 }
 
+/** A run's summary for people: each evaluation phase's table, then the run folder. @category destructors */
+export const formatSummary = (summary: Summary): string =>
+  [
+    `\n=== summary (${summary.seconds.toFixed(0)} s on ${summary.backend.name}) ===`,
+    ...summary.evals.flatMap((phase) => [`${phase.phase}:`, Summary.format(phase.results)]),
+    `run folder: ${summary.run}`
+  ].join('\n')
+
 /** @category model */
 export interface Options {
   /** The run folder (`RunDir` of @mtrl/experiment). */

@@ -72,6 +72,38 @@ export type StartError =
   | { readonly _tag: 'WorkerExited'; readonly name: string; readonly code: number | null; readonly stderr: string }
 
 /**
+ * A start error as one line: `--workers: ...` (the local server), the queue's error, or the
+ * worker that exited with its stderr.
+ *
+ * @category destructors
+ * @since 0.7.0
+ */
+export const describeError = (error: StartError): string => {
+  switch (error._tag) {
+    case 'Server':
+      return `--workers: ${QueueError.message(error.error)}`
+    case 'Queue':
+      return QueueError.message(error.error)
+    case 'WorkerExited':
+      return `mtrl worker ${error.name} exited with ${error.code}: ${error.stderr}`
+  }
+}
+
+/**
+ * What was started, as one line (`scale-out: local redis-server at URL`, `scale-out: 2 local
+ * worker processes on BACKEND`).
+ *
+ * @category destructors
+ * @since 0.7.0
+ */
+export const describeEvent =
+  (backend: string) =>
+  (event: Event): string =>
+    event._tag === 'ServerStarted'
+      ? `scale-out: local redis-server at ${event.url}`
+      : `scale-out: ${event.count} local worker process${event.count === 1 ? '' : 'es'} on ${backend}`
+
+/**
  * A running scale-out: the runner that sends episode jobs, the queue's URL, the local workers,
  * and `stop` (closes the runner, stops the workers, then the local server).
  *

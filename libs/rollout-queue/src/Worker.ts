@@ -60,6 +60,24 @@ export type Event =
   | { readonly _tag: 'Failed'; readonly job: string; readonly reason: string }
 
 /**
+ * A worker's event as one line: `job J: 8 episodes (attempt 1)`, `job J: done in 2.1 s (340
+ * generated tok/s)`, `job J: failed: REASON`.
+ *
+ * @category destructors
+ * @since 0.7.0
+ */
+export const describe = (event: Event): string => {
+  switch (event._tag) {
+    case 'Started':
+      return `job ${event.job}: ${event.episodes} episodes (attempt ${event.attempt})`
+    case 'Finished':
+      return `job ${event.job}: done in ${event.seconds.toFixed(1)} s (${event.tokensPerSecond.toFixed(0)} generated tok/s)`
+    case 'Failed':
+      return `job ${event.job}: failed: ${event.reason}`
+  }
+}
+
+/**
  * - `url`: Redis (`redis://host:port`); `queue`, `prefix`: as the producer's;
  * - `envs`: builds the environments jobs name;
  * - `concurrency`: jobs at once in this process (default 1: sampling is synchronous, so more

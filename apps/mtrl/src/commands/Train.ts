@@ -2,7 +2,6 @@
  * `mtrl train RECIPE`, `mtrl sft RECIPE` and `mtrl resume RUN_DIR`: run a recipe into a run folder.
  */
 import { ThreadInit } from '@mtrl/backend'
-import { Summary } from '@mtrl/eval'
 import { Ledger, RunDir } from '@mtrl/experiment'
 import { Pipeline, Recipe } from '@mtrl/recipe'
 import * as E from 'fp-ts/lib/Either.js'
@@ -25,13 +24,6 @@ export const loadRecipe = (path: string | undefined): TE.TaskEither<CliError, Re
       )
     )
   )
-
-const printSummary = (summary: Pipeline.Summary): void => {
-  const lines = [`\n=== summary (${summary.seconds.toFixed(0)} s on ${summary.backend.name}) ===`]
-  for (const phase of summary.evals) lines.push(`${phase.phase}:`, Summary.format(phase.results))
-  lines.push(`run folder: ${summary.run}`)
-  process.stdout.write(`${lines.join('\n')}\n`)
-}
 
 const sftFlags = { ...backendFlag, 'run-dir': text, seed: int() }
 const trainFlags = { ...sftFlags, redis: text, workers: int(), queue: text }
@@ -77,7 +69,7 @@ export const runIn =
       stop.release()
       await scaleOut.right?.stop()
     })
-    return E.map((s: Pipeline.Summary) => (printSummary(s), 0))(summary)
+    return E.map((s: Pipeline.Summary) => (process.stdout.write(`${Pipeline.formatSummary(s)}\n`), 0))(summary)
   }
 
 export const runTrain = (

@@ -56,16 +56,7 @@ Examples:
         concurrency,
         name,
         ...(values.queue === undefined ? {} : { queue: values.queue }),
-        onEvent: (event) => {
-          switch (event._tag) {
-            case 'Started':
-              return process.stdout.write(`job ${event.job}: ${event.episodes} episodes (attempt ${event.attempt})\n`)
-            case 'Finished':
-              return process.stdout.write(`job ${event.job}: done in ${event.seconds.toFixed(1)} s (${event.tokensPerSecond.toFixed(0)} generated tok/s)\n`)
-            case 'Failed':
-              return process.stdout.write(`job ${event.job}: failed: ${event.reason}\n`)
-          }
-        }
+        onEvent: (event) => process.stdout.write(`${Worker.describe(event)}\n`)
       })()
       if (E.isLeft(working)) {
         envs.dispose()
