@@ -11,11 +11,9 @@
  *
  * @since 0.1.0
  */
-import * as t from 'io-ts'
-import { UnitInterval } from './internal/codecs.js'
 import { gaeScan } from './internal/gaeScan.js'
-import { whitenInPlace } from './internal/whiten.js'
-import { assertValid, type Estimate, type TokenBatch } from './TokenBatch.js'
+import * as Shared from './internal/gaeShared.js'
+import type { Estimate, TokenBatch } from './TokenBatch.js'
 
 /**
  * - `gamma`: discount per action token, in [0, 1];
@@ -25,9 +23,9 @@ import { assertValid, type Estimate, type TokenBatch } from './TokenBatch.js'
  * @category codecs
  * @since 0.1.0
  */
-export const Options = t.type({ gamma: UnitInterval, lambda: UnitInterval, whiten: t.boolean })
+export const Options = Shared.Options
 /** @category models @since 0.1.0 */
-export type Options = t.TypeOf<typeof Options>
+export type Options = Shared.Options
 
 /**
  * verl's defaults: gamma = lambda = 1, whitened.
@@ -35,7 +33,7 @@ export type Options = t.TypeOf<typeof Options>
  * @category constructors
  * @since 0.1.0
  */
-export const defaultOptions: Options = { gamma: 1, lambda: 1, whiten: true }
+export const defaultOptions: Options = Shared.defaultOptions
 
 /**
  * GAE over the action tokens of each row. Let `t_1 < ... < t_n` be the action tokens of a row:
@@ -66,14 +64,6 @@ export const defaultOptions: Options = { gamma: 1, lambda: 1, whiten: true }
  * @category estimators
  * @since 0.1.0
  */
-export const estimate =
-  (options: Options) =>
-  (input: TokenBatch): Estimate => {
-    if (!Options.is(options)) throw new Error(`Gae.estimate: invalid options ${JSON.stringify(options)}`)
-    assertValid('Gae', input)
-    const advantages = new Float32Array(input.batch * input.time)
-    const returns = new Float32Array(input.batch * input.time)
-    gaeScan(input, options.gamma, options.lambda, advantages, returns)
-    if (options.whiten) whitenInPlace(advantages, input.actionMask)
-    return { batch: input.batch, time: input.time, advantages, returns }
-  }
+export const estimate: (options: Options) => (input: TokenBatch) => Estimate = Shared.estimator('Gae', (input, options, advantages, returns) =>
+  gaeScan(input, options.gamma, options.lambda, advantages, returns)
+)

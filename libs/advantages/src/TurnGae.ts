@@ -12,10 +12,8 @@
  *
  * @since 0.1.0
  */
-import * as t from 'io-ts'
-import { UnitInterval } from './internal/codecs.js'
-import { whitenInPlace } from './internal/whiten.js'
-import { assertValid, type Estimate, type TokenBatch } from './TokenBatch.js'
+import * as Shared from './internal/gaeShared.js'
+import type { Estimate, TokenBatch } from './TokenBatch.js'
 
 /**
  * - `gamma`: discount per turn, in [0, 1];
@@ -25,9 +23,9 @@ import { assertValid, type Estimate, type TokenBatch } from './TokenBatch.js'
  * @category codecs
  * @since 0.1.0
  */
-export const Options = t.type({ gamma: UnitInterval, lambda: UnitInterval, whiten: t.boolean })
+export const Options = Shared.Options
 /** @category models @since 0.1.0 */
-export type Options = t.TypeOf<typeof Options>
+export type Options = Shared.Options
 
 /**
  * gamma = lambda = 1, whitened (as the token-level `Gae`).
@@ -35,7 +33,7 @@ export type Options = t.TypeOf<typeof Options>
  * @category constructors
  * @since 0.1.0
  */
-export const defaultOptions: Options = { gamma: 1, lambda: 1, whiten: true }
+export const defaultOptions: Options = Shared.defaultOptions
 
 /**
  * GAE over the turns `k = 0 .. K-1` of each row (turns in order of appearance on action tokens):
@@ -61,60 +59,52 @@ export const defaultOptions: Options = { gamma: 1, lambda: 1, whiten: true }
  * @category estimators
  * @since 0.1.0
  */
-export const estimate =
-  (options: Options) =>
-  (input: TokenBatch): Estimate => {
-    if (!Options.is(options)) throw new Error(`TurnGae.estimate: invalid options ${JSON.stringify(options)}`)
-    assertValid('TurnGae', input)
-    const { batch, time, tokenRewards, actionMask, values, turnIndex, bootstrapValues } = input
-    if (turnIndex === undefined) throw new Error('TurnGae: invalid input: turnIndex is required')
-    const { gamma, lambda } = options
-    const advantages = new Float32Array(batch * time)
-    const returns = new Float32Array(batch * time)
-    // per-turn results of the current row, indexed by turn ordinal counted from the back
-    const turnAdvantage = new Float64Array(time)
-    const turnReturn = new Float64Array(time)
-    for (let b = 0; b < batch; b++) {
-      const start = b * time
-      let nextV = bootstrapValues === undefined ? 0 : bootstrapValues[b]!
-      let nextA = 0
-      let turns = 0
-      let current = -1
-      let reward = 0
-      let firstV = 0
-      const finishTurn = (): void => {
-        const a = reward + gamma * nextV - firstV + gamma * lambda * nextA
-        turnAdvantage[turns] = a
-        turnReturn[turns] = a + firstV
-        turns++
-        nextV = firstV
-        nextA = a
-      }
-      for (let i = start + time - 1; i >= start; i--) {
-        if (actionMask[i] !== 1) continue
-        const k = turnIndex[i]!
-        if (k !== current) {
-          if (current !== -1) finishTurn()
-          current = k
-          reward = 0
-        }
-        reward += tokenRewards[i]!
-        firstV = values === undefined ? 0 : values[i]!
-      }
-      if (current !== -1) finishTurn()
-      current = -1
-      let ordinal = -1
-      for (let i = start + time - 1; i >= start; i--) {
-        if (actionMask[i] !== 1) continue
-        const k = turnIndex[i]!
-        if (k !== current) {
-          current = k
-          ordinal++
-        }
-        advantages[i] = turnAdvantage[ordinal]!
-        returns[i] = turnReturn[ordinal]!
-      }
+export const estimate: (options: Options) => (input: TokenBatch) => Estimate = Shared.estimator('TurnGae', (input, options, advantages, returns) => {
+  const { batch, time, tokenRewards, actionMask, values, turnIndex, bootstrapValues } = input
+  if (turnIndex === undefined) throw new Error('TurnGae: invalid input: turnIndex is required')
+  const { gamma, lambda } = options
+  // per-turn results of the current row, indexed by turn ordinal counted from the back
+  const turnAdvantage = new Float64Array(time)
+  const turnReturn = new Float64Array(time)
+  for (let b = 0; b < batch; b++) {
+    const start = b * time
+    let nextV = bootstrapValues === undefined ? 0 : bootstrapValues[b]!
+    let nextA = 0
+    let turns = 0
+    let current = -1
+    let reward = 0
+    let firstV = 0
+    const finishTurn = (): void => {
+      const a = reward + gamma * nextV - firstV + gamma * lambda * nextA
+      turnAdvantage[turns] = a
+      turnReturn[turns] = a + firstV
+      turns++
+      nextV = firstV
+      nextA = a
     }
-    if (options.whiten) whitenInPlace(advantages, actionMask)
-    return { batch, time, advantages, returns }
+    for (let i = start + time - 1; i >= start; i--) {
+      if (actionMask[i] !== 1) continue
+      const k = turnIndex[i]!
+      if (k !== current) {
+        if (current !== -1) finishTurn()
+        current = k
+        reward = 0
+      }
+      reward += tokenRewards[i]!
+      firstV = values === undefined ? 0 : values[i]!
+    }
+    if (current !== -1) finishTurn()
+    current = -1
+    let ordinal = -1
+    for (let i = start + time - 1; i >= start; i--) {
+      if (actionMask[i] !== 1) continue
+      const k = turnIndex[i]!
+      if (k !== current) {
+        current = k
+        ordinal++
+      }
+      advantages[i] = turnAdvantage[ordinal]!
+      returns[i] = turnReturn[ordinal]!
+    }
   }
+})
