@@ -7,7 +7,6 @@
  */
 import { Decode } from '@mtrl/core'
 import * as E from 'fp-ts/lib/Either.js'
-import { pipe } from 'fp-ts/lib/function.js'
 import * as t from 'io-ts'
 import * as DualDiscountGae from './DualDiscountGae.js'
 import * as Gae from './Gae.js'
@@ -56,19 +55,8 @@ const entry = <P extends t.Props>(
   defaultOptions: t.TypeOf<t.TypeC<P>>,
   estimate: (options: t.TypeOf<t.TypeC<P>>) => (input: TokenBatch) => Estimate
 ): Entry => {
-  const Overrides = t.partial(Options.props)
-  return {
-    name,
-    defaultOptions,
-    configure: (overrides) =>
-      pipe(
-        Decode.decodeStrict(`${name} options`, Overrides)(overrides ?? {}),
-        E.map((partial) => {
-          const given = Object.fromEntries(Object.entries(partial as Record<string, unknown>).filter(([, v]) => v !== undefined))
-          return estimate({ ...defaultOptions, ...given })
-        })
-      )
-  }
+  const decode = Decode.withDefaults(`${name} options`, Options, defaultOptions)
+  return { name, defaultOptions, configure: (overrides) => E.map(estimate)(decode(overrides)) }
 }
 
 /**

@@ -282,6 +282,28 @@ export const decodeStrict =
       })
     )
 
+/**
+ * Option overrides decoded over defaults: every field of `Options` optional, unknown fields
+ * refused ({@link decodeStrict}), an omitted (or undefined) field the default's. What a registry
+ * entry's `configure` does with a configuration's `options` (estimators, policy losses).
+ *
+ * @example
+ * import { Decode } from '@mtrl/core'
+ * import * as t from 'io-ts'
+ * Decode.withDefaults('gae options', t.type({ gamma: t.number, lambda: t.number }), { gamma: 1, lambda: 1 })({ lambda: 0.95 })
+ * // Right({ gamma: 1, lambda: 0.95 })
+ *
+ * @category combinators
+ * @since 0.7.0
+ */
+export const withDefaults =
+  <P extends t.Props>(subject: string, Options: t.TypeC<P>, defaults: t.TypeOf<t.TypeC<P>>) =>
+  (overrides: unknown): E.Either<DecodeError, t.TypeOf<t.TypeC<P>>> =>
+    pipe(
+      decodeStrict(subject, t.partial(Options.props))(overrides ?? {}),
+      E.map((partial) => ({ ...defaults, ...Object.fromEntries(Object.entries(partial as Record<string, unknown>).filter(([, v]) => v !== undefined)) }))
+    )
+
 type AnyCodec = t.Mixed & {
   readonly _tag?: string
   readonly props?: t.Props

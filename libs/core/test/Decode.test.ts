@@ -130,4 +130,15 @@ describe('Decode', () => {
       )
     })
   })
+
+  it('withDefaults: overrides over the defaults, an omitted or undefined field the default, unknown and bad fields named', () => {
+    const options = _.withDefaults('gae options', t.type({ gamma: t.number, lambda: t.number }), { gamma: 1, lambda: 1 })
+    expect(options({ lambda: 0.95 })).toEqual(E.right({ gamma: 1, lambda: 0.95 }))
+    expect(options(undefined)).toEqual(E.right({ gamma: 1, lambda: 1 }))
+    expect(options({ gamma: undefined })).toEqual(E.right({ gamma: 1, lambda: 1 }))
+    const unknown = options({ lamda: 0.9 })
+    expect(E.isLeft(unknown) && _.formatError(unknown.left)).toMatch(/lamda: unknown field \(did you mean "lambda"\?\)/)
+    const bad = options({ gamma: 'x' })
+    expect(E.isLeft(bad) && _.formatError(bad.left)).toMatch(/gamma: expected number, got "x"/)
+  })
 })

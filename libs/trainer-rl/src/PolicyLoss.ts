@@ -102,21 +102,8 @@ const entry = <P extends t.Props>(
   defaultOptions: t.TypeOf<t.TypeC<P>>,
   perToken: (options: t.TypeOf<t.TypeC<P>>) => (input: TokenInput) => Tokens
 ): Entry => {
-  const Overrides = t.partial(Options.props)
-  return {
-    name,
-    doc,
-    Options,
-    defaultOptions,
-    configure: (overrides) =>
-      pipe(
-        Decode.decodeStrict(`${name} options`, Overrides)(overrides ?? {}),
-        E.map((partial) => {
-          const given = Object.fromEntries(Object.entries(partial as Record<string, unknown>).filter(([, v]) => v !== undefined))
-          return perToken({ ...defaultOptions, ...given })
-        })
-      )
-  }
+  const decode = Decode.withDefaults(`${name} options`, Options, defaultOptions)
+  return { name, doc, Options, defaultOptions, configure: (overrides) => E.map(perToken)(decode(overrides)) }
 }
 
 /**
