@@ -11,7 +11,7 @@
  *
  * @since 0.2.0
  */
-import { Critic, Policy } from '@mtrl/policy'
+import { Critic, Policy, Replica } from '@mtrl/policy'
 import { Pool as Workers } from '@mtrl/replicas'
 import type * as tf from '@tensorflow/tfjs'
 import type { UpdateTaskData } from './internal/updateTask.js'
@@ -64,16 +64,10 @@ export const start = async (policy: Policy.Policy, critic: Critic.Critic | undef
     throw new Error(
       'UpdateReplicas.start: a critic that shares the policy trunk updates in one pass, in one thread; use a separate critic (critic.shareTrunk false) with replicas'
     )
-  const policyVariables = Policy.trainableVariables(policy)
-  const nameOf = new Map(Object.entries(policy.variables).map(([name, v]) => [v, name]))
   const host = workers > 0
+  const { data: policyData, variables: policyVariables } = Replica.toData(policy, host)
   const data: UpdateTaskData = {
-    policy: {
-      config: policy.config,
-      lora: policy.lora,
-      weights: host ? [...Policy.toHost(policy.variables).entries()] : [],
-      trainable: policyVariables.map((v) => nameOf.get(v)!)
-    },
+    policy: policyData,
     critic: critic === undefined ? undefined : { config: critic.config, weights: host ? [...Policy.toHost(critic.variables).entries()] : [] }
   }
   const pool = await Workers.start({ url: taskUrl(), data }, workers, init)

@@ -14,10 +14,9 @@
  *
  * @since 0.1.0
  */
-import { Policy } from '@mtrl/policy'
+import { Replica, type Policy } from '@mtrl/policy'
 import { Pool as Workers } from '@mtrl/replicas'
 import type * as tf from '@tensorflow/tfjs'
-import type { NllTaskData } from './internal/nllTask.js'
 
 export type { Shard } from './internal/weightedNll.js'
 
@@ -75,15 +74,7 @@ const taskUrl = (): string => {
  */
 export const start = async (policy: Policy.Policy, workers: number, init?: Init): Promise<Pool> => {
   // the optimizer's order: the workers' flat arrays must line up with its variables
-  const variables = Policy.trainableVariables(policy)
-  const nameOf = new Map(Object.entries(policy.variables).map(([name, v]) => [v, name]))
-  const names = variables.map((v) => nameOf.get(v)!)
-  const data: NllTaskData = {
-    config: policy.config,
-    lora: policy.lora,
-    weights: workers === 0 ? [] : [...Policy.toHost(policy.variables).entries()],
-    trainable: names
-  }
+  const { data, variables } = Replica.toData(policy, workers > 0)
   const pool = await Workers.start({ url: taskUrl(), data }, workers, init)
   return { _tag: 'Replicas', size: pool.size, backends: pool.backends, variables, workers: pool, dispose: pool.dispose }
 }

@@ -2,7 +2,7 @@
  * The task the RL update's replicas run (`@mtrl/replicas`): copies of the policy and of a
  * separate critic, and two loss parts, `policy` and `critic`, on a shard (./shardLoss.ts).
  */
-import { Critic, Policy, type Lora, type ModelConfig } from '@mtrl/policy'
+import { Critic, Replica, type Policy, type ModelConfig } from '@mtrl/policy'
 import type { Task } from '@mtrl/replicas'
 import * as tf from '@tensorflow/tfjs'
 import { microShards, policyLoss, valueLoss, type LossSettings, type PolicyShard, type ValueShard } from './shardLoss.js'
@@ -10,14 +10,8 @@ import { microShards, policyLoss, valueLoss, type LossSettings, type PolicyShard
 type Weights = ReadonlyArray<readonly [string, Policy.HostTensor]>
 
 export interface UpdateTaskData {
-  readonly policy: {
-    readonly config: ModelConfig.ModelConfig
-    readonly lora: Lora.Options | undefined
-    /** Every weight (base and adapters), by Hugging Face name. */
-    readonly weights: Weights
-    /** The names of the variables it differentiates, in the order of the flat arrays. */
-    readonly trainable: ReadonlyArray<string>
-  }
+  /** The policy the replicas copy (`Replica.Data` of @mtrl/policy). */
+  readonly policy: Replica.Data
   /** A separate critic's weights (all trained), in the order of the flat arrays; none: no critic. */
   readonly critic: { readonly config: ModelConfig.ModelConfig; readonly weights: Weights } | undefined
 }
@@ -34,12 +28,7 @@ export const splitPayload = (payload: UpdatePayload): ReadonlyArray<UpdatePayloa
     : microShards(payload.microTokens)(payload.shard).map((shard) => ({ ...payload, shard }))
 
 const build = (data: UpdateTaskData): Task.Handler => {
-  const policy = Policy.fromHost(data.policy.config, new Map(data.policy.weights), data.policy.lora === undefined ? {} : { lora: data.policy.lora })
-  const trainable = data.policy.trainable.map((name) => {
-    const v = policy.variables[name]
-    if (v === undefined) throw new Error(`replica: no policy variable ${name}`)
-    return v
-  })
+  const { policy, variables: trainable } = Replica.fromData(data.policy)
   const critic =
     data.critic === undefined
       ? undefined
