@@ -20,7 +20,6 @@ const registerEnvModules = async (list: string | undefined): Promise<void> => {
   }
 }
 
-
 const usage = (commands: ReadonlyArray<Command>): string =>
   `mtrl: multi-turn agentic reinforcement learning for language-model agents
 

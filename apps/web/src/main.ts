@@ -57,13 +57,15 @@ const start = (): void => {
   const connection = connect(worker)
   const env = mountEnvPicker()
   const form = mountRecipeForm(env)
+  const games = ['play-env', 'inspect-env', 'eval-env'].map((id) => mountGameSelect(id, env.value))
   const handlers = [
     (event: Event) => record(state, event),
     mountBackendCheck(connection, state),
+    (event: Event) => event.type === 'ready' && [env, ...games].forEach((picker) => picker.setKinds(event.envs)),
     mountTrainPanel(connection, state, mountCharts(), form),
-    mountPlayPanel(connection, mountGameSelect('play-env', env.value)),
-    mountInspectPanel(connection, mountGameSelect('inspect-env', env.value)),
-    mountLoadPanel(connection, mountGameSelect('eval-env', env.value))
+    mountPlayPanel(connection, games[0]!.value),
+    mountInspectPanel(connection, games[1]!.value),
+    mountLoadPanel(connection, games[2]!.value)
   ]
   connection.listen((event) => handlers.forEach((handle) => handle(event)))
   connection.send({ type: 'init', backend })

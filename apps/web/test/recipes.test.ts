@@ -3,11 +3,14 @@
  * accepts and the browser can run, and the page's games are the environments' own.
  */
 import { AlfWorld } from '@mtrl/env-alfworld'
-import { Recipe } from '@mtrl/recipe'
+import { Registration as TwRegistration } from '@mtrl/env-textworld'
+import { EnvConfig, Recipe } from '@mtrl/recipe'
+import { GuessEnv } from '@mtrl/testing'
 import fc from 'fast-check'
 import * as E from 'fp-ts/lib/Either.js'
 import { describe, expect, it } from 'vitest'
-import { alfWorld, alfWorldTaskTypes, dialRanges, dialsOf, settingName, textWorld, textWorldPresets } from '../src/ui/environments.js'
+import { alfWorld, alfWorldTaskTypes, dialRanges, dialsOf, label, presetChoices, settingName, textWorld } from '../src/ui/environments.js'
+import { envKinds } from '../src/worker/envKinds.js'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { algorithms, browserSafe, compose, fitGroups, modelSizes, presetNames, presets, shippedBasePath, type RecipeFields } from '../src/ui/recipes.js'
@@ -129,7 +132,30 @@ describe('the page recipes', () => {
         expect(dialsOf(settingName(d))).toEqual(d)
       })
     )
-    for (const name of textWorldPresets) expect(settingName(dialsOf(name)!)).toBe(name)
+    for (const name of TwRegistration.presets) expect(settingName(dialsOf(name)!)).toBe(name)
     expect([...alfWorldTaskTypes].sort()).toEqual([...AlfWorld.defaults.taskTypes].sort())
+  })
+
+  it("offers the registry's kinds with a page entry, a toy registered in the worker included (GuessEnv: no edit in the page); its presets compose recipes the codec accepts", () => {
+    expect(envKinds(EnvConfig.entries()).map((k) => k.kind)).toEqual(['textworld', 'alfworld'])
+    EnvConfig.register(GuessEnv.entry)
+    const kinds = envKinds(EnvConfig.entries())
+    expect(kinds.map((k) => [k.kind, k.label])).toEqual([
+      ['textworld', 'TextWorld'],
+      ['alfworld', 'ALFWorld'],
+      ['guess', 'Guess a number']
+    ])
+    const choices = presetChoices(kinds)
+    expect(choices.filter((c) => c.env.kind === 'guess').map((c) => [c.text, label(c.env)])).toEqual([
+      ['guess 1 to 16', 'guess {"high":16}'],
+      ['guess 1 to 100', 'guess {"high":100}']
+    ])
+    expect(choices.find((c) => c.value === 'textworld:0')?.env).toEqual(textWorld('w2-o3-q4'))
+    const labels = choices.map((choice) => {
+      const decoded = Recipe.decode(compose('quick', presets.quick, choice.env))
+      if (E.isLeft(decoded)) throw new Error(decoded.left)
+      return decoded.right.eval.envs.map(EnvConfig.label).join()
+    })
+    expect(labels).toEqual([...TwRegistration.presets.map((name) => `textworld/${name}`), 'alfworld/train', 'guess/16', 'guess/100'])
   })
 })

@@ -1,9 +1,9 @@
 /**
  * What an environment library registers so that recipes, the CLI and the page can use it without
  * edits there: the codec of its recipe entry (`{ "kind": "textworld", ... }`), how that entry
- * becomes an `Env.EnvSource`, whether it has an expert, a short label, and the names the CLI
- * offers with their flags (`mtrl play cooking --rewards dense`). `@mtrl/recipe`'s `EnvConfig`
- * keeps the registry.
+ * becomes an `Env.EnvSource`, whether it has an expert, a short label, the names the CLI
+ * offers with their flags (`mtrl play cooking --rewards dense`) and the page's picker data.
+ * `@mtrl/recipe`'s `EnvConfig` keeps the registry.
  *
  * @since 0.7.0
  */
@@ -42,6 +42,18 @@ export interface CliName {
 }
 
 /**
+ * What the browser page offers of a kind: a label for its picker and named presets (each a whole
+ * recipe entry).
+ *
+ * @category models
+ * @since 0.7.0
+ */
+export interface PageEntry {
+  readonly label: string
+  readonly presets: ReadonlyArray<{ readonly name: string; readonly config: { readonly kind: string; readonly [field: string]: unknown } }>
+}
+
+/**
  * One environment kind.
  *
  * @category models
@@ -62,6 +74,8 @@ export interface EnvEntry<C extends { readonly kind: string } = { readonly kind:
   readonly label: (config: C) => string
   /** The names the CLI offers for it (none: recipes only). */
   readonly cli: ReadonlyArray<CliName>
+  /** What the page offers (absent: not offered there, e.g. a kind that needs Node's processes or sockets). */
+  readonly page?: PageEntry
 }
 
 /**

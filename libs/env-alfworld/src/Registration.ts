@@ -38,7 +38,11 @@ export const entry: EnvEntry.EnvEntry = EnvEntry.make({
       name: 'alfworld',
       flags: { task: 'text', split: 'text' },
       help: '--task pick_heat_then_place_in_recep --split train|valid-seen|valid-unseen',
-      config: (v) => ({ kind: 'alfworld', settings: { ...optional('split', v['split']), ...optional('taskTypes', v['task'] === undefined ? undefined : [v['task']]) } })
+      config: (v) => ({
+        kind: 'alfworld',
+        settings: { ...optional('split', v['split']), ...optional('taskTypes', v['task'] === undefined ? undefined : [v['task']]) }
+      })
     }
-  ]
+  ],
+  page: { label: 'ALFWorld', presets: [{ name: 'all task types', config: { kind: 'alfworld', settings: { split: 'train' } } }] }
 })

@@ -36,5 +36,12 @@ export const entry: EnvEntry.EnvEntry = EnvEntry.make({
   },
   hasExpert: true,
   label: (config: Config) => Settings.spec(Settings.resolve(config.settings)).name,
-  cli: [{ name: 'swe', flags: { tier: 'text' }, help: '--tier easy|medium|hard', config: (v) => ({ kind: 'swe', settings: v['tier'] === undefined ? {} : { tier: v['tier'] } }) }]
+  cli: [
+    {
+      name: 'swe',
+      flags: { tier: 'text' },
+      help: '--tier easy|medium|hard',
+      config: (v) => ({ kind: 'swe', settings: v['tier'] === undefined ? {} : { tier: v['tier'] } })
+    }
+  ]
 })

@@ -40,6 +40,14 @@ const cooking = (v: EnvEntry.FlagValues): unknown => ({
 })
 
 /**
+ * The page's TextWorld presets (the paper's `wW-oO-qQ` games), the default game first.
+ *
+ * @category constants
+ * @since 0.7.0
+ */
+export const presets: ReadonlyArray<string> = ['w2-o3-q4', 'w1-o2-q2', 'w4-o6-q8', 'w6-o9-q4', 'w8-o12-q4']
+
+/**
  * The registry entry.
  *
  * @category instances
@@ -59,6 +67,12 @@ export const entry: EnvEntry.EnvEntry = EnvEntry.make({
       help: '--rooms 2 --objects 3 --quest 4 [--objective steps|brief|none] | --config w2-o3-q4',
       config: custom
     },
-    { name: 'cooking', flags: { rewards: 'text', goal: 'text', test: 'bool', config: 'text' }, help: '--rewards sparse|balanced|dense --goal detailed|brief|none [--test]', config: cooking }
-  ]
+    {
+      name: 'cooking',
+      flags: { rewards: 'text', goal: 'text', test: 'bool', config: 'text' },
+      help: '--rewards sparse|balanced|dense --goal detailed|brief|none [--test]',
+      config: cooking
+    }
+  ],
+  page: { label: 'TextWorld', presets: presets.map((name) => ({ name, config: { kind: 'textworld', settings: name } })) }
 })

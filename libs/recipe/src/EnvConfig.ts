@@ -31,9 +31,7 @@ const registry = new Map<string, EnvEntry.EnvEntry>()
 const members: t.Mixed[] = []
 
 const memberOf = (u: unknown): t.Mixed | undefined =>
-  typeof u === 'object' && u !== null && typeof (u as { kind?: unknown }).kind === 'string'
-    ? registry.get((u as { kind: string }).kind)?.Config
-    : undefined
+  typeof u === 'object' && u !== null && typeof (u as { kind?: unknown }).kind === 'string' ? registry.get((u as { kind: string }).kind)?.Config : undefined
 
 /**
  * The codec of an environment entry: the union of the registered kinds' codecs (a union, so a

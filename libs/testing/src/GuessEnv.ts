@@ -2,7 +2,7 @@
  * A toy environment added the way any environment is, in one file: the game, its recipe codec
  * and its registry entry (`@mtrl/core` `EnvEntry`). Registered (`EnvConfig.register(entry)` of
  * `@mtrl/recipe`), `{ "kind": "guess", "high": 16 }` is a recipe's environment, `mtrl play guess
- * --high 16` a CLI's, with no edit in either.
+ * --high 16` a CLI's, a preset of the page's picker, with no edit in any of them.
  *
  * The game: guess a secret number from 1 to `high` (drawn from the seed); each wrong guess is
  * answered `higher` or `lower`; a right guess wins 1. The expert halves the range (binary
@@ -27,7 +27,7 @@ export const Config = t.intersection([
 export type Config = t.TypeOf<typeof Config>
 
 /** The secret of a seed: from 1 to `high`. @category destructors @since 0.7.0 */
-export const secret = (high: number, seed: number): number => (Math.imul(seed + 1, 2654435761) >>> 0) % high + 1
+export const secret = (high: number, seed: number): number => ((Math.imul(seed + 1, 2654435761) >>> 0) % high) + 1
 
 /** The turns an episode has: the expert's worst case and one more. @category destructors @since 0.7.0 */
 export const maxTurns = (high: number): number => Math.floor(Math.log2(high)) + 2
@@ -35,7 +35,7 @@ export const maxTurns = (high: number): number => Math.floor(Math.log2(high)) + 
 /** The expert's guesses for `target`: the middles of the range left, down to the target. @category destructors @since 0.7.0 */
 export const plan = (high: number, target: number): ReadonlyArray<string> => {
   const guesses: string[] = []
-  for (let lo = 1, hi = high; lo <= hi; ) {
+  for (let lo = 1, hi = high; lo <= hi;) {
     const mid = Math.floor((lo + hi) / 2)
     guesses.push(String(mid))
     if (mid === target) break
@@ -109,5 +109,8 @@ export const entry: EnvEntry.EnvEntry = EnvEntry.make({
   source,
   hasExpert: true,
   label: (config: Config) => `guess/${config.high ?? 16}`,
-  cli: [{ name: 'guess', flags: { high: 'int' }, help: '--high 16', config: (v) => ({ kind: 'guess', ...(v['high'] === undefined ? {} : { high: v['high'] }) }) }]
+  cli: [
+    { name: 'guess', flags: { high: 'int' }, help: '--high 16', config: (v) => ({ kind: 'guess', ...(v['high'] === undefined ? {} : { high: v['high'] }) }) }
+  ],
+  page: { label: 'Guess a number', presets: [16, 100].map((high) => ({ name: `1 to ${high}`, config: { kind: 'guess', high } })) }
 })

@@ -1,12 +1,14 @@
 /**
  * The games the page offers, as recipes name them (`EnvChoice`): TextWorld in the paper's
  * `wW-oO-qQ` notation (W rooms, O objects, a quest of Q actions; §4 of "A Practitioner's Guide to
- * Multi-turn Agentic RL" varies them) and ALFWorld-style household tasks. Pure.
+ * Multi-turn Agentic RL" varies them) and ALFWorld-style household tasks, with their own
+ * controls; the kinds and their presets come from the registry (`EnvKind`, sent by the worker),
+ * so another registered kind is offered by its presets. Pure.
  */
 import { Task } from '@mtrl/env-alfworld'
 import { Settings as TwSettings } from '@mtrl/env-textworld'
 import * as E from 'fp-ts/lib/Either.js'
-import type { EnvChoice } from '../worker/protocol.js'
+import type { EnvChoice, EnvKind } from '../worker/protocol.js'
 
 /** TextWorld's dials: rooms, objects, quest length (the page's ranges). */
 export interface Dials {
@@ -16,9 +18,6 @@ export interface Dials {
 }
 
 export const dialRanges: { readonly [K in keyof Dials]: readonly [number, number] } = { rooms: [1, 8], objects: [1, 12], quest: [1, 8] }
-
-/** The TextWorld presets: the default game first. */
-export const textWorldPresets: ReadonlyArray<string> = ['w2-o3-q4', 'w1-o2-q2', 'w4-o6-q8', 'w6-o9-q4', 'w8-o12-q4']
 
 /** The default game (`recipes/default.json`'s). */
 export const defaultGame = 'w2-o3-q4'
@@ -45,9 +44,15 @@ export const alfWorld = (taskTypes: ReadonlyArray<string>): EnvChoice => ({
   settings: taskTypes.length === 0 || taskTypes.length === alfWorldTaskTypes.length ? { split: 'train' } : { split: 'train', taskTypes }
 })
 
-/** A short label: `textworld w2-o3-q4`, `alfworld (2 task types)`. */
+/** A short label: `textworld w2-o3-q4`, `alfworld (2 task types)`, `guess {"high":16}`. */
 export const label = (env: EnvChoice): string => {
-  if (env.kind === 'textworld') return `textworld ${typeof env.settings === 'string' ? env.settings : JSON.stringify(env.settings)}`
-  const types = (env.settings as { readonly taskTypes?: ReadonlyArray<string> }).taskTypes
+  const { kind, ...rest } = env
+  if (kind === 'textworld') return `textworld ${typeof env['settings'] === 'string' ? env['settings'] : JSON.stringify(env['settings'])}`
+  if (kind !== 'alfworld') return `${kind} ${JSON.stringify(rest)}`
+  const types = (env['settings'] as { readonly taskTypes?: ReadonlyArray<string> }).taskTypes
   return types === undefined ? 'alfworld (all task types)' : `alfworld (${types.join(', ')})`
 }
+
+/** Every preset of the kinds, as `[kind:index, 'label name']` choices, and the game each stands for. */
+export const presetChoices = (kinds: ReadonlyArray<EnvKind>): ReadonlyArray<{ readonly value: string; readonly text: string; readonly env: EnvChoice }> =>
+  kinds.flatMap((k) => k.presets.map((preset, i) => ({ value: `${k.kind}:${i}`, text: `${k.kind} ${preset.name}`, env: preset.config })))

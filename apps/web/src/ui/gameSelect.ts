@@ -1,20 +1,33 @@
 /**
- * A game chooser for the Play, Inspect and Load panels: the Train panel's game, a TextWorld
- * preset, or ALFWorld.
+ * A game chooser for the Play, Inspect and Load panels: the Train panel's game, or a preset of
+ * any kind the page offers (the registry's, once the worker is ready).
  */
-import type { EnvChoice } from '../worker/protocol.js'
+import type { EnvChoice, EnvKind } from '../worker/protocol.js'
 import { byId, options } from './dom.js'
-import { alfWorld, textWorld, textWorldPresets } from './environments.js'
+import { presetChoices } from './environments.js'
+
+export interface GameSelect {
+  /** The game chosen now. */
+  readonly value: () => EnvChoice
+  /** Offers the presets of these kinds (the worker's, when it is ready). */
+  readonly setKinds: (kinds: ReadonlyArray<EnvKind>) => void
+}
 
 /** Fills `<select id>` and returns its game, given the Train panel's. */
-export const mountGameSelect = (id: string, trainGame: () => EnvChoice): (() => EnvChoice) => {
+export const mountGameSelect = (id: string, trainGame: () => EnvChoice): GameSelect => {
   const select = byId<HTMLSelectElement>(id)
-  select.append(
-    ...options([
-      ['train', "the Train panel's game"],
-      ...textWorldPresets.map((name) => [name, `textworld ${name}`] as const),
-      ['alfworld', 'alfworld (all task types)']
-    ])
-  )
-  return () => (select.value === 'train' ? trainGame() : select.value === 'alfworld' ? alfWorld([]) : textWorld(select.value))
+  let choices: ReturnType<typeof presetChoices> = []
+  const fill = (): void => {
+    const chosen = select.value
+    select.replaceChildren(...options([['train', "the Train panel's game"], ...choices.map((c) => [c.value, c.text] as const)]))
+    if (choices.some((c) => c.value === chosen)) select.value = chosen
+  }
+  fill()
+  return {
+    value: () => choices.find((c) => c.value === select.value)?.env ?? trainGame(),
+    setKinds: (kinds) => {
+      choices = presetChoices(kinds)
+      fill()
+    }
+  }
 }

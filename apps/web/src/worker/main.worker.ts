@@ -5,10 +5,12 @@
 import '../shims/process.js'
 import { Progress, RunDir } from '@mtrl/experiment'
 import { Agent, PolicyError } from '@mtrl/policy'
+import { EnvConfig } from '@mtrl/recipe'
 import type { Rollout } from '@mtrl/rollout'
 import * as E from 'fp-ts/lib/Either.js'
 import { existsSync } from 'node:fs'
 import { activate } from './backend.js'
+import { envKinds } from './envKinds.js'
 import { evaluate } from './evaluate.js'
 import { writeCheckpoint, zipFolder } from './files.js'
 import { inspect } from './inspect.js'
@@ -84,7 +86,7 @@ const handle = async (request: Request): Promise<void> => {
     case 'init': {
       const backend = await activate(request.backend)
       state.backend = backend.name
-      post({ type: 'ready', backend })
+      post({ type: 'ready', backend, envs: envKinds(EnvConfig.entries()) })
       return post({ type: 'status', status: 'idle' })
     }
     case 'train':

@@ -2,6 +2,7 @@
  * The messages between the page and its worker (the worker trains, plays and inspects; the page
  * draws). Plain data only: everything crosses `postMessage` by structured clone.
  */
+import type { EnvEntry } from '@mtrl/core'
 import type { BackendParity } from '@mtrl/trainer-rl'
 
 /** Which TensorFlow.js backend runs the worker: `auto` takes the best the browser offers. */
@@ -28,8 +29,13 @@ export interface ParityReport {
 
 /** An environment as a recipe names it (`{ kind: 'textworld', settings: 'w2-o3-q4' }`, `{ kind: 'alfworld', settings: {...} }`), decoded by the worker. */
 export interface EnvChoice {
-  readonly kind: 'textworld' | 'alfworld'
-  readonly settings: unknown
+  readonly kind: string
+  readonly [field: string]: unknown
+}
+
+/** An environment kind the page offers (a registered kind's `page` entry: `@mtrl/recipe` `EnvConfig.entries()`). */
+export interface EnvKind extends EnvEntry.PageEntry {
+  readonly kind: string
 }
 
 /** One move in a game: who made it, the command, and what the game answered. */
@@ -131,7 +137,7 @@ export type Status = 'starting' | 'idle' | 'training' | 'stopping' | 'stopped' |
 
 /** Worker -> page. */
 export type Event =
-  | { readonly type: 'ready'; readonly backend: BackendReport }
+  | { readonly type: 'ready'; readonly backend: BackendReport; readonly envs: ReadonlyArray<EnvKind> }
   | { readonly type: 'status'; readonly status: Status; readonly message?: string }
   | { readonly type: 'line'; readonly text: string }
   /** A record of the run's metrics log as it is written (`kind`: sft, sft-epoch, rl, eval). */
