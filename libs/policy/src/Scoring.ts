@@ -11,6 +11,7 @@
  */
 import * as tf from '@tensorflow/tfjs'
 import { chunkedScores, chunkRows } from './internal/chunkedHead.js'
+import { flatRows, maskedScores, merge, type Allowed } from './internal/allowed.js'
 import { detach, pick, pickLogSoftmax } from './internal/ops.js'
 import * as transformer from './internal/transformer.js'
 import { valueHead, type Critic } from './Critic.js'
@@ -35,7 +36,24 @@ export interface Options {
    * the backward pass: memory grows as chunk x vocab instead of tokens x vocab.
    */
   readonly chunkRows?: number
+  /**
+   * Constrained decoding: per row of the batch, the positions whose token was drawn under a
+   * grammar's mask, with that mask (see {@link Allowed}). There the log-prob and entropy are
+   * those of the masked distribution (logits outside the allowed set at -inf before the
+   * log-softmax), as the sampler drew them; elsewhere nothing changes. Rows past the list's end
+   * have none.
+   */
+  readonly allowed?: ReadonlyArray<ReadonlyArray<Allowed>>
 }
+
+/**
+ * One constrained position of a row: `ids[position]` (position >= 1) was drawn under `mask`
+ * (bit `id % 32` of word `id >> 5` set: allowed), as `Capture.Call.masks` records it.
+ *
+ * @category models
+ * @since 0.5.0
+ */
+export type { Allowed } from './internal/allowed.js'
 
 /**
  * Per-token log-probs and entropies.
@@ -143,6 +161,18 @@ const scoresOf = (policy: Policy, hidden: tf.Tensor3D, ids: tf.Tensor2D, tempera
   const pad = tf.zeros([B, 1])
   const rows = (x: tf.Tensor): tf.Tensor2D => tf.concat([pad, tf.reshape(x, [B, T - 1])], 1) as tf.Tensor2D
   const V = policy.config.vocab
+  const constrained = options.allowed === undefined ? undefined : flatRows(options.allowed, B, T)
+  // the masked distributions at the constrained rows, merged over the plain ones
+  const masked = (logprobs: tf.Tensor, entropy: tf.Tensor | undefined): TokenScores => {
+    if (constrained === undefined || constrained.rows.length === 0)
+      return { logprobs: rows(logprobs), entropy: entropy === undefined ? (tf.zeros([B, T]) as tf.Tensor2D) : rows(entropy) }
+    const logits = (x: tf.Tensor2D): tf.Tensor2D => transformer.logits(policy.config, weightOf(policy), x)
+    const m = maskedScores(h, targets, constrained.rows, constrained.masks, logits, temperature, V)
+    return {
+      logprobs: rows(merge(logprobs, m.logprobs, constrained.rows)),
+      entropy: entropy === undefined ? (tf.zeros([B, T]) as tf.Tensor2D) : rows(merge(entropy, m.entropy, constrained.rows))
+    }
+  }
   // past one chunk of logits, the head, log-softmax and entropy run fused and chunked (memory: chunk x vocab)
   const chunk = options.chunkRows ?? chunkRows(V)
   if (B * (T - 1) > chunk) {
@@ -151,11 +181,11 @@ const scoresOf = (policy: Policy, hidden: tf.Tensor3D, ids: tf.Tensor2D, tempera
     // with LoRA the head (embeddings or lm_head) is frozen: no [vocab, d] gradient, no copy of it kept
     const scores = chunkedScores(h, transformer.headWeight(policy.config, weightOf(policy)), targets, head, entropy, chunk, policy.lora !== undefined)
     const column = (j: number): tf.Tensor => tf.slice(scores, [0, j], [-1, 1])
-    return { logprobs: rows(column(0)), entropy: entropy ? rows(column(1)) : (tf.zeros([B, T]) as tf.Tensor2D) }
+    return masked(column(0), entropy ? column(1) : undefined)
   }
   let z: tf.Tensor2D = transformer.logits(policy.config, weightOf(policy), h)
   if (temperature !== 1) z = tf.div(z, temperature)
-  if (options.entropy === false) return { logprobs: rows(pickLogSoftmax(z, targets)), entropy: tf.zeros([B, T]) as tf.Tensor2D }
+  if (options.entropy === false) return masked(pickLogSoftmax(z, targets), undefined)
   const logp = tf.logSoftmax(z)
-  return { logprobs: rows(pick(logp, targets)), entropy: rows(tf.neg(tf.sum(tf.mul(tf.exp(logp), logp), -1))) }
+  return masked(pick(logp, targets), tf.neg(tf.sum(tf.mul(tf.exp(logp), logp), -1)))
 }
