@@ -54,14 +54,17 @@ export type SegmentKind = t.TypeOf<typeof SegmentKind>
  * A run of tokens of one provenance. `logprobs` (action segments only) are the sampler's
  * log-probabilities of each token, one per token. `trainable: false` (action segments only)
  * keeps an action in the context but out of every loss, e.g. the deliberate detours of
- * perturbed expert demonstrations.
+ * perturbed expert demonstrations. `masks` (action segments of constrained decoding only): per
+ * token, the allowed-token bitmask it was drawn under (bit `id % 32` of word `id >> 5` set:
+ * allowed), `null` for a token drawn unconstrained; `logprobs` are then the masked
+ * distribution's, and a trainer scores those tokens under the same masks.
  *
  * @category codecs
  * @since 0.1.0
  */
 export const Segment = t.intersection([
   t.type({ kind: SegmentKind, turn: t.number, tokens: Int32ArrayFromArray }),
-  t.partial({ logprobs: Float32ArrayFromArray, trainable: t.boolean })
+  t.partial({ logprobs: Float32ArrayFromArray, trainable: t.boolean, masks: t.readonlyArray(t.union([t.null, Int32ArrayFromArray])) })
 ])
 /** @category models @since 0.1.0 */
 export type Segment = t.TypeOf<typeof Segment>
@@ -194,9 +197,22 @@ export const turnIndex = (trajectory: Trajectory): Int32Array => {
   return out
 }
 
+const masksError = (segment: Segment): string | undefined => {
+  const { masks, tokens } = segment
+  if (masks === undefined) return undefined
+  if (segment.kind !== 'action') return `masks on a ${segment.kind} segment`
+  if (masks.length !== tokens.length) return `${masks.length} masks for ${tokens.length} tokens`
+  for (const [j, mask] of masks.entries()) {
+    const id = tokens[j]!
+    if (mask !== null && ((mask[id >> 5] ?? 0) >>> (id & 31)) % 2 === 0) return `masks.${j} does not allow its token ${id}`
+  }
+  return undefined
+}
+
 /**
  * Checks the invariants a trajectory must hold: one turn record and one reward per turn,
- * action log-probs of the right length, turn indices in order.
+ * action log-probs and masks of the right length (each mask allowing its token), turn indices
+ * in order.
  *
  * @category destructors
  * @since 0.1.0
@@ -208,6 +224,8 @@ export const validate = (trajectory: Trajectory): E.Either<string, Trajectory> =
   for (const [i, segment] of trajectory.segments.entries()) {
     if (segment.logprobs !== undefined && segment.logprobs.length !== segment.tokens.length)
       return E.left(`segments.${i}: ${segment.logprobs.length} logprobs for ${segment.tokens.length} tokens`)
+    const masks = masksError(segment)
+    if (masks !== undefined) return E.left(`segments.${i}: ${masks}`)
     if (segment.kind !== 'prompt') {
       if (segment.turn < lastTurn) return E.left(`segments.${i}: turn ${segment.turn} after turn ${lastTurn}`)
       lastTurn = segment.turn

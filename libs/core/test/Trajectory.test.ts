@@ -66,4 +66,21 @@ describe('Trajectory', () => {
     const badLogprobs = { ...example, segments: [{ kind: 'action' as const, turn: 0, tokens: Int32Array.from([1]), logprobs: Float32Array.from([]) }] }
     expect(E.isLeft(_.validate(badLogprobs))).toBe(true)
   })
+
+  it('carries allowed-token masks of constrained actions through the codec, and checks them', () => {
+    const masked: _.Segment = { kind: 'action', turn: 1, tokens: Int32Array.from([7, 40]), masks: [Int32Array.from([1 << 7, 0]), null] }
+    const withMasks = { ...example, segments: [...example.segments.slice(0, 3), { ...masked, masks: [Int32Array.from([1 << 7, 1 << 8]), null] }] }
+    expect(E.isRight(_.validate(withMasks))).toBe(true)
+    const back = _.Trajectory.decode(JSON.parse(JSON.stringify(_.Trajectory.encode(withMasks))))
+    expect(E.isRight(back) && back.right.segments[3]!.masks).toEqual([Int32Array.from([1 << 7, 1 << 8]), null])
+    const at = (segment: _.Segment) => _.validate({ ...example, segments: [...example.segments.slice(0, 3), segment] })
+    expect(E.isRight(at(masked))).toBe(true)
+    expect(at({ ...masked, tokens: Int32Array.from([8, 1]) })).toEqual(E.left('segments.3: masks.0 does not allow its token 8'))
+    expect(at({ ...masked, masks: [null] })).toEqual(E.left('segments.3: 1 masks for 2 tokens'))
+    expect(at({ ...masked, kind: 'observation' })).toEqual(E.left('segments.3: masks on a observation segment'))
+    const json = JSON.parse(JSON.stringify(_.Trajectory.encode(withMasks)))
+    json.segments[3].masks = [[1.5], null]
+    const bad = Decode.decode('trajectory', _.Trajectory)(json)
+    expect(E.isLeft(bad) && Decode.formatError(bad.left)).toContain('segments.3.masks.0')
+  })
 })

@@ -88,7 +88,14 @@ export const samples = (calls: ReadonlyArray<Call>): ReadonlyArray<Sample> => {
   for (const [index, call] of calls.entries()) {
     let into: (typeof open)[number] | undefined
     for (const s of open) if (startsWith(call.prompt, s.tokens) && (into === undefined || s.tokens.length > into.tokens.length)) into = s
-    const action: Trajectory.Segment = { kind: 'action', turn: into?.turns ?? 0, tokens: call.completion, logprobs: call.logprobs }
+    const action: Trajectory.Segment = {
+      kind: 'action',
+      turn: into?.turns ?? 0,
+      tokens: call.completion,
+      logprobs: call.logprobs,
+      // constrained decoding: the trainer scores these tokens under the masks they were drawn under
+      ...(call.masks === undefined ? {} : { masks: call.masks })
+    }
     if (into === undefined) {
       open.push({
         segments: [{ kind: 'prompt', turn: 0, tokens: call.prompt }, action],

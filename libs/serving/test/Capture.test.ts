@@ -23,6 +23,20 @@ const asTrajectory = (sample: _.Sample): Trajectory.Trajectory => ({
 })
 
 describe('Capture.samples', () => {
+  it("carries a constrained call's masks onto its action segment, and none onto an unconstrained one", () => {
+    const masks = [Int32Array.of(1 << 3), Int32Array.of(1 << 9)]
+    const [one] = _.samples([{ ...call([1, 2], [3, 9]), masks }, call([1, 2, 3, 9, 4], [6, 9])])
+    expect(one!.segments[1]!.masks).toBe(masks)
+    expect(one!.segments[3]!.masks).toBeUndefined()
+    expect(
+      Trajectory.validate({
+        ...asTrajectory(one!),
+        turns: [0, 1].map(() => ({ action: '', reward: 0, valid: true, parsed: true, score: 0, maxScore: 1 })),
+        turnRewards: [0, 0]
+      })._tag
+    ).toBe('Right')
+  })
+
   it('merges calls that extend the conversation into one sequence: prompt | action | observation | action', () => {
     const [one, ...rest] = _.samples([call([1, 2], [3, 9]), call([1, 2, 3, 9, 4, 5], [6, 9]), call([1, 2, 3, 9, 4, 5, 6, 9, 7], [8])])
     expect(rest).toHaveLength(0)
