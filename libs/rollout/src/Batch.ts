@@ -17,7 +17,10 @@ import { Trajectory } from '@mtrl/core'
  * - `samplerLogprobs [batch, time]` float32: the sampler's log-prob on action tokens (0 where a
  *   segment has none, e.g. expert data), 0 elsewhere;
  * - `turnIndex [batch, time]` int32: turn of each token, -1 on prompt and padding;
- * - `lengths [batch]`: unpadded length of each row.
+ * - `lengths [batch]`: unpadded length of each row;
+ * - `allowed` (only when a sample has constrained actions, `Segment.masks`): per row, the
+ *   positions whose token was drawn under an allowed-token mask, with the mask (the shape
+ *   `Scoring.tokenLogprobs`'s `allowed` option takes); compact, never a dense [batch, time, vocab].
  *
  * @category models
  * @since 0.1.0
@@ -30,6 +33,32 @@ export interface Batch {
   readonly samplerLogprobs: Float32Array
   readonly turnIndex: Int32Array
   readonly lengths: Int32Array
+  readonly allowed?: ReadonlyArray<ReadonlyArray<Allowed>>
+}
+
+/**
+ * A constrained position of a row: `ids[position]` was drawn under `mask` (bit `id % 32` of word
+ * `id >> 5` set: allowed).
+ *
+ * @category models
+ * @since 0.5.0
+ */
+export interface Allowed {
+  readonly position: number
+  readonly mask: Int32Array
+}
+
+/** The constrained positions of a sample (its action segments' masks), or none. */
+const allowedOf = (sample: Trajectory.Trajectory): Allowed[] => {
+  const out: Allowed[] = []
+  let at = 0
+  for (const segment of sample.segments) {
+    segment.masks?.forEach((mask, j) => {
+      if (mask !== null && segment.kind === 'action') out.push({ position: at + j, mask })
+    })
+    at += segment.tokens.length
+  }
+  return out
 }
 
 /**
@@ -69,7 +98,9 @@ export const make =
       }
       for (let i = start; i < at; i++) if (mask[i - start] === 0) samplerLogprobs[i] = 0
     })
-    return { batch: n, time, ids, actionMask, samplerLogprobs, turnIndex, lengths }
+    const allowed = samples.map(allowedOf)
+    const constrained = allowed.some((row) => row.length > 0)
+    return { batch: n, time, ids, actionMask, samplerLogprobs, turnIndex, lengths, ...(constrained ? { allowed } : {}) }
   }
 
 /**
@@ -90,7 +121,10 @@ export const trim = (batch: Batch): Batch => {
     1,
     batch.lengths.reduce((a, b) => Math.max(a, b), 0)
   )
-  return time === batch.time ? batch : { ...columns(batch.time, time)(batch), batch: batch.batch, lengths: batch.lengths }
+  // the constrained positions lie within their rows' lengths: they stay
+  return time === batch.time
+    ? batch
+    : { ...columns(batch.time, time)(batch), batch: batch.batch, lengths: batch.lengths, ...(batch.allowed === undefined ? {} : { allowed: batch.allowed }) }
 }
 
 /**
@@ -138,6 +172,7 @@ export const select =
       actionMask: pick(batch.actionMask, (n) => new Float32Array(n)),
       samplerLogprobs: pick(batch.samplerLogprobs, (n) => new Float32Array(n)),
       turnIndex: pick(batch.turnIndex, (n) => new Int32Array(n)),
-      lengths: Int32Array.from(rows.map((r) => batch.lengths[r]!))
+      lengths: Int32Array.from(rows.map((r) => batch.lengths[r]!)),
+      ...(batch.allowed === undefined ? {} : { allowed: rows.map((r) => batch.allowed![r] ?? []) })
     }
   }

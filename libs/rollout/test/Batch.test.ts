@@ -41,3 +41,32 @@ describe('Batch.trim', () => {
     expect(() => Batch.cropRows(2, 3)(Int32Array.of(1, 2))).toThrow(/3 columns/)
   })
 })
+
+describe('Batch: allowed-token masks of constrained actions', () => {
+  const m = (id: number): Int32Array => Int32Array.of(1 << id)
+  const constrained: Trajectory.Trajectory = {
+    ...episode(2, [1, 2], [3, 4, 5]),
+    segments: [
+      { kind: 'prompt', turn: 0, tokens: Int32Array.of(1, 2) },
+      { kind: 'action', turn: 0, tokens: Int32Array.of(3, 4, 5), masks: [m(3), null, m(5)] }
+    ]
+  }
+
+  it('records each constrained position with its mask, compactly per row, and keeps them through select and trim', () => {
+    const batch = Batch.make({ pad: 0, time: 9 })([episode(0, [1, 2, 3], [4, 5]), constrained])
+    expect(batch.allowed).toEqual([
+      [],
+      [
+        { position: 2, mask: m(3) },
+        { position: 4, mask: m(5) }
+      ]
+    ])
+    expect(Batch.trim(Batch.select([1])(batch)).allowed).toEqual([
+      [
+        { position: 2, mask: m(3) },
+        { position: 4, mask: m(5) }
+      ]
+    ])
+    expect(Batch.make({ pad: 0 })([episode(0, [1, 2, 3], [4, 5])]).allowed).toBeUndefined()
+  })
+})
