@@ -38,7 +38,7 @@ export const chunksOf = (order: ReadonlyArray<number>, lengths: ArrayLike<number
  * Rows in order of length, in chunks of at most `CHUNK_TOKENS` tokens, each cut to its longest row
  * (only padding goes; a causal model scores the kept tokens as in the full row), written back in place.
  */
-const chunked = (batch: Batch.Batch, f: (ids: tf.Tensor2D) => tf.Tensor): Float32Array => {
+const chunked = (batch: Batch.Batch, f: (ids: tf.Tensor2D, allowed: Batch.Batch['allowed']) => tf.Tensor): Float32Array => {
   const T = batch.time
   const out = new Float32Array(batch.batch * T)
   const order = Array.from({ length: batch.batch }, (_, i) => i).sort((a, b) => batch.lengths[a]! - batch.lengths[b]!)
@@ -47,7 +47,8 @@ const chunked = (batch: Batch.Batch, f: (ids: tf.Tensor2D) => tf.Tensor): Float3
     const flat = new Int32Array(rows.length * time)
     rows.forEach((r, i) => flat.set(batch.ids.subarray(r * T, r * T + time), i * time))
     const ids = tf.tensor2d(flat, [rows.length, time], 'int32')
-    const result = tf.tidy(() => f(ids))
+    const allowed = batch.allowed === undefined ? undefined : rows.map((r) => batch.allowed![r] ?? [])
+    const result = tf.tidy(() => f(ids, allowed))
     const values = result.dataSync()
     rows.forEach((r, i) => out.set(values.subarray(i * time, (i + 1) * time), r * T))
     tf.dispose([ids, result])
@@ -55,10 +56,10 @@ const chunked = (batch: Batch.Batch, f: (ids: tf.Tensor2D) => tf.Tensor): Float3
   return out
 }
 
-/** `[batch, time]` log p(ids[t] | ids[<t]) at `temperature`. */
+/** `[batch, time]` log p(ids[t] | ids[<t]) at `temperature`; at constrained positions (`batch.allowed`) under their masks, as sampled. */
 export const logprobs = (policy: Policy.Policy, batch: Batch.Batch, temperature: number): Float32Array =>
-  chunked(batch, (ids) => {
-    const { logprobs: lp, entropy } = Scoring.tokenLogprobs(policy, { entropy: false })(ids, temperature)
+  chunked(batch, (ids, allowed) => {
+    const { logprobs: lp, entropy } = Scoring.tokenLogprobs(policy, { entropy: false, ...(allowed === undefined ? {} : { allowed }) })(ids, temperature)
     entropy.dispose()
     return lp
   })

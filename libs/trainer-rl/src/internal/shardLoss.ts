@@ -47,6 +47,8 @@ export interface PolicyShard extends Rows {
   readonly refLogprobs?: Float32Array
   /** The sampler's log-probs, to measure their gap to the trainer's (first minibatch only). */
   readonly samplerLogprobs?: Float32Array
+  /** Per row, the constrained positions and their masks: scored under them (`Scoring`'s `allowed`). */
+  readonly allowed?: Scoring.Options['allowed']
 }
 
 /** A critic shard: `weights` aggregate the value loss, `meanWeights` its clip fraction. */
@@ -74,7 +76,12 @@ export const microShards =
       const rows = Math.min(per, shard.rows - start)
       const from = start * shard.time
       const to = from + rows * shard.time
-      const cut = Object.fromEntries(Object.entries(shard).map(([k, v]) => [k, v instanceof Float32Array || v instanceof Int32Array ? v.slice(from, to) : v]))
+      const cut = Object.fromEntries(
+        Object.entries(shard).map(([k, v]) => [
+          k,
+          v instanceof Float32Array || v instanceof Int32Array ? v.slice(from, to) : Array.isArray(v) ? v.slice(start, start + rows) : v
+        ])
+      )
       out.push({ ...cut, rows } as S)
     }
     return out
@@ -142,9 +149,12 @@ export const valueTerms = (settings: LossSettings, shard: ValueShard, values: tf
     return { loss: valueLoss, aux: { valueLoss, valueClipFraction: weighted(tokens.clipped, matrix(shard, shard.meanWeights)) } }
   })
 
+/** The scoring options of a shard: entropies, and its constrained positions' masks. */
+export const scoringOf = (shard: PolicyShard): Scoring.Options => ({ entropy: true, ...(shard.allowed === undefined ? {} : { allowed: shard.allowed }) })
+
 /** The policy's loss on a shard (it scores the shard itself). */
 export const policyLoss = (policy: Policy.Policy, settings: LossSettings, klCoef: number, shard: PolicyShard): Terms =>
-  tf.tidy(() => policyTerms(settings, klCoef, shard, Scoring.tokenLogprobs(policy, { entropy: true })(idsOf(shard), settings.temperature)))
+  tf.tidy(() => policyTerms(settings, klCoef, shard, Scoring.tokenLogprobs(policy, scoringOf(shard))(idsOf(shard), settings.temperature)))
 
 /** The critic's loss on a shard. */
 export const valueLoss = (critic: Critic.Critic, settings: LossSettings, shard: ValueShard): Terms =>

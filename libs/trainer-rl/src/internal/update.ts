@@ -15,7 +15,18 @@ import * as tf from '@tensorflow/tfjs'
 import * as Aggregation from '../Aggregation.js'
 import type { Resolved as Config } from '../Config.js'
 import type * as UpdateReplicas from '../UpdateReplicas.js'
-import { idsOf, microShards, policyLoss, policyTerms, valueLoss, valueTerms, type LossSettings, type PolicyShard, type ValueShard } from './shardLoss.js'
+import {
+  idsOf,
+  microShards,
+  policyLoss,
+  policyTerms,
+  scoringOf,
+  valueLoss,
+  valueTerms,
+  type LossSettings,
+  type PolicyShard,
+  type ValueShard
+} from './shardLoss.js'
 import { splitPayload, type UpdatePayload } from './updateTask.js'
 
 export interface UpdateInput {
@@ -159,7 +170,8 @@ const shardsOf = (plan: Plan, part: ReadonlyArray<number>, first: boolean): Read
       meanWeights: cut(meanWeights, T, at, width),
       ...(contextWeights === undefined ? {} : { contextWeights: cut(contextWeights, T, at, width) }),
       ...(plan.klInLoss ? { refLogprobs: rows(input.refLogprobs!) } : {}),
-      ...(context.updatePolicy && first ? { samplerLogprobs: rows(batch.samplerLogprobs) } : {})
+      ...(context.updatePolicy && first ? { samplerLogprobs: rows(batch.samplerLogprobs) } : {}),
+      ...(batch.allowed === undefined ? {} : { allowed: picked.map((r) => batch.allowed![r] ?? []) })
     }
     const valueShard: ValueShard | undefined =
       input.oldValues === undefined
@@ -236,7 +248,7 @@ const fusedStep = (plan: Plan, shard: Shard, record: Recorder, first: boolean): 
   const pairs = micro(shard.policyShard).map((p, i) => ({ policyShard: p, valueShard: values[i]! }))
   const toTrunk = config.critic.valueCoef > 0
   const { grads, aux } = Optimizer.accumulatedGradients([...policyVariables, ...critic.optimizer.variables], pairs, (pair) => {
-    const scores = Scoring.tokenLogprobsWithValues(policy, critic.critic, { entropy: true, valueGradient: toTrunk ? 'trunk' : 'head' })(
+    const scores = Scoring.tokenLogprobsWithValues(policy, critic.critic, { ...scoringOf(pair.policyShard), valueGradient: toTrunk ? 'trunk' : 'head' })(
       idsOf(pair.policyShard),
       settings.temperature
     )

@@ -1,4 +1,4 @@
-import { Rng, type Trajectory } from '@mtrl/core'
+import { Rng, Trajectory } from '@mtrl/core'
 import { Critic, ModelConfig, Policy, Scoring } from '@mtrl/policy'
 import { Batch } from '@mtrl/rollout'
 import { Optimizer } from '@mtrl/optim'
@@ -237,5 +237,63 @@ describe('update on a fixed batch', () => {
     const moved = (name: string) => joint.policy[name]!.some((x, i) => Math.abs(x - policyOnly.policy[name]![i]!) > 1e-6)
     expect(moved('model.layers.0.self_attn.q_proj.weight')).toBe(true)
     expect(moved('lm_head.weight')).toBe(false)
+  })
+})
+
+describe('update on constrained tokens (allowed-token masks from constrained decoding)', () => {
+  const maskOf = (ids: ReadonlyArray<number>): Int32Array => Int32Array.of(ids.reduce((m, id) => m | (1 << id), 0))
+  const allowed = [
+    [8, 11, 12],
+    [9, 3]
+  ]
+  /** The sampler's log-probs: unmasked at the turn-0 action, masked at the turn-1 action (log p(y) - log sum over the allowed set, by hand). */
+  const samplerLogprobs = (policy: Policy.Policy): Float32Array => {
+    const full = (t: number): number[] =>
+      Array.from({ length: 16 }, (_v, v) => {
+        const ids = Trajectory.tokens(trajectory).slice()
+        ids[t] = v
+        return forward.logprobs(policy, Batch.make({ pad: 0 })([{ ...trajectory, segments: [{ kind: 'prompt', turn: 0, tokens: ids }] }]), temperature)[t]!
+      })
+    const out = forward.logprobs(policy, Batch.make({ pad: 0 })([trajectory]), temperature)
+    ;[7, 8].forEach((t, k) => {
+      const lp = full(t)
+      out[t] = lp[trajectory.segments[3]!.tokens[k]!]! - Math.log(allowed[k]!.reduce((s, v) => s + Math.exp(lp[v]!), 0))
+    })
+    return out
+  }
+
+  it("scores them under the recorded masks: the first minibatch's ratio is exactly 1 against the sampler's masked log-probs (the token-exact path), and not without the masks", () => {
+    const { policy, context, dispose } = setup()
+    const sampled = samplerLogprobs(policy)
+    const constrained: Trajectory.Trajectory = {
+      ...trajectory,
+      segments: [
+        ...trajectory.segments.slice(0, 2).map((s) => (s.kind === 'action' ? { ...s, logprobs: sampled.slice(3, 5) } : s)),
+        trajectory.segments[2]!,
+        { ...trajectory.segments[3]!, logprobs: sampled.slice(7, 9), masks: allowed.map(maskOf) }
+      ]
+    }
+    const batch = Batch.make({ pad: 0 })([constrained])
+    expect(Array.from(batch.samplerLogprobs)).toEqual(Array.from(sampled).map((x, t) => (ACTIONS.includes(t) ? x : 0)))
+    // the masked log-probs differ from the plain ones
+    const plain = forward.logprobs(policy, Batch.make({ pad: 0 })([trajectory]), temperature)
+    expect(Math.min(...[7, 8].map((t) => Math.abs(plain[t]! - sampled[t]!)))).toBeGreaterThan(0.05)
+    // the trainer's own recomputation (the non-exact path's old log-probs) matches the sampler's
+    const recomputed = forward.logprobs(policy, batch, temperature)
+    ACTIONS.forEach((t) => expect(recomputed[t]).toBeCloseTo(sampled[t]!, 5))
+    const before = tf.memory().numTensors
+    const input = { batch, oldLogprobs: batch.samplerLogprobs, advantages: advantages(), returns: new Float32Array(T) }
+    const m = update(context(0), input)
+    expect(tf.memory().numTensors).toBe(before)
+    expect(m.samplerGap).toBeLessThan(1e-5)
+    expect(Math.abs(m.approxKl)).toBeLessThan(1e-6)
+    expect(m.clipFraction).toBe(0)
+    expect(m.policyLoss).toBeCloseTo(-(1 + 2 + 4 + 8) / 4, 5)
+    // without the masks the new log-probs are the unmasked ones: the ratio on constrained tokens is off
+    const { allowed: _dropped, ...unmasked } = batch
+    const off = update(context(0), { ...input, batch: unmasked })
+    expect(off.samplerGap).toBeGreaterThan(0.02)
+    expect(Math.abs(off.approxKl)).toBeGreaterThan(1e-3)
+    dispose()
   })
 })
