@@ -22,6 +22,13 @@ describe('microShards', () => {
     expect(parts.flatMap((p) => Array.from(p.weights))).toEqual(Array.from(s.weights))
   })
 
+  it("cuts the rows' constrained positions (allowed) with their rows", () => {
+    const allowed = Array.from({ length: 7 }, (_, r) => [{ position: (r % 4) + 1, mask: Int32Array.of(r) }])
+    const parts = microShards(12)({ ...shard(7, 5), allowed })
+    expect(parts.map((p) => p.allowed.length)).toEqual([2, 2, 2, 1])
+    expect(parts.flatMap((p) => p.allowed)).toEqual(allowed)
+  })
+
   it('keeps a shard within the budget whole, and gives a row longer than the budget a micro-batch of its own', () => {
     const s = shard(3, 4)
     expect(microShards(12)(s)[0]).toBe(s)
