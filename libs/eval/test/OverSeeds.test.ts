@@ -73,7 +73,12 @@ describe('OverSeeds.interval', () => {
         ([n, rs]) => {
           const once = _.interval(n)(rs)
           if (rs.length >= 2) expect(width(_.interval(n)([...rs, ...rs]))).toBeLessThanOrEqual(width(once) + 1e-12)
-          expect(width(_.interval(2 * n)(rs))).toBeLessThan(width(once))
+          // twice the games: narrower where the mean is inside n games' clamp (0.5 / (n + 1) from
+          // 0 and 1), where the logit-scale delta method works at the mean itself; nearer the
+          // edge a looser clamp moves p towards 0 or 1 and the seeds' spread term grows with it
+          // (e.g. 14 games, rates 1, 1, 0.93: wider on 28)
+          const edge = 0.5 / (n + 1)
+          if (once.mean >= edge && once.mean <= 1 - edge) expect(width(_.interval(2 * n)(rs))).toBeLessThan(width(once))
         }
       )
     )
