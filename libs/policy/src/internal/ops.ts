@@ -13,22 +13,50 @@ export const swapLast = (x: tf.Tensor): tf.Tensor => {
   return tf.transpose(x, perm)
 }
 
+/** The kernel of {@link mm}: the backend's own BatchMatMul, with a gradient of explicit transposes. */
+const MM = 'MtrlMatMul'
+
+const registerMm = (): void => {
+  const backend = tf.getBackend()
+  if (tf.getKernel(MM, backend) === undefined) {
+    const plain = tf.getKernel('BatchMatMul', backend)
+    if (plain === undefined) throw new Error(`backend ${backend} has no BatchMatMul kernel`)
+    tf.registerKernel({
+      kernelName: MM,
+      backendName: backend,
+      kernelFunc: ({ inputs, backend: b }) => plain.kernelFunc({ inputs, backend: b, attrs: { transposeA: false, transposeB: false } })
+    })
+  }
+  if (tf.getGradient(MM) === undefined)
+    tf.registerGradient({
+      kernelName: MM,
+      inputsToSave: ['a', 'b'],
+      // each input's gradient is made only when asked for: a frozen operand (LoRA's base) gets none
+      gradFunc: (dy, saved) => {
+        const [a, b] = saved as [tf.Tensor3D, tf.Tensor3D]
+        return { a: () => tf.matMul(dy as tf.Tensor3D, swapLast(b) as tf.Tensor3D), b: () => tf.matMul(swapLast(a) as tf.Tensor3D, dy as tf.Tensor3D) }
+      }
+    })
+}
+
 /**
  * `a @ b` (same batch dims), whose gradient uses explicit transposes: wasm's BatchMatMul with
- * transpose flags is about 10x slower than a transpose followed by a plain product.
+ * transpose flags is about 10x slower than a transpose followed by a plain product. As
+ * `tf.matMul`'s own gradient, each input's gradient is lazy: made only for inputs the
+ * gradient is asked for (a frozen weight gets none).
  */
-const mmGrad = (...args: Array<tf.Tensor | tf.GradSaveFunc>): { value: tf.Tensor; gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => tf.Tensor[] } => {
-  const [a, b, save] = args as [tf.Tensor, tf.Tensor, tf.GradSaveFunc]
-  save([a, b])
-  return {
-    value: tf.matMul(a as tf.Tensor2D, b as tf.Tensor2D),
-    gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => {
-      const [sa, sb] = saved as [tf.Tensor, tf.Tensor]
-      return [tf.matMul(dy as tf.Tensor2D, swapLast(sb) as tf.Tensor2D), tf.matMul(swapLast(sa) as tf.Tensor2D, dy as tf.Tensor2D)]
-    }
-  }
+export const mm = <T extends tf.Tensor>(a: T, b: tf.Tensor): T => {
+  const outer = a.shape.slice(0, -2)
+  const batch = outer.reduce((x, y) => x * y, 1)
+  if (b.rank !== a.rank || b.shape.slice(0, -2).some((d, i) => d !== outer[i])) throw new Error(`mm: batch dims of [${a.shape}] and [${b.shape}] differ`)
+  const [m, k] = a.shape.slice(-2) as [number, number]
+  const n = b.shape[b.rank - 1]!
+  registerMm()
+  return tf.tidy(() => {
+    const inputs = { a: tf.reshape(a, [batch, m, k]), b: tf.reshape(b, [batch, k, n]) }
+    return tf.reshape(tf.engine().runKernel(MM, inputs) as tf.Tensor, [...outer, m, n]) as T
+  })
 }
-export const mm = tf.customGrad(mmGrad) as unknown as <T extends tf.Tensor>(a: T, b: tf.Tensor) => T
 
 /** Backends whose products take a transposed operand in place. */
 const transposesInPlace = new Set(['tensorflow', 'webgpu', 'webgl'])

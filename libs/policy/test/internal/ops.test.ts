@@ -72,4 +72,30 @@ describe('ops: hand-written gradients equal autodiff of the plain formulas', () 
       })
     )
   })
+
+  it('mm on batches (3-D) equals tf.matMul, and a frozen operand gets no gradient (one product backward, not two)', async () => {
+    await expectNoLeak(async () => {
+      tf.tidy(() => {
+        const a = tf.randomNormal([2, 4, 6], 0, 1, 'float32', 8)
+        const b = tf.randomNormal([2, 6, 3], 0, 1, 'float32', 9)
+        close(_.mm(a, b), tf.matMul(a as tf.Tensor3D, b as tf.Tensor3D))
+        const [ga, gb] = tf.grads((x: tf.Tensor, y: tf.Tensor) => tf.sum(tf.sin(_.mm(x, y))))([a, b])
+        const [pa, pb] = tf.grads((x: tf.Tensor, y: tf.Tensor) => tf.sum(tf.sin(tf.matMul(x as tf.Tensor3D, y as tf.Tensor3D))))([a, b])
+        close(ga!, pa!)
+        close(gb!, pb!)
+      })
+      expect(() => tf.tidy(() => _.mm(tf.zeros([2, 4, 6]), tf.zeros([3, 6, 3])))).toThrow(/batch dims/)
+      const x = tf.randomNormal([4, 6], 0, 1, 'float32', 10) as tf.Tensor2D
+      const frozen = tf.randomNormal([5, 6], 0, 1, 'float32', 11) as tf.Tensor2D // [out, in], not differentiated
+      const products = async (f: () => tf.Tensor): Promise<number> => {
+        const info = await tf.profile(() => tf.tidy(f))
+        tf.dispose(info.result as tf.Tensor)
+        return info.kernels.filter((k) => k.name === 'BatchMatMul' || k.name === 'MtrlMatMul').length
+      }
+      // forward 1 + dx 1; dW (of the frozen weight) is never made
+      expect(await products(() => tf.grad((t: tf.Tensor) => tf.sum(_.linear(t as tf.Tensor2D, frozen)))(x))).toBe(2)
+      expect(await products(() => tf.grads((t: tf.Tensor, w: tf.Tensor) => tf.sum(_.linear(t as tf.Tensor2D, w as tf.Tensor2D)))([x, frozen])[1]!)).toBe(3)
+      ;[x, frozen].forEach((t) => t.dispose())
+    })
+  })
 })
