@@ -14,6 +14,7 @@
  *   npm run bench:real-size -- --full                        # the issue's counts (16 episodes, ...)
  *   npm run bench:real-size -- --only mtrl --dir /tmp/q3     # one side, a given folder
  *   npm run bench:real-size -- --batch 1 --seq 128 --skip rl  # a smaller SFT batch, no RL
+ *   npm run bench:real-size -- --only mtrl --weights copy     # sampling from the folded copy of the weights
  *
  * Reduced (default): SFT 2 x 256 tokens, 1 timed step after a warm-up; sampling 64-token
  * prompts, 32 new tokens; GRPO 4 episodes (one group) x 4 turns of 32 tokens. --full: SFT 4 x 512, 3 steps;
@@ -41,7 +42,8 @@ const { values } = parseArgs({
     batch: { type: 'string' },
     seq: { type: 'string' },
     episodes: { type: 'string' },
-    threads: { type: 'string', default: String(Math.min(2, cpus().length)) }
+    threads: { type: 'string', default: String(Math.min(2, cpus().length)) },
+    weights: { type: 'string' }
   }
 })
 const shapeName = values.shape!
@@ -61,8 +63,10 @@ const shape: Shape = {
   newTokens: 32,
   episodes: Number(values.episodes ?? (values.full ? 16 : 4)),
   turns: 4,
-  microBatchTokens: 512
+  microBatchTokens: 512,
+  ...(values.weights === 'copy' || values.weights === 'shared' ? { weights: values.weights } : {})
 }
+if (values.weights !== undefined && shape.weights === undefined) throw new Error(`--weights must be copy or shared, got ${values.weights}`)
 const load = (): string =>
   loadavg()
     .map((x) => x.toFixed(1))

@@ -33,6 +33,8 @@ export interface Shape {
   readonly episodes: number
   readonly turns: number
   readonly microBatchTokens: number
+  /** The sampling phase's weight layout (`Decoder.Layout`; default: the decoder's own choice). */
+  readonly weights?: 'copy' | 'shared'
 }
 
 const [dir, shapeArg] = process.argv.slice(2)
@@ -116,7 +118,11 @@ const sft = (): void => {
 /** A PROMPT-token prompt per slot, then NEW tokens at temperature 1 (no stop token), at batch 1 then 16. */
 const sample = (): void => {
   const V = policy.config.vocab
-  const session = Sampler.make(policy, { slots: 16, maxLen: shape.samplePrompt + shape.newTokens + 1 })
+  const session = Sampler.make(policy, {
+    slots: 16,
+    maxLen: shape.samplePrompt + shape.newTokens + 1,
+    ...(shape.weights === undefined ? {} : { weights: shape.weights })
+  })
   const rng = Rng.make(1)
   // the decode-layout weights are made on the first feed: not timed
   const warm = performance.now()

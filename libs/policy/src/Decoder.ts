@@ -6,9 +6,10 @@
  * leaving between steps) and a prefix cache (`truncate`, `copy`) are built on it; `Sampler`
  * adds the draw loop of one `generate` call.
  *
- * The weights are kept in decode layout between calls and rebuilt when any policy variable has
- * been assigned since (an optimizer step replaces a variable's dataId), so a decoder always
- * decodes with the current weights. Per-row results do not depend on which other rows share a
+ * The weights are read in one of two layouts ({@link Layout}): a folded copy (kept between
+ * calls and rebuilt when any policy variable has been assigned since: an optimizer step
+ * replaces a variable's dataId), or the trunk's own variables (no second copy of the model);
+ * either way a decoder always decodes with the current weights. Per-row results do not depend on which other rows share a
  * call (every op between the weight products runs row by row on the host).
  *
  * @since 0.5.0
@@ -16,6 +17,7 @@
 import { defaultKernel } from './internal/attendKernel.js'
 import { makeCurrentWeights, type CurrentWeights } from './internal/currentWeights.js'
 import { forward } from './internal/decode.js'
+import type { Layout as WeightsLayout } from './internal/decodeWeights.js'
 import { copyPrefix, disposeCache, makeCache, type Cache } from './internal/kvCache.js'
 import type { ModelConfig } from './ModelConfig.js'
 import type { Policy } from './Policy.js'
@@ -69,6 +71,22 @@ export interface Decoder {
 }
 
 /**
+ * How a decoder reads the policy's weights. `copy`: a second copy of the model in decode layout
+ * (each block one fused, transposed product, the norm weights and the attention scale folded
+ * in): the fewest ops a step, and the layout for backends whose products copy a transposed
+ * operand (wasm, cpu). `shared`: the trunk's own variables through products with transpose
+ * flags (q, k, v as three products, LoRA as its two small products, the norms on the host): no
+ * second copy, which at real sizes is as large as the model. Default: `shared` where the
+ * backend's products take transposes as flags (tensorflow, webgpu, webgl) for models of 16M
+ * parameters or more, else `copy`. Both decode as the full forward pass does (float32
+ * rounding apart).
+ *
+ * @category models
+ * @since 0.6.0
+ */
+export type Layout = WeightsLayout
+
+/**
  * @category models
  * @since 0.5.0
  */
@@ -76,6 +94,8 @@ export interface Options {
   readonly slots: number
   /** Longest sequence per slot (at most the model's `maxLen`). */
   readonly maxLen: number
+  /** How the weights are read (default: see {@link Layout}). */
+  readonly weights?: Layout
 }
 
 const checkOptions = (config: ModelConfig, options: Options): void => {
@@ -84,6 +104,8 @@ const checkOptions = (config: ModelConfig, options: Options): void => {
   if (!Number.isInteger(S) || S <= 0) throw new Error(`Decoder.make: slots must be a positive integer, got ${S}`)
   if (!Number.isInteger(maxLen) || maxLen <= 0 || maxLen > config.maxLen)
     throw new Error(`Decoder.make: maxLen must be in [1, ${config.maxLen}], got ${maxLen}`)
+  if (options.weights !== undefined && options.weights !== 'copy' && options.weights !== 'shared')
+    throw new Error(`Decoder.make: weights must be 'copy' or 'shared', got ${String(options.weights)}`)
 }
 
 /** What a decoder holds between calls: the KV cache and each slot's token ids. */
@@ -181,7 +203,7 @@ export const make = (policy: Policy, options: Options): Decoder => {
     held: Array.from({ length: slots }, () => new Int32Array(maxLen)),
     disposed: false
   }
-  const weights = makeCurrentWeights(policy)
+  const weights = makeCurrentWeights(policy, options.weights)
   return {
     slots,
     maxLen,

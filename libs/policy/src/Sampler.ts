@@ -32,6 +32,8 @@ export interface Options {
   readonly slots: number
   /** Longest sequence per slot (at most the model's `maxLen`). */
   readonly maxLen: number
+  /** How the decoder reads the weights (see `Decoder.Layout`; default by backend and size). */
+  readonly weights?: Decoder.Layout
 }
 
 /**

@@ -121,7 +121,7 @@ describe('Decoder', () => {
     policy.dispose()
   })
 
-  it('refuses bad feeds: a slot twice, no tokens, past maxLen, ids outside the vocabulary', () => {
+  it('refuses bad feeds (a slot twice, no tokens, past maxLen, ids outside the vocabulary) and an unknown weights layout', () => {
     const policy = Policy.make(plain, 1)
     const decoder = _.make(policy, { slots: 2, maxLen: 8 })
     expect(() =>
@@ -136,6 +136,7 @@ describe('Decoder', () => {
     expect(() => decoder.feed([{ slot: 2, tokens: [1] }])).toThrow(/out of range/)
     decoder.dispose()
     expect(() => decoder.length(0)).toThrow(/dispose/)
+    expect(() => _.make(policy, { slots: 1, maxLen: 8, weights: 'merged' as 'copy' })).toThrow(/weights must be 'copy' or 'shared', got merged/)
     policy.dispose()
   })
 })

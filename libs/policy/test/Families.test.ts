@@ -73,7 +73,7 @@ describe('Families', () => {
     })
   }
 
-  it('KV-cached decoding, token by token, equals the full forward pass, past the sliding window (6) and with LoRA merged', async () => {
+  it('KV-cached decoding, token by token, equals the full forward pass, past the sliding window (6) and with LoRA, in both weight layouts', async () => {
     for (const name of [
       'tiny-mistral',
       'tiny-gemma2',
@@ -89,24 +89,25 @@ describe('Families', () => {
       // a trained adapter: B non-zero
       tf.tidy(() => Object.entries(policy.variables).forEach(([n, v]) => n.includes('lora_B') && v.assign(tf.randomNormal(v.shape, 0, 0.3, 'float32', 1))))
       const ids = Array.from({ length: 20 }, (_, i) => (i * 37 + 11) % policy.config.vocab)
-      await expectNoLeak(() => {
-        const full = tf.tidy(() => Policy.logits(policy)(tf.tensor2d([ids], [1, ids.length], 'int32')).dataSync())
-        const decoder = Decoder.make(policy, { slots: 2, maxLen: 32 })
-        const V = policy.config.vocab
-        decoder.feed([{ slot: 1, tokens: ids.slice(0, 3) }])
-        for (let t = 0; t < ids.length; t++) {
-          const feeds =
-            t < 3
-              ? [{ slot: 0, tokens: [ids[t]!] }]
-              : [
-                  { slot: 0, tokens: [ids[t]!] },
-                  { slot: 1, tokens: [ids[t]!] }
-                ]
-          const out = decoder.feed(feeds)
-          out.forEach((logits) => expect(maxDiff(logits, full.subarray(t * V, (t + 1) * V)), `${name} at ${t}`).toBeLessThan(2e-4))
-        }
-        decoder.dispose()
-      })
+      const full = tf.tidy(() => Policy.logits(policy)(tf.tensor2d([ids], [1, ids.length], 'int32')).dataSync())
+      for (const weights of ['copy', 'shared'] as const)
+        await expectNoLeak(() => {
+          const decoder = Decoder.make(policy, { slots: 2, maxLen: 32, weights })
+          const V = policy.config.vocab
+          decoder.feed([{ slot: 1, tokens: ids.slice(0, 3) }])
+          for (let t = 0; t < ids.length; t++) {
+            const feeds =
+              t < 3
+                ? [{ slot: 0, tokens: [ids[t]!] }]
+                : [
+                    { slot: 0, tokens: [ids[t]!] },
+                    { slot: 1, tokens: [ids[t]!] }
+                  ]
+            const out = decoder.feed(feeds)
+            out.forEach((logits) => expect(maxDiff(logits, full.subarray(t * V, (t + 1) * V)), `${name} (${weights}) at ${t}`).toBeLessThan(2e-4))
+          }
+          decoder.dispose()
+        })
       policy.dispose()
     }
   })

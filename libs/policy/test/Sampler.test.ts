@@ -179,50 +179,52 @@ describe('Sampler', () => {
     policy.dispose()
   })
 
-  it('holds a constant number of tensors across 100 sampling steps and frees all on dispose', async () => {
-    const policy = Policy.make(configs[0]![1], 3)
-    await expectNoLeak(() => {
-      const session = _.make(policy, { slots: 2, maxLen: 96 })
-      session.append([0, 1], [Int32Array.of(1, 2), Int32Array.of(3)])
-      const rng = Rng.make(0)
-      session.generate([0, 1], { maxNewTokens: 1, temperature: 1, stopTokens: [], rng })
-      const live = tf.memory().numTensors
-      for (let i = 0; i < 100; i++) {
-        if (i % 40 === 39) {
-          const slot = Math.floor(i / 40) % 2
-          session.reset(slot)
-          session.append([slot], [Int32Array.of(4, 5)])
-        }
+  for (const weights of ['copy', 'shared'] as const)
+    it(`holds a constant number of tensors across 100 sampling steps and frees all on dispose (${weights} weights)`, async () => {
+      const policy = Policy.make(configs[0]![1], 3)
+      await expectNoLeak(() => {
+        const session = _.make(policy, { slots: 2, maxLen: 96, weights })
+        session.append([0, 1], [Int32Array.of(1, 2), Int32Array.of(3)])
+        const rng = Rng.make(0)
         session.generate([0, 1], { maxNewTokens: 1, temperature: 1, stopTokens: [], rng })
-        expect(tf.memory().numTensors).toBe(live)
-      }
-      session.dispose()
+        const live = tf.memory().numTensors
+        for (let i = 0; i < 100; i++) {
+          if (i % 40 === 39) {
+            const slot = Math.floor(i / 40) % 2
+            session.reset(slot)
+            session.append([slot], [Int32Array.of(4, 5)])
+          }
+          session.generate([0, 1], { maxNewTokens: 1, temperature: 1, stopTokens: [], rng })
+          expect(tf.memory().numTensors).toBe(live)
+        }
+        session.dispose()
+      })
+      policy.dispose()
     })
-    policy.dispose()
-  })
 
-  it('samples from the current weights after an optimizer step (decode weights are rebuilt)', async () => {
-    const policy = Policy.make(configs[0]![1], 8)
-    const greedy = (session: _.SamplerSession): number[] => {
-      session.reset(0)
-      session.append([0], [Int32Array.of(1, 2, 3)])
-      const [g] = session.generate([0], { maxNewTokens: 6, temperature: 0, stopTokens: [], rng: Rng.make(0) })
-      return Array.from(g!.logprobs)
-    }
-    const old = _.make(policy, { slots: 1, maxLen: 32 })
-    const before = greedy(old)
-    const ids = tf.tensor2d([[1, 2, 3, 4, 5, 6]], [1, 6], 'int32')
-    const adam = tf.train.adam(0.05)
-    adam.minimize(() => tf.neg(tf.mean(Scoring.tokenLogprobs(policy)(ids).logprobs)) as tf.Scalar, false, Policy.trainableVariables(policy))
-    const fresh = _.make(policy, { slots: 1, maxLen: 32 })
-    const after = greedy(old)
-    expect(after).not.toEqual(before)
-    greedy(fresh).forEach((lp, i) => expect(after[i]).toBeCloseTo(lp, 6))
-    ;[old, fresh].forEach((s) => s.dispose())
-    ids.dispose()
-    adam.dispose()
-    policy.dispose()
-  })
+  for (const weights of ['copy', 'shared'] as const)
+    it(`samples from the current weights after an optimizer step (${weights} weights)`, async () => {
+      const policy = Policy.make(configs[0]![1], 8)
+      const greedy = (session: _.SamplerSession): number[] => {
+        session.reset(0)
+        session.append([0], [Int32Array.of(1, 2, 3)])
+        const [g] = session.generate([0], { maxNewTokens: 6, temperature: 0, stopTokens: [], rng: Rng.make(0) })
+        return Array.from(g!.logprobs)
+      }
+      const old = _.make(policy, { slots: 1, maxLen: 32, weights })
+      const before = greedy(old)
+      const ids = tf.tensor2d([[1, 2, 3, 4, 5, 6]], [1, 6], 'int32')
+      const adam = tf.train.adam(0.05)
+      adam.minimize(() => tf.neg(tf.mean(Scoring.tokenLogprobs(policy)(ids).logprobs)) as tf.Scalar, false, Policy.trainableVariables(policy))
+      const fresh = _.make(policy, { slots: 1, maxLen: 32, weights })
+      const after = greedy(old)
+      expect(after).not.toEqual(before)
+      greedy(fresh).forEach((lp, i) => expect(after[i]).toBeCloseTo(lp, 6))
+      ;[old, fresh].forEach((s) => s.dispose())
+      ids.dispose()
+      adam.dispose()
+      policy.dispose()
+    })
 
   it('rejects generating past maxLen and empty slots', () => {
     const policy = Policy.make(configs[0]![1], 3)

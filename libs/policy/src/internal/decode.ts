@@ -2,8 +2,8 @@
  * The incremental forward pass for sampling (never differentiated), written for the per-op
  * cost of TensorFlow.js: a decode step on a small batch is dominated by op dispatch (tens of
  * microseconds per op on wasm), not arithmetic. So only the weight products run as tensor ops
- * (one fused product per block: q|k|v, o, gate|up, down, head), on weights prepared once per
- * call with the norm weights and the attention scale folded in. Everything between them
+ * (one product per block: q|k|v, o, gate|up, down, head; see `decodeWeights.ts` for the two
+ * layouts of the weights they read). Everything between them
  * (norms, RoPE, attention over the cache, SwiGLU)
  * runs on Float32Arrays in JavaScript, and the KV cache is a preallocated Float32Array per
  * layer written in place at each slot's own position: no concatenation, no holes. Attention,
@@ -13,30 +13,10 @@
  */
 import * as tf from '@tensorflow/tfjs'
 import { canonSpan, headDim, isSliding, queryScale, type ModelConfig } from '../ModelConfig.js'
-import type { HostNorms, Prepared, Projection } from './decodeWeights.js'
+import type { HostNorms, Prepared } from './decodeWeights.js'
 import { activate, attend, normalize, normGroups, placeQkv, type AttendExtras } from './hostKernels.js'
 import { reserve, type Cache } from './kvCache.js'
 import { layerRope, tableOf, type RopeTable } from './rope.js'
-
-/** `a` [rows, in] @ `w` [in, out] on the backend, read back in bulk. */
-const product = (a: Float32Array, rows: number, w: tf.Tensor2D): Float32Array => {
-  // not returned from the tidy: tidy walks returned containers, element by element for arrays
-  let out: Float32Array | undefined
-  tf.tidy(() => {
-    out = tf.matMul(tf.tensor2d(a, [rows, w.shape[0]]), w).dataSync() as Float32Array
-  })
-  return out!
-}
-
-/** `a` [rows, in] through a projection, plus its bias (a host copy). */
-const project = (p: Projection, biasHost: Float32Array | undefined, a: Float32Array, rows: number): Float32Array => {
-  const out = product(a, rows, p.weightT)
-  if (biasHost !== undefined) {
-    const width = biasHost.length
-    for (let r = 0; r < rows; r++) for (let j = 0; j < width; j++) out[r * width + j]! += biasHost[j]!
-  }
-  return out
-}
 
 /** Where the rows of a forward call come from: each row's slot, position and index in its item. */
 interface RowsOf {
@@ -246,7 +226,7 @@ const runLayer = (prep: Prepared, cache: Cache, pass: Pass, x: Float32Array, l: 
   const mixed = (site: 'attn' | 'mlp'): Float32Array =>
     span > 0 ? canonMixHost(x, pass.rows, D, span, cache.maxLen, prep.canon[l]![site], cache.canon[l]![site]) : x
   const normedInput = (site: 'attn' | 'mlp', folded: boolean): Float32Array => (folded ? normalize(config, mixed(site), M) : mixed(site))
-  const P = project(layer.qkv, prep.biases[l], normedInput('attn', layer.qkvNormed), M)
+  const P = layer.qkv(normedInput('attn', layer.qkvNormed), M)
   normQk(config, norms, P, M, width)
   placeQkv(
     P,
@@ -264,9 +244,9 @@ const runLayer = (prep: Prepared, cache: Cache, pass: Pass, x: Float32Array, l: 
     pass.rotScratch
   )
   attendLayer(config, cache, pass, P, width, l)
-  addResidual(config, x, product(pass.attended, M, layer.oT), norms.postAttn, M)
-  const U = project(layer.up, prep.upBiases[l], normedInput('mlp', layer.upNormed), M)
-  addResidual(config, x, product(activate(config.activation, U, M, config.ffn), M, layer.downT), norms.postMlp, M)
+  addResidual(config, x, layer.o(pass.attended, M), norms.postAttn, M)
+  const U = layer.up(normedInput('mlp', layer.upNormed), M)
+  addResidual(config, x, layer.down(activate(config.activation, U, M, config.ffn), M), norms.postMlp, M)
 }
 
 /** Advances the slots' lengths and last tokens past `items`. */
@@ -285,7 +265,7 @@ const headLogits = (prep: Prepared, x: Float32Array, items: ReadonlyArray<Item>)
     end += item.tokens.length
     last.set(x.subarray((end - 1) * D, end * D), r * D)
   })
-  const z = project(prep.head, prep.headBias, normalize(prep.config, last, items.length), items.length)
+  const z = prep.head(normalize(prep.config, last, items.length), items.length)
   const cap = prep.config.logitSoftcap
   if (cap !== undefined) for (let i = 0; i < z.length; i++) z[i] = cap * Math.tanh(z[i]! / cap)
   return z

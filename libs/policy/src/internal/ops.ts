@@ -61,6 +61,9 @@ export const mm = <T extends tf.Tensor>(a: T, b: tf.Tensor): T => {
 /** Backends whose products take a transposed operand in place. */
 const transposesInPlace = new Set(['tensorflow', 'webgpu', 'webgl'])
 
+/** Whether the active backend's products take a transposed operand in place (no copy, no slowdown). */
+export const transposesFlagged = (): boolean => transposesInPlace.has(tf.getBackend())
+
 /**
  * `x @ w^T` for a Hugging Face weight `w` of shape [out, in]; `x` is [N, in]. An explicit
  * transpose then a plain product on wasm and cpu (wasm's flagged products are about 10x
@@ -68,8 +71,7 @@ const transposesInPlace = new Set(['tensorflow', 'webgpu', 'webgl'])
  * each made only when asked for) runs, so a frozen weight (LoRA's base) gets no [out, in]
  * gradient in the backward pass.
  */
-export const linear = (x: tf.Tensor2D, w: tf.Tensor2D): tf.Tensor2D =>
-  transposesInPlace.has(tf.getBackend()) ? tf.matMul(x, w, false, true) : mm(x, tf.transpose(w))
+export const linear = (x: tf.Tensor2D, w: tf.Tensor2D): tf.Tensor2D => (transposesFlagged() ? tf.matMul(x, w, false, true) : mm(x, tf.transpose(w)))
 
 const hasKernel = (name: string): boolean => tf.getKernel(name, tf.getBackend()) !== undefined
 

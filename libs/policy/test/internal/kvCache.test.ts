@@ -1,5 +1,5 @@
 import { Rng } from '@mtrl/core'
-import { TestBackend } from '@mtrl/testing'
+import { expectNoLeak, TestBackend } from '@mtrl/testing'
 import * as tf from '@tensorflow/tfjs'
 import { beforeAll, describe, expect, it } from 'vitest'
 import * as Decoder from '../../src/Decoder.js'
@@ -40,8 +40,8 @@ const logSoftmax = (z: Float32Array): Float32Array => {
 }
 
 /** Slot 0 fed `a` in two pieces beside slot 1 fed `b`: the logits after the whole of `a`. */
-const decodeOn = (policy: Policy.Policy, cache: _.Cache, a: Int32Array, b: Int32Array): Float32Array => {
-  const weights = makeCurrentWeights(policy)
+const decodeOn = (policy: Policy.Policy, cache: _.Cache, a: Int32Array, b: Int32Array, layout: 'copy' | 'shared' = 'copy'): Float32Array => {
+  const weights = makeCurrentWeights(policy, layout)
   forward(weights.prepared(), cache, [
     { slot: 0, tokens: a.subarray(0, 5) },
     { slot: 1, tokens: b }
@@ -82,6 +82,38 @@ describe('kvCache', () => {
     logSoftmax(last!).forEach((v, i) => expect(v).toBeCloseTo(want[i]!, 4))
     decoder.dispose()
     policy.dispose()
+  })
+
+  it("the shared layout (the trunk's own weights, flagged products) decodes as the full forward pass: norms, biases, canon, learned positions, LoRA", async () => {
+    const configs = [
+      { ...gqa, qkvBias: true, canonSpan: 2 },
+      ModelConfig.make({
+        vocab: 40,
+        dModel: 32,
+        layers: 2,
+        heads: 2,
+        maxLen: 96,
+        positional: 'learned',
+        norm: 'layernorm',
+        activation: 'gelu',
+        tiedEmbeddings: true
+      }),
+      { ...gqa, qkNorm: 'head' as const, prevTokenEmbedding: false }
+    ]
+    for (const [c, config] of configs.entries()) {
+      const policy = Policy.make(config, 7, c === 0 ? { lora: { rank: 2, alpha: 4, targets: ['q_proj', 'v_proj', 'o_proj', 'down_proj'] } } : {})
+      // every weight drawn (norm weights, biases, canon, adapters' B): a weight the layout drops or misplaces shows
+      tf.tidy(() => Object.values(policy.variables).forEach((v, i) => v.assign(tf.add(tf.randomNormal(v.shape, 0, 0.3, 'float32', 100 + i), v))))
+      const [a, b] = [tokens(11 + c, 30), tokens(12 + c, 9)]
+      const want = reference(policy, a)
+      await expectNoLeak(() => {
+        const cache = _.makeCache(config, 2, 96, defaultKernel())
+        const got = logSoftmax(decodeOn(policy, cache, a, b, 'shared'))
+        got.forEach((v, i) => expect(v, `config ${c}`).toBeCloseTo(want[i]!, 4))
+        _.disposeCache(cache)
+      })
+      policy.dispose()
+    }
   })
 
   it('disposeCache frees the arena and drops the keys and values', () => {
