@@ -13,7 +13,9 @@ import * as E from 'fp-ts/lib/Either.js'
 import type { TaskEither } from 'fp-ts/lib/TaskEither.js'
 import * as t from 'io-ts'
 import { open } from 'node:fs/promises'
+import * as ChatPolicy from './ChatPolicy.js'
 import * as Episode from './Episode.js'
+import * as Expert from './Expert.js'
 
 /**
  * One line. `reward` is the episode's summed reward; `score` / `maxScore` the game's final score.
@@ -179,3 +181,34 @@ export const collect =
     }
     return E.right({ path: options.path, written, skipped, won, failed })
   }
+
+/**
+ * Who plays the episodes a log records (`mtrl collect`, whose flags the errors name): the model
+ * behind an OpenAI-compatible endpoint when `chat.baseUrl` is given (then `chat.model` is
+ * required), else the source's expert (`policy`, when given, must be `expert`).
+ *
+ * @example
+ * import { ChatLog } from '@mtrl/env-http'
+ * declare const source: import('@mtrl/core').Env.EnvSource
+ * ChatLog.agentOf(source, { chat: { baseUrl: 'http://127.0.0.1:8000/v1', model: 'qwen' } })
+ * // Right(the model's agent); without chat: the expert's, or Left('... has no expert: record with --base-url')
+ *
+ * @category constructors
+ * @since 0.2.0
+ */
+export const agentOf = (
+  source: Env.EnvSource,
+  options: {
+    readonly policy?: string | undefined
+    readonly chat?: Omit<ChatPolicy.Options, 'model' | 'baseUrl'> & { readonly baseUrl?: string | undefined; readonly model?: string | undefined }
+  }
+): E.Either<string, Episode.Agent> => {
+  const { baseUrl, model, ...chat } = options.chat ?? {}
+  if (baseUrl !== undefined)
+    return model === undefined ? E.left('--model is required with --base-url') : E.right(ChatPolicy.make({ ...chat, baseUrl, model }).agent)
+  const { policy } = options
+  if (policy !== undefined && policy !== 'expert') return E.left(`--policy: expected "expert" (or use --base-url), got "${policy}"`)
+  const plan = source.expertPlan
+  if (plan === undefined) return E.left(`${source.name} has no expert: record with --base-url`)
+  return E.right(Expert.fromEnv(async (env: Env.Env) => plan(env)[0] ?? 'look'))
+}

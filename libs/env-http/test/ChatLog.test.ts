@@ -94,3 +94,28 @@ describe('ChatLog', () => {
     )
   })
 })
+
+describe('ChatLog.agentOf', () => {
+  const source = TextWorld.source(Settings.custom(2, 3, 4))
+  afterAll(() => source.dispose())
+
+  it("is the source's expert without a model, and its episodes are won", async () => {
+    const agent = _.agentOf(source, {})
+    if (E.isLeft(agent)) throw new Error(agent.left)
+    const path = join(dir, 'agent-of.jsonl')
+    const summary = await _.collect({ factory: source.make, seeds: [1, 2], agent: agent.right, path })()
+    expect(summary).toEqual(E.right({ path, written: 2, skipped: 0, won: 2, failed: [] }))
+    expect(E.isRight(_.agentOf(source, { policy: 'expert' }))).toBe(true)
+  })
+
+  it('is the model behind the endpoint with --base-url, which needs --model', () => {
+    expect(E.isRight(_.agentOf(source, { chat: { baseUrl: 'http://127.0.0.1:1/v1', model: 'qwen', temperature: 0 } }))).toBe(true)
+    expect(_.agentOf(source, { chat: { baseUrl: 'http://127.0.0.1:1/v1' } })).toEqual(E.left('--model is required with --base-url'))
+  })
+
+  it('names a policy other than the expert, and a source without one', () => {
+    expect(_.agentOf(source, { policy: 'random' })).toEqual(E.left('--policy: expected "expert" (or use --base-url), got "random"'))
+    const { expertPlan: _e, ...planless } = source
+    expect(_.agentOf(planless, { chat: {} })).toEqual(E.left('textworld/w2-o3-q4 has no expert: record with --base-url'))
+  })
+})

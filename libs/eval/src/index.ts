@@ -6,5 +6,6 @@
  */
 export * as Evaluate from './Evaluate.js'
 export * as OverSeeds from './OverSeeds.js'
+export * as Session from './Session.js'
 export * as Summary from './Summary.js'
 export * as Transcript from './Transcript.js'

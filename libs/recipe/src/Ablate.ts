@@ -9,13 +9,13 @@
  * @since 0.1.0
  */
 import type { Summary } from '@mtrl/eval'
-import { Ablation, Progress, RunDir, type Grid } from '@mtrl/experiment'
+import { Ablation, Grid, Progress, RunDir } from '@mtrl/experiment'
 import * as E from 'fp-ts/lib/Either.js'
 import type * as TE from 'fp-ts/lib/TaskEither.js'
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import * as Pipeline from './Pipeline.js'
-import type { PlanItem } from './Recipe.js'
+import { ablationPlan, decode, type PlanItem, type Resolved } from './Recipe.js'
 import { failed, stopped, type RunError } from './RunError.js'
 
 /**
@@ -86,6 +86,41 @@ export const defaultOut = (name: string, now: Date = new Date()): string =>
 /** The run folder of one cell and seed inside `out` (the cell's name made safe for a path). @category constructors */
 export const runPath = (out: string, item: Pick<PlanItem, 'cell' | 'seed'>): string =>
   join(out, `${item.cell.replace(/[^a-zA-Z0-9=,._-]+/g, '_')}-seed${item.seed}`)
+
+/**
+ * An ablation as planned: the recipe, its grid (its `ablation.grid` with the `key=v1,v2` flags
+ * over it), its training seeds, and every cell x seed decoded.
+ *
+ * @category models
+ * @since 0.2.0
+ */
+export interface Planned {
+  readonly base: Resolved
+  readonly grid: Grid.Grid
+  readonly seeds: ReadonlyArray<number>
+  readonly items: ReadonlyArray<PlanItem>
+}
+
+/**
+ * The ablation of the recipe `json` (read from `path`, which its errors name): `grid` flags over
+ * the recipe's grid, `seeds` (`1,2,3`) instead of its `ablation.seeds` (default: its own seed).
+ * Every cell is decoded before anything runs, so a bad grid fails at once, naming the cell.
+ *
+ * @category constructors
+ * @since 0.2.0
+ */
+export const plan =
+  (options: { readonly path: string; readonly grid?: ReadonlyArray<string> | undefined; readonly seeds?: string | undefined }) =>
+  (json: unknown): E.Either<string, Planned> => {
+    const base = E.mapLeft((e: string) => `${options.path}: ${e}`)(decode(json))
+    if (E.isLeft(base)) return base
+    const { ablation, seed } = base.right
+    const grid = Grid.withFlags(ablation?.grid ?? {}, options.grid ?? [])
+    if (E.isLeft(grid)) return grid
+    const seeds = options.seeds !== undefined ? options.seeds.split(',').map(Number) : (ablation?.seeds ?? [seed])
+    if (seeds.some((s) => !Number.isInteger(s) || s < 0)) return E.left(`--seeds: expected non-negative integers, got "${options.seeds}"`)
+    return E.map((items: ReadonlyArray<PlanItem>) => ({ base: base.right, grid: grid.right, seeds, items }))(ablationPlan(json, grid.right, seeds))
+  }
 
 /**
  * Runs every item of the plan in order; the rows of the finished ablation, or the first run's

@@ -129,6 +129,34 @@ export const ofCheckpoint = (path: string, env: EnvConfig, hf: boolean, note: (t
   return E.chain(ofRunCheckpoint(run, path, env))(recipeOf(run))
 }
 
+/**
+ * Overrides of a recipe's evaluation (`mtrl eval`'s flags): `split` or `seedBase` choose the
+ * held-out seeds (neither: the recipe's own), `episodes`, `temperature`, and `seed` (the
+ * sampling's: the recipe's training seed).
+ *
+ * @category models
+ * @since 0.2.0
+ */
+export interface Overrides {
+  readonly split?: string | undefined
+  readonly seedBase?: number | undefined
+  readonly episodes?: number | undefined
+  readonly temperature?: number | undefined
+  readonly seed?: number | undefined
+}
+
+/** The target's recipe with `overrides` over its evaluation; a split other than validation or test is an error naming it. @category combinators @since 0.2.0 */
+export const withOverrides =
+  (overrides: Overrides) =>
+  (target: Target): E.Either<string, Target> => {
+    const { recipe } = target
+    const { split, seedBase, episodes = recipe.eval.episodes, temperature = recipe.eval.temperature, seed = recipe.seed } = overrides
+    if (split !== undefined && !Evaluate.Split.is(split)) return E.left(`--split ${split}: expected validation or test`)
+    const seeds = seedBase !== undefined ? Evaluate.resolve({ seedBase }) : split !== undefined ? Evaluate.resolve({ split }) : recipe.eval
+    const evaluation = { ...recipe.eval, episodes, temperature, split: seeds.split, seedBase: seeds.seedBase }
+    return E.right({ ...target, recipe: { ...recipe, seed, eval: evaluation } })
+  }
+
 /** @category models */
 export interface Options {
   /** Notes for people before the work starts (the sandbox an SWE environment uses). */

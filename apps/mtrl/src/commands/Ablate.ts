@@ -3,8 +3,8 @@
  * and print one row per cell (success rate mean ± std over seeds, per evaluation environment).
  */
 import { ThreadInit } from '@mtrl/backend'
-import { Ablation, Grid, Ledger } from '@mtrl/experiment'
-import { Ablate, Recipe } from '@mtrl/recipe'
+import { Ablation, Ledger } from '@mtrl/experiment'
+import { Ablate } from '@mtrl/recipe'
 import * as E from 'fp-ts/lib/Either.js'
 import { join } from 'node:path'
 import { backendFlag, bool, fromRun, list, make, text, usage } from '../Command.js'
@@ -38,26 +38,20 @@ Examples:
       if (path === undefined) return E.left(usage('which recipe?'))
       const json = await readJson(path)()
       if (E.isLeft(json)) return json
-      const base = Recipe.decode(json.right)
-      if (E.isLeft(base)) return E.left(usage(`${path}: ${base.left}`))
-      const grid = E.mapLeft(usage)(Grid.withFlags(base.right.ablation?.grid ?? {}, values.grid ?? []))
-      if (E.isLeft(grid)) return grid
-      const seeds = values.seeds !== undefined ? values.seeds.split(',').map(Number) : (base.right.ablation?.seeds ?? [base.right.seed])
-      if (seeds.some((s) => !Number.isInteger(s) || s < 0)) return E.left(usage(`--seeds: expected non-negative integers, got "${values.seeds}"`))
+      const planned = E.mapLeft(usage)(Ablate.plan({ path, grid: values.grid, seeds: values.seeds })(json.right))
+      if (E.isLeft(planned)) return planned
       if (values.resume === true && values.out === undefined) return E.left(usage('--resume: which ablation? give its folder with --out DIR'))
-      // Decode every cell before running any, so a bad grid fails at once.
-      const planned = Recipe.ablationPlan(json.right, grid.right, seeds)
-      if (E.isLeft(planned)) return E.left(usage(planned.left))
+      const { base, grid, seeds, items } = planned.right
       const backend = await startBackend(values.backend)()
       if (E.isLeft(backend)) return backend
-      const out = values.out ?? Ablate.defaultOut(base.right.name)
+      const out = values.out ?? Ablate.defaultOut(base.name)
       const reporter = { line: (text: string) => void process.stdout.write(`${text}\n`), note: (text: string) => void process.stderr.write(`${text}\n`) }
       const stop = stopOnInterrupt()
       const options = {
         out,
-        title: `${base.right.name}: ablation`,
+        title: `${base.name}: ablation`,
         recipe: path,
-        grid: grid.right,
+        grid,
         seeds,
         backend: backend.right,
         reporter,
@@ -66,7 +60,7 @@ Examples:
         replicaInit: ThreadInit.init(backend.right.name),
         ledger: Ledger.path()
       }
-      const rows = await Ablate.run(options)(planned.right)().finally(() => stop.release())
+      const rows = await Ablate.run(options)(items)().finally(() => stop.release())
       if (E.isLeft(rows)) return E.left(fromRun(rows.left))
       process.stdout.write(`\n${Ablation.table(rows.right)}\n\n${join(out, 'ablation.json')}\n${join(out, 'report.html')}\n`)
       return E.right(0)

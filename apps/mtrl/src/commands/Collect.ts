@@ -3,10 +3,9 @@
  * line), from the environment's expert or from a model behind an OpenAI-compatible endpoint.
  * The file feeds an SFT stage (`"data": "file.jsonl"`).
  */
-import { ChatLog, ChatPolicy, Expert, type Episode } from '@mtrl/env-http'
-import type { Env } from '@mtrl/core'
+import { ChatLog } from '@mtrl/env-http'
 import * as E from 'fp-ts/lib/Either.js'
-import { failed, float, int, make, required, text, usage, type CliError, type Values } from '../Command.js'
+import { failed, float, int, make, required, text, usage } from '../Command.js'
 import { envFlags, envFlagsHelp, openEnv } from '../EnvFlags.js'
 
 const flags = {
@@ -20,20 +19,6 @@ const flags = {
   temperature: float(0),
   'max-tokens': int(256),
   concurrency: int(4)
-}
-
-/** The agent that plays: a model behind an OpenAI-compatible endpoint (--base-url), or the environment's expert. */
-const agentOf = (values: Values<typeof flags>, h: Env.EnvSource): E.Either<CliError, Episode.Agent<Env.Env>> => {
-  const baseUrl = values['base-url']
-  if (baseUrl !== undefined) {
-    const options = { baseUrl, temperature: values.temperature, maxTokens: values['max-tokens'], concurrency: values.concurrency }
-    return E.map((model: string) => ChatPolicy.make({ ...options, model }).agent)(required(values.model, '--model is required with --base-url'))
-  }
-  const policy = values.policy
-  if (policy !== undefined && policy !== 'expert') return E.left(usage(`--policy: expected "expert" (or use --base-url), got "${policy}"`))
-  const plan = h.expertPlan
-  if (plan === undefined) return E.left(usage(`${h.name} has no expert: record with --base-url`))
-  return E.right(Expert.fromEnv(async (env: Env.Env) => plan(env)[0] ?? 'look'))
 }
 
 export const collect = make({
@@ -61,7 +46,8 @@ Examples:
       const opened = openEnv(positionals[0], values)
       if (E.isLeft(opened)) return opened
       const h = opened.right
-      const agent = agentOf(values, h)
+      const { 'base-url': baseUrl, model, temperature, 'max-tokens': maxTokens, concurrency } = values
+      const agent = E.mapLeft(usage)(ChatLog.agentOf(h, { policy: values.policy, chat: { baseUrl, model, temperature, maxTokens, concurrency } }))
       if (E.isLeft(agent)) return agent
       const result = await ChatLog.collect({
         factory: h.make,

@@ -2,9 +2,9 @@
  * `mtrl eval`: success rate (with a 95% confidence interval), mean turns, per task type, of a
  * run's final policy or of any checkpoint, on held-out seeds; or of a remote model.
  */
-import { Evaluate, Summary } from '@mtrl/eval'
+import { Summary } from '@mtrl/eval'
 import { Ledger } from '@mtrl/experiment'
-import { Evaluation, RemoteEvaluation, type EnvConfig, type Recipe } from '@mtrl/recipe'
+import { Evaluation, RemoteEvaluation, type EnvConfig } from '@mtrl/recipe'
 import * as E from 'fp-ts/lib/Either.js'
 import { writeFile } from 'node:fs/promises'
 import { backendFlag, bool, failed, float, int, make, required, text, usage, type CliError, type Values } from '../Command.js'
@@ -64,21 +64,12 @@ const target = (values: Flags, positionals: ReadonlyArray<string>): E.Either<Cli
   )
 }
 
-/**
- * The recipe's evaluation with the flags' overrides (`--split` or `--seed-base` choose the
- * held-out seeds; neither: the recipe's own; `--seed` the sampling's).
- */
-const withFlags = (recipe: Recipe.Resolved, values: Flags): E.Either<CliError, Recipe.Resolved> => {
-  const { split, 'seed-base': seedBase, episodes = recipe.eval.episodes, temperature = recipe.eval.temperature, seed = recipe.seed } = values
-  if (split !== undefined && !Evaluate.Split.is(split)) return E.left(usage(`--split ${split}: expected validation or test`))
-  const seeds = seedBase !== undefined ? Evaluate.resolve({ seedBase }) : split !== undefined ? Evaluate.resolve({ split }) : recipe.eval
-  return E.right({ ...recipe, seed, eval: { ...recipe.eval, episodes, temperature, split: seeds.split, seedBase: seeds.seedBase } })
-}
-
 /** Evaluation of a local model (a run's, a checkpoint, a Hugging Face folder). */
 const evalLocal = async (values: Flags, positionals: ReadonlyArray<string>): Promise<E.Either<CliError, number>> => {
-  const chosen = target(values, positionals)
-  const planned = E.chain((t: Evaluation.Target) => E.map((recipe: Recipe.Resolved) => ({ ...t, recipe }))(withFlags(t.recipe, values)))(chosen)
+  const { split, 'seed-base': seedBase, episodes, temperature, seed } = values
+  const planned = E.chain((t: Evaluation.Target) => E.mapLeft(usage)(Evaluation.withOverrides({ split, seedBase, episodes, temperature, seed })(t)))(
+    target(values, positionals)
+  )
   if (E.isLeft(planned)) return planned
   const backend = await startBackend(values.backend)()
   if (E.isLeft(backend)) return backend

@@ -1,9 +1,8 @@
 /**
  * `mtrl info`: versions, the chosen backend, and which accelerated backends are installed.
  */
-import { Backend, WebGpu } from '@mtrl/backend'
+import { Backend, Host } from '@mtrl/backend'
 import { Budget } from '@mtrl/env-swe'
-import * as tf from '@tensorflow/tfjs'
 import { createRequire } from 'node:module'
 import * as E from 'fp-ts/lib/Either.js'
 import { backendFlag, bool, make } from '../Command.js'
@@ -42,31 +41,15 @@ Examples:
       const started = await startBackend(values.backend, true)()
       if (E.isLeft(started)) return started
       const selected = started.right
-      const gpu = selected.adapter ?? WebGpu.probe()
       const sweHost = Budget.host()
-      const report = {
-        mtrl: versionOf('mtrl'),
-        node: process.version,
-        platform: `${process.platform}-${process.arch}`,
-        tfjs: tf.version.tfjs,
-        backend: selected,
-        accelerators: availability,
-        webgpu: typeof gpu === 'string' ? { available: false, reason: gpu } : { available: true, adapter: gpu },
-        sweHostBudget: E.isLeft(sweHost) ? { error: sweHost.left } : sweHost.right
-      }
+      const sweHostBudget = E.isLeft(sweHost) ? { error: sweHost.left } : sweHost.right
+      const report = { mtrl: versionOf('mtrl'), ...Host.report(selected, availability), sweHostBudget }
       if (values.json === true) {
         process.stdout.write(`${JSON.stringify(report, null, 2)}\n`)
         return E.right(0)
       }
-      const line = (k: string, v: string) => process.stdout.write(`${k.padEnd(28)} ${v}\n`)
-      line('mtrl', report.mtrl)
-      line('node', `${report.node} (${report.platform})`)
-      line('@tensorflow/tfjs', report.tfjs)
-      line('backend', `${selected.name} via ${selected.via}`)
-      line('threads', String(selected.threads))
-      line('webgpu adapter', typeof gpu === 'string' ? `none: ${gpu}` : WebGpu.describe(gpu))
-      line('swe sandbox host budget', E.isLeft(sweHost) ? `invalid: ${sweHost.left}` : Budget.describe(sweHost.right))
-      for (const [pkg, probe] of Object.entries(availability)) line(pkg, probe.installed ? `available (${probe.version})` : `not available: ${probe.reason}`)
+      const swe = ['swe sandbox host budget', E.isLeft(sweHost) ? `invalid: ${sweHost.left}` : Budget.describe(sweHost.right)] as const
+      for (const [k, v] of [['mtrl', report.mtrl] as const, ...Host.rows(report, [swe])]) process.stdout.write(`${k.padEnd(28)} ${v}\n`)
       const hint = Backend.fasterHint(selected, availability)
       if (hint !== undefined) process.stdout.write(`${hint}\n`)
       return E.right(0)

@@ -3,60 +3,23 @@
  * admissible commands, or watch the expert.
  */
 import { EnvError, type Env } from '@mtrl/core'
+import { Session } from '@mtrl/eval'
 import * as E from 'fp-ts/lib/Either.js'
 import { createInterface } from 'node:readline'
 import { bool, failed, int, make, type CliError } from '../Command.js'
 import { envFlags, envFlagsHelp, envNames, openEnv } from '../EnvFlags.js'
 
-const statusLine = (info: Env.StepInfo, turn: number, admissible: boolean): string => {
-  const line = `[score ${info.score}/${info.maxScore}, turn ${turn}${info.valid ? '' : ', invalid'}]`
-  return admissible && info.admissibleActions !== undefined ? `${line}\n[admissible: ${info.admissibleActions.join(' | ')}]` : line
-}
-
-const play = async (h: Env.EnvSource, seed: number, admissible: boolean, expert: boolean, out: (s: string) => void): Promise<E.Either<CliError, number>> => {
-  const env = h.make()
-  try {
-    const start = await env.reset(seed)()
-    if (E.isLeft(start)) return E.left(failed(EnvError.message(start.left)))
-    out(`${h.name}, seed ${seed}\n\n${start.right.goal}\n\n${start.right.text}\n\n${statusLine(start.right.info, 0, admissible)}\n`)
-    let turn = 0
-    let done = false
-    const act = async (command: string, by: string): Promise<E.Either<CliError, void>> => {
-      const step = await env.step(command)()
-      if (E.isLeft(step)) return E.left(failed(EnvError.message(step.left)))
-      turn += 1
-      done = step.right.done
-      out(
-        `> ${command}${by}\n\n${step.right.observation}\n\n${statusLine(step.right.info, turn, admissible)}${done ? (step.right.won ? '\n*** You won! ***' : '\n*** You lost. ***') : ''}\n`
-      )
-      return E.right(undefined)
-    }
-    if (expert) {
-      const plan = h.expertPlan?.(env) ?? []
-      out(`expert plan (${plan.length} steps): ${plan.join(' ; ')}\n`)
-      for (const command of plan) {
-        const acted = done ? E.right(undefined) : await act(command, '  (expert)')
-        if (E.isLeft(acted)) return acted
-      }
-      return E.right(0)
-    }
-    const lines = createInterface({ input: process.stdin, terminal: process.stdin.isTTY === true })
-    if (process.stdin.isTTY) process.stdout.write('> ')
-    for await (const line of lines) {
-      const command = line.trim()
-      if (command === '') continue
-      if (command === 'quit' || command === 'exit') break
-      const acted = await act(command, '')
-      if (E.isLeft(acted)) return acted
-      if (done || turn >= h.maxTurns) break
-      if (process.stdin.isTTY) process.stdout.write('> ')
-    }
-    lines.close()
-    return E.right(0)
-  } finally {
-    await env.close()()
-    h.dispose()
-  }
+/** A game from stdin's lines (a terminal shows `> ` when it waits), or by the expert; the source is disposed after. */
+const play = async (source: Env.EnvSource, values: { seed: number; admissible?: boolean; expert?: boolean }): Promise<E.Either<CliError, number>> => {
+  const tty = process.stdin.isTTY === true
+  const lines = values.expert === true ? undefined : createInterface({ input: process.stdin, terminal: tty })
+  const out = (s: string) => void process.stdout.write(`${s}\n\n`)
+  const prompt = () => void (tty && process.stdout.write('> '))
+  const played = await Session.play(source, { ...values, out, prompt })(lines ?? [])().finally(() => (lines?.close(), source.dispose()))
+  return E.bimap(
+    (e: EnvError.EnvError) => failed(EnvError.message(e)),
+    () => 0
+  )(played)
 }
 
 export const playCommand = make({
@@ -82,6 +45,6 @@ Examples:
     async () => {
       const opened = openEnv(positionals[0], values)
       if (E.isLeft(opened)) return opened
-      return play(opened.right, values.seed, values.admissible === true, values.expert === true, (s) => process.stdout.write(`${s}\n`))
+      return play(opened.right, values)
     }
 })

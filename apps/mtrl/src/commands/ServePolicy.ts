@@ -4,11 +4,10 @@
  * the OpenAI Chat Completions and Responses APIs, for the programs people already write.
  */
 import { Progress } from '@mtrl/experiment'
-import { Agent } from '@mtrl/policy'
-import { Completions, Server } from '@mtrl/serving'
+import { Serve } from '@mtrl/serving'
 import * as E from 'fp-ts/lib/Either.js'
 import { existsSync, readFileSync } from 'node:fs'
-import { basename, resolve } from 'node:path'
+import { resolve } from 'node:path'
 import { backendFlag, failed, int, make, text, usage } from '../Command.js'
 import { startBackend } from '../Runtime.js'
 
@@ -64,45 +63,19 @@ Examples:
       if (template !== undefined && !existsSync(template)) return E.left(usage(`--chat-template ${template}: no such file`))
       const backend = await startBackend(values.backend)()
       if (E.isLeft(backend)) return backend
-      const maxLen = values['max-len']
-      const agent = await Agent.pretrained(dir.right, maxLen === undefined ? {} : { maxLen })()
-      if (E.isLeft(agent)) return E.left(failed(`${dir.right}: ${JSON.stringify(agent.left)}`))
-      const model = Completions.model(agent.right, {
-        name: values.name ?? 'mtrl',
-        slots: values.slots,
-        ...(maxLen === undefined ? {} : { maxLen }),
-        ...(template === undefined ? {} : { chatTemplate: readFileSync(template, 'utf8') })
-      })
       const token = values.token ?? process.env['MTRL_SERVE_TOKEN']
-      const started = await Server.start({
-        model,
-        host: values.host ?? '127.0.0.1',
-        port: values.port,
-        maxRequests: values['max-requests'],
-        seed: values.seed,
-        ...(token === undefined ? {} : { token })
-      })()
-      if (E.isLeft(started)) {
-        await model.close()
-        agent.right.dispose()
-        return E.left(failed(`cannot listen on ${started.left.host}:${started.left.port}: ${started.left.reason}`))
-      }
-      const server = started.right
-      process.stdout.write(
-        `serving ${basename(dir.right)} as "${model.name}" (${model.format.kind} chat format, context ${model.engine.maxLen}, ${model.engine.slots} slots) at ${server.url}/v1\n`
-      )
+      const { name, slots, host, port, seed, 'max-len': maxLen, 'max-requests': maxRequests } = values
+      const options = { dir: dir.right, slots, port, maxRequests, seed, maxLen, name, host, token }
+      const serving = await Serve.start({ ...options, chatTemplate: template === undefined ? undefined : readFileSync(template, 'utf8') })()
+      if (E.isLeft(serving)) return E.left(failed(Serve.message(serving.left)))
+      process.stdout.write(`${serving.right.banner}\n`)
       await new Promise<void>((done) => {
         process.once('SIGINT', done)
         process.once('SIGTERM', done)
       })
       process.stdout.write('shutting down: finishing the requests in flight\n')
-      await server.close()
-      await model.close()
-      const stats = model.engine.stats()
-      agent.right.dispose()
-      process.stdout.write(
-        `stopped after ${stats.completed} completions: ${stats.generatedTokens} tokens generated, ${stats.cachedTokens} of ${stats.promptTokens} prompt tokens from the prefix cache\n`
-      )
+      const stats = await serving.right.stop()
+      process.stdout.write(`${Serve.describeStats(stats)}\n`)
       return E.right(0)
     }
 })

@@ -3,15 +3,14 @@
  */
 import { ThreadInit } from '@mtrl/backend'
 import { Ledger, RunDir } from '@mtrl/experiment'
-import { Pipeline, Recipe } from '@mtrl/recipe'
+import { Launch, Pipeline, Recipe } from '@mtrl/recipe'
 import * as E from 'fp-ts/lib/Either.js'
 import { pipe } from 'fp-ts/lib/function.js'
 import * as TE from 'fp-ts/lib/TaskEither.js'
 import { backendFlag, fromRun, int, make, required, text, usage, type CliError, type Parsed, type Values } from '../Command.js'
 import { readJson } from '../Input.js'
 import * as ProgressBar from '../ProgressBar.js'
-import { startBackend, stopOnInterrupt } from '../Runtime.js'
-import * as ScaleOut from '../ScaleOut.js'
+import { bin, startBackend, stopOnInterrupt } from '../Runtime.js'
 
 /** Reads and decodes a recipe file; a bad recipe fails before any work, naming the field. */
 export const loadRecipe = (path: string | undefined): TE.TaskEither<CliError, Recipe.Resolved> =>
@@ -28,33 +27,16 @@ export const loadRecipe = (path: string | undefined): TE.TaskEither<CliError, Re
 const sftFlags = { ...backendFlag, 'run-dir': text, seed: int() }
 const trainFlags = { ...sftFlags, redis: text, workers: int(), queue: text }
 
-/** The recipe's scaleOut with `--redis`, `--workers` and `--queue` over it. */
-const withScaleOut = (recipe: Recipe.Resolved, values: Values<typeof trainFlags>): Recipe.Resolved => {
-  const { redis, workers, queue } = values
-  if (redis === undefined && workers === undefined && queue === undefined) return recipe
-  const optional = <A>(key: string, value: A | undefined) => (value === undefined ? {} : { [key]: value })
-  return { ...recipe, scaleOut: { ...recipe.scaleOut, ...optional('redis', redis), ...optional('workers', workers), ...optional('queue', queue) } }
-}
-
-/** Runs (or resumes) a recipe in a run folder, printing progress and the summary. */
+/** Runs (or resumes) a recipe in a run folder (`Launch` of @mtrl/recipe), printing progress and the summary. */
 export const runIn =
   (recipe: Recipe.Resolved, run: RunDir.RunDir, backendName: string | undefined, resume: boolean): TE.TaskEither<CliError, number> =>
   async () => {
     const backend = await startBackend(backendName)()
     if (E.isLeft(backend)) return backend
-    run.writeJson('backend.json', backend.right)
-    process.stdout.write(`${resume ? 'resuming' : 'run'} ${recipe.name} -> ${run.path}\n`)
     const line = (text: string): void => void process.stdout.write(`${text}\n`)
-    const scaleOut = recipe.stages.some((s) => s.kind === 'rl') ? await ScaleOut.start(recipe.scaleOut ?? {}, backend.right.name, line)() : E.right(undefined)
-    if (E.isLeft(scaleOut)) return scaleOut
+    const note = (text: string) => void process.stderr.write(`${text}\n`)
+    const reporter = { line, note, bar: ProgressBar.make(), interactive: process.stdout.isTTY === true }
     const stop = stopOnInterrupt()
-    const reporter = {
-      line,
-      bar: ProgressBar.make(),
-      interactive: process.stdout.isTTY === true,
-      note: (text: string) => void process.stderr.write(`${text}\n`)
-    }
-    const queue = scaleOut.right?.runner
     const options = {
       run,
       backend: backend.right,
@@ -63,13 +45,10 @@ export const runIn =
       stop,
       replicaInit: ThreadInit.init(backend.right.name),
       ledger: Ledger.path(),
-      ...(queue === undefined ? {} : { queue })
+      workerBin: bin
     }
-    const summary = await pipe(Pipeline.run(options)(recipe), TE.mapLeft(fromRun))().finally(async () => {
-      stop.release()
-      await scaleOut.right?.stop()
-    })
-    return E.map((s: Pipeline.Summary) => (process.stdout.write(`${Pipeline.formatSummary(s)}\n`), 0))(summary)
+    const summary = await Launch.run(options)(recipe)().finally(() => stop.release())
+    return E.bimap(fromRun, (s: Pipeline.Summary) => (line(Pipeline.formatSummary(s)), 0))(summary)
   }
 
 export const runTrain = (
@@ -120,7 +99,7 @@ Examples:
   mtrl train recipes/paper/algorithms.json --backend tensorflow`,
   flags: trainFlags,
   positionals: true,
-  run: recipeCommand((recipe, values: Values<typeof trainFlags>) => E.right(withScaleOut(recipe, values)))
+  run: recipeCommand((recipe, { redis, workers, queue }: Values<typeof trainFlags>) => E.right(Launch.withScaleOut({ redis, workers, queue })(recipe)))
 })
 
 export const sft = make({
