@@ -41,7 +41,12 @@ export interface Family {
   readonly architecture: string
   /** The decoder's configuration, or why this `config.json` is not supported (naming the field). */
   readonly config: (cfg: HfConfig) => E.Either<string, ModelConfig>
-  /** The weights in mtrl's (Llama's) names, from the family's (identity when absent). */
+  /**
+   * The weights in mtrl's (Llama's) names, from the family's (identity when absent). Loading
+   * calls it on one tensor at a time (a map of one entry), so that the model is never held
+   * whole on the host: a renaming must map each tensor on its own (Phi-3 splits each fused
+   * tensor).
+   */
   readonly fromHf?: (config: ModelConfig, weights: Weights) => Weights
   /** The inverse of `fromHf`, for export. */
   readonly toHf?: (config: ModelConfig, weights: Weights) => Weights

@@ -12,7 +12,7 @@ import * as TE from 'fp-ts/lib/TaskEither.js'
 import { join } from 'node:path'
 import type { Family, HfConfig } from './Family.js'
 import * as HfTokenizer from './HfTokenizer.js'
-import { exists, loadSafetensors, readJson, readText } from './internal/files.js'
+import { eachSafetensor, exists, readJson, readText } from './internal/files.js'
 import type * as Lora from './Lora.js'
 import * as Families from './Families.js'
 import type { ModelConfig } from './ModelConfig.js'
@@ -37,25 +37,44 @@ export const architectures: ReadonlyArray<string> = Families.architectures
  */
 export const configOf = (json: unknown): E.Either<string, ModelConfig> => Families.configOf(json)
 
-const loadWeights =
-  (dir: string): TE.TaskEither<PolicyError, ReadonlyMap<string, Policy.HostTensor>> =>
+/** The safetensors files of `dir`: `model.safetensors`, or the shards its index names. */
+const weightFiles =
+  (dir: string): TE.TaskEither<PolicyError, ReadonlyArray<string>> =>
   async () => {
     const index = join(dir, 'model.safetensors.index.json')
-    let files = ['model.safetensors']
-    if (await exists(index)) {
-      const json = await readJson(index)()
-      if (json._tag === 'Left') return json
-      const map = (json.right as { weight_map?: Record<string, string> }).weight_map
-      if (map === undefined) return E.left(invalidConfig(index, 'no weight_map'))
-      files = [...new Set(Object.values(map))].sort()
+    if (!(await exists(index))) return E.right(['model.safetensors'])
+    const json = await readJson(index)()
+    if (json._tag === 'Left') return json
+    const map = (json.right as { weight_map?: Record<string, string> }).weight_map
+    if (map === undefined) return E.left(invalidConfig(index, 'no weight_map'))
+    return E.right([...new Set(Object.values(map))].sort())
+  }
+
+/**
+ * The weights of `dir` put into `build` tensor by tensor as they are read (renamed by the
+ * family's `fromHf`, one tensor at a time): no host copy of the model is held beside the
+ * variables. Errors name the file.
+ */
+const loadWeights =
+  (dir: string, family: Family, config: ModelConfig, build: Policy.Builder): TE.TaskEither<PolicyError, void> =>
+  async () => {
+    const files = await weightFiles(dir)()
+    if (files._tag === 'Left') return files
+    for (const file of files.right) {
+      const path = join(dir, file)
+      const put = (name: string, entry: Safetensors.Entry): E.Either<PolicyError, void> => {
+        const one = new Map([[name, { shape: entry.shape, data: Safetensors.toFloat32(entry) }]])
+        try {
+          for (const [n, w] of family.fromHf === undefined ? one : family.fromHf(config, one)) build.put(n, w)
+          return E.right(undefined)
+        } catch (e) {
+          return E.left(invalidConfig(path, e instanceof Error ? e.message : String(e)))
+        }
+      }
+      const read = await eachSafetensor(path, put)()
+      if (read._tag === 'Left') return read
     }
-    const out = new Map<string, Policy.HostTensor>()
-    for (const file of files) {
-      const loaded = await loadSafetensors(join(dir, file))()
-      if (loaded._tag === 'Left') return loaded
-      for (const [name, entry] of loaded.right.tensors) out.set(name, { shape: entry.shape, data: Safetensors.toFloat32(entry) })
-    }
-    return E.right(out)
+    return E.right(undefined)
   }
 
 /**
@@ -137,19 +156,25 @@ export const load =
     const { family, config } = read.right
     if (options.maxLen !== undefined && !(Number.isInteger(options.maxLen) && options.maxLen > 0))
       return E.left(invalidConfig(join(dir, 'config.json'), `maxLen must be a positive integer, got ${options.maxLen}`))
-    const weights = await loadWeights(dir)()
-    if (weights._tag === 'Left') return weights
     const tokenizer = await loadTokenizer(dir)()
     if (tokenizer._tag === 'Left') return tokenizer
+    const sized = options.maxLen === undefined ? config : { ...config, maxLen: options.maxLen }
+    let build: Policy.Builder
     try {
-      const sized = options.maxLen === undefined ? config : { ...config, maxLen: options.maxLen }
-      const named = family.fromHf === undefined ? weights.right : family.fromHf(config, weights.right)
-      return E.right(
-        Policy.fromHost(sized, named, {
-          ...(tokenizer.right === undefined ? {} : { tokenizer: tokenizer.right }),
-          ...(options.lora === undefined ? {} : { lora: options.lora })
-        })
-      )
+      build = Policy.builder(sized, {
+        ...(tokenizer.right === undefined ? {} : { tokenizer: tokenizer.right }),
+        ...(options.lora === undefined ? {} : { lora: options.lora })
+      })
+    } catch (e) {
+      return E.left(invalidConfig(join(dir, 'config.json'), e instanceof Error ? e.message : String(e)))
+    }
+    const weights = await loadWeights(dir, family, sized, build)()
+    if (weights._tag === 'Left') {
+      build.abort()
+      return weights
+    }
+    try {
+      return E.right(build.finish())
     } catch (e) {
       return E.left(invalidConfig(join(dir, 'model.safetensors'), e instanceof Error ? e.message : String(e)))
     }

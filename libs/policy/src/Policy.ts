@@ -72,6 +72,74 @@ export const make = (config: ModelConfig, seed: number, options: MakeOptions = {
 }
 
 /**
+ * Builds a policy from host weights given one at a time: each weight becomes its variable when
+ * it is put, so its host copy can be dropped at once (loading never holds the host weights and
+ * the variables together). `put` throws on a mis-shaped or repeated weight, `finish` on a
+ * missing one; either way the variables made so far are freed (as by `abort`).
+ *
+ * @category models
+ * @since 0.6.0
+ */
+export interface Builder {
+  /** Makes the variable of weight `name` (adapters are kept to load after `finish` makes them; unknown names are ignored). */
+  readonly put: (name: string, weight: HostTensor) => void
+  readonly finish: () => Policy
+  readonly abort: () => void
+}
+
+/**
+ * A {@link Builder} of a model of `config`.
+ *
+ * @category constructors
+ * @since 0.6.0
+ */
+export const builder = (config: ModelConfig, options: MakeOptions = {}): Builder => {
+  validate(config)
+  const scope = freshScope('policy')
+  const specs = new Map(transformer.parameterSpecs(config).map((spec) => [spec.name, spec]))
+  const made = new Map<string, tf.Variable>()
+  const adapters = new Map<string, HostTensor>()
+  const abort = (): void => {
+    made.forEach((v) => v.dispose())
+    made.clear()
+  }
+  const failing = <A>(f: () => A): A => {
+    try {
+      return f()
+    } catch (e) {
+      abort()
+      throw e
+    }
+  }
+  return {
+    put: (name, w) =>
+      failing(() => {
+        const spec = specs.get(name)
+        if (spec === undefined) return void (Lora.isAdapter(name) && adapters.set(name, w))
+        if (made.has(name)) throw new Error(`weight ${name} given twice`)
+        if (w.shape.join(',') !== spec.shape.join(',')) throw new Error(`weight ${name} has shape [${w.shape.join(', ')}], expected [${spec.shape.join(', ')}]`)
+        made.set(name, variableOf(scope, name, w))
+      }),
+    finish: () =>
+      failing(() => {
+        const base: Record<string, tf.Variable> = {}
+        for (const name of specs.keys()) {
+          const v = made.get(name)
+          if (v === undefined) throw new Error(`missing weight ${name}`)
+          base[name] = v
+        }
+        const policy = assemble(config, scope, base, options, 1)
+        for (const [name, v] of Object.entries(policy.variables)) {
+          const saved = Lora.isAdapter(name) ? adapters.get(name) : undefined
+          if (saved !== undefined) tf.tidy(() => v.assign(tf.tensor(saved.data, [...saved.shape])))
+        }
+        return policy
+      }),
+    abort
+  }
+}
+
+/**
  * A model from host weights by Hugging Face name (a checkpoint or a Hugging Face folder).
  * Missing or mis-shaped weights throw; adapters (`lora_A`/`lora_B`) present in `weights` are
  * loaded instead of initialised when `options.lora` is set.
@@ -80,29 +148,9 @@ export const make = (config: ModelConfig, seed: number, options: MakeOptions = {
  * @since 0.1.0
  */
 export const fromHost = (config: ModelConfig, weights: ReadonlyMap<string, HostTensor>, options: MakeOptions = {}): Policy => {
-  validate(config)
-  const scope = freshScope('policy')
-  const base: Record<string, tf.Variable> = {}
-  const made: tf.Variable[] = []
-  try {
-    for (const spec of transformer.parameterSpecs(config)) {
-      const w = weights.get(spec.name)
-      if (w === undefined) throw new Error(`missing weight ${spec.name}`)
-      if (w.shape.join(',') !== spec.shape.join(','))
-        throw new Error(`weight ${spec.name} has shape [${w.shape.join(', ')}], expected [${spec.shape.join(', ')}]`)
-      base[spec.name] = variableOf(scope, spec.name, w)
-      made.push(base[spec.name]!)
-    }
-    const policy = assemble(config, scope, base, options, 1)
-    for (const [name, v] of Object.entries(policy.variables)) {
-      const saved = Lora.isAdapter(name) ? weights.get(name) : undefined
-      if (saved !== undefined) tf.tidy(() => v.assign(tf.tensor(saved.data, [...saved.shape])))
-    }
-    return policy
-  } catch (e) {
-    made.forEach((v) => v.dispose())
-    throw e
-  }
+  const build = builder(config, options)
+  for (const [name, w] of weights) build.put(name, w)
+  return build.finish()
 }
 
 /**

@@ -41,6 +41,38 @@ describe('Policy', () => {
     expect(() => _.make({ ...config, kvHeads: 3, heads: 4, dModel: 16 }, 0)).toThrow(/kvHeads/)
   })
 
+  it('builder: each weight becomes its variable when put (in any order), adapters load; bad, repeated or missing weights free what was made', async () => {
+    const source = _.make(config, 3, { lora: { rank: 2, alpha: 4, targets: ['q_proj'] } })
+    tf.tidy(() => Object.entries(source.variables).forEach(([n, v]) => n.includes('lora_B') && v.assign(tf.onesLike(v))))
+    const host = [..._.toHost(source.variables)].reverse()
+    await expectNoLeak(() => {
+      const build = _.builder(config, { lora: { rank: 2, alpha: 4, targets: ['q_proj'] } })
+      const before = tf.memory().numTensors
+      build.put('model.rotary_emb.inv_freq', { shape: [4], data: new Float32Array(4) }) // not a weight: ignored
+      for (const [name, w] of host) {
+        const count = tf.memory().numTensors
+        build.put(name, w)
+        expect(tf.memory().numTensors - count).toBe(name.includes('lora_') ? 0 : 1)
+      }
+      expect(tf.memory().numTensors - before).toBe(host.length - 4) // the adapters (2 layers x A, B) wait for finish
+      const policy = build.finish()
+      expect(Object.keys(policy.variables)).toEqual(Object.keys(source.variables))
+      for (const [name, v] of Object.entries(policy.variables)) expect(v.dataSync(), name).toEqual(source.variables[name]!.dataSync())
+      policy.dispose()
+      const named = (i: number): [string, _.HostTensor] => host.filter(([n]) => !n.includes('lora_'))[i]!
+      const twice = _.builder(config)
+      twice.put(...named(1))
+      expect(() => twice.put(...named(1))).toThrow(/given twice/)
+      const shaped = _.builder(config)
+      shaped.put(...named(1))
+      expect(() => shaped.put(named(2)[0], { shape: [1, 2], data: new Float32Array(2) })).toThrow(/has shape \[1, 2\], expected/)
+      const missing = _.builder(config)
+      missing.put(...named(1))
+      expect(() => missing.finish()).toThrow(/missing weight/)
+    })
+    source.dispose()
+  })
+
   it('with LoRA starts equal to the base model and trains only the adapters', async () => {
     const base = _.make(config, 9)
     const host = _.toHost(base.variables)

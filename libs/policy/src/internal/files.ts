@@ -1,6 +1,7 @@
 /**
  * File helpers returning TaskEither: read JSON / bytes, write a directory atomically.
  */
+import * as E from 'fp-ts/lib/Either.js'
 import * as TE from 'fp-ts/lib/TaskEither.js'
 import { mkdir, open, readFile, rename, rm, stat, writeFile, type FileHandle } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
@@ -47,11 +48,14 @@ const readTensor = async (handle: FileHandle, placed: Safetensors.Placed): Promi
 }
 
 /**
- * Reads and decodes a safetensors file tensor by tensor (any size: a single read stops at 2
- * GiB, and the whole file is never held twice); failures name the file.
+ * Reads and decodes a safetensors file tensor by tensor, in the file's order, handing each to
+ * `f` as it is read (any size: a single read stops at 2 GiB; the file is never held whole, and
+ * a tensor `f` does not keep can be collected before the next is read). Reading stops at the
+ * first error `f` returns, which is returned; read failures name the file. Returns the file's
+ * metadata.
  */
-export const loadSafetensors =
-  (path: string): TE.TaskEither<PolicyError, Safetensors.File> =>
+export const eachSafetensor =
+  (path: string, f: (name: string, entry: Safetensors.Entry) => E.Either<PolicyError, void>): TE.TaskEither<PolicyError, Readonly<Record<string, string>>> =>
   async () => {
     let handle: FileHandle | undefined
     try {
@@ -63,14 +67,25 @@ export const loadSafetensors =
         return { _tag: 'Left', left: invalidSafetensors(path, `header length ${length.right} beyond the end of the file (${size} bytes)`) }
       const header = Safetensors.header(await readRange(handle, 8, length.right), size)
       if (header._tag === 'Left') return { _tag: 'Left', left: invalidSafetensors(path, header.left) }
-      const tensors = new Map<string, Safetensors.Entry>()
-      for (const placed of header.right.tensors) tensors.set(placed.name, await readTensor(handle, placed))
-      return { _tag: 'Right', right: { tensors, metadata: header.right.metadata } }
+      for (const placed of header.right.tensors) {
+        const done = f(placed.name, await readTensor(handle, placed))
+        if (done._tag === 'Left') return done
+      }
+      return { _tag: 'Right', right: header.right.metadata }
     } catch (e) {
       return { _tag: 'Left', left: fileError(path, reason(e)) }
     } finally {
       await handle?.close()
     }
+  }
+
+/** Reads and decodes a whole safetensors file, tensor by tensor (see {@link eachSafetensor}). */
+export const loadSafetensors =
+  (path: string): TE.TaskEither<PolicyError, Safetensors.File> =>
+  async () => {
+    const tensors = new Map<string, Safetensors.Entry>()
+    const read = await eachSafetensor(path, (name, entry) => E.right(void tensors.set(name, entry)))()
+    return read._tag === 'Left' ? read : { _tag: 'Right', right: { tensors, metadata: read.right } }
   }
 
 /**
