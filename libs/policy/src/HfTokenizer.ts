@@ -60,7 +60,8 @@ export const fromJson = (json: unknown, config: unknown = {}): HfTokenizer => {
     _tag: 'HfTokenizer',
     vocabSize,
     encode: (text) => Int32Array.from(impl.encode(text, { add_special_tokens: false }).ids),
-    decode: (ids) => impl.decode(Array.from(ids), { skip_special_tokens: false, clean_up_tokenization_spaces: false }),
+    // (the library refuses an empty list: a reply that is only its stop token decodes to '')
+    decode: (ids) => (ids.length === 0 ? '' : impl.decode(Array.from(ids), { skip_special_tokens: false, clean_up_tokenization_spaces: false })),
     special,
     json,
     config

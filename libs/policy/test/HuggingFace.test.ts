@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { beforeAll, describe, expect, it } from 'vitest'
+import * as HfTokenizer from '../src/HfTokenizer.js'
 import * as _ from '../src/HuggingFace.js'
 import * as Logprobs from '../src/Logprobs.js'
 import * as Policy from '../src/Policy.js'
@@ -50,6 +51,16 @@ describe('HuggingFace', () => {
       policy.dispose()
     })
   }
+
+  it("the tokenizer decodes ids and an empty list (a reply that is only its stop token) to ''", () => {
+    const dir = join(fixtures, 'tiny-qwen2')
+    const tokenizer = HfTokenizer.fromJson(
+      JSON.parse(readFileSync(join(dir, 'tokenizer.json'), 'utf8')),
+      JSON.parse(readFileSync(join(dir, 'tokenizer_config.json'), 'utf8'))
+    )
+    expect(tokenizer.decode([])).toBe('')
+    expect(tokenizer.decode(tokenizer.encode('go north'))).toBe('go north')
+  })
 
   it('Logprobs.run loads a folder and frees the model', async () => {
     const before = tf.memory().numTensors
