@@ -37,6 +37,8 @@ const scopeConstraints = [
   { sourceTag: 'scope:policy', onlyDependOnLibsWithTags: ['scope:core', 'scope:testing', 'scope:backend'] },
   { sourceTag: 'scope:backend', onlyDependOnLibsWithTags: [] },
   { sourceTag: 'scope:testing', onlyDependOnLibsWithTags: ['scope:core', 'scope:backend'] },
+  // command-line programs as data (only the app uses it)
+  { sourceTag: 'scope:cli', onlyDependOnLibsWithTags: ['scope:core', 'scope:testing'] },
   {
     sourceTag: 'scope:rollout',
     onlyDependOnLibsWithTags: ['scope:core', 'scope:policy', 'scope:rewards', 'scope:advantages', 'scope:env', 'scope:testing', 'scope:backend']

@@ -4,26 +4,14 @@
  */
 import { Backend, Host } from '@mtrl/backend'
 import * as TE from 'fp-ts/lib/TaskEither.js'
-import type { Pipeline } from '@mtrl/recipe'
 import { fileURLToPath } from 'node:url'
 import { backendUnavailable, usage, type CliError } from './Command.js'
 
 /** This app's bin/mtrl.mjs (from src/ and from the built dist/ alike): what local `mtrl worker` processes run. */
 export const bin = fileURLToPath(new URL('../bin/mtrl.mjs', import.meta.url))
 
+/** The backend `--backend` names (else `MTRL_BACKEND`'s, else auto), started; an unknown name is a usage error. */
 export const startBackend = (flag: string | undefined, quiet = false): TE.TaskEither<CliError, Backend.Selected> =>
   TE.mapLeft((e: Backend.BackendError) => (e._tag === 'UnknownBackend' ? usage : backendUnavailable)(Backend.message(e)))(
     Host.start(flag, quiet ? undefined : (text) => void process.stderr.write(`${text}\n`))
   )
-
-/** Ctrl-C once: finish the current iteration, write a checkpoint, stop. Twice: stop now. */
-export const stopOnInterrupt = (): Pipeline.StopSignal & { readonly release: () => void } => {
-  let requested = false
-  const onSignal = (): void => {
-    if (requested) process.exit(130)
-    requested = true
-    process.stderr.write('\nstopping after the current iteration (Ctrl-C again to stop now)\n')
-  }
-  process.on('SIGINT', onSignal)
-  return { requested: () => requested, release: () => process.off('SIGINT', onSignal) }
-}

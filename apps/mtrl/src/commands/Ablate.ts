@@ -3,13 +3,13 @@
  * and print one row per cell (success rate mean ± std over seeds, per evaluation environment).
  */
 import { ThreadInit } from '@mtrl/backend'
+import { Input, Interrupt } from '@mtrl/cli'
 import { Ablation, Ledger } from '@mtrl/experiment'
 import { Ablate } from '@mtrl/recipe'
 import * as E from 'fp-ts/lib/Either.js'
 import { join } from 'node:path'
 import { backendFlag, bool, fromRun, list, make, text, usage } from '../Command.js'
-import { readJson } from '../Input.js'
-import { startBackend, stopOnInterrupt } from '../Runtime.js'
+import { startBackend } from '../Runtime.js'
 
 export const ablate = make({
   name: 'ablate',
@@ -36,7 +36,7 @@ Examples:
     async () => {
       const path = positionals[0]
       if (path === undefined) return E.left(usage('which recipe?'))
-      const json = await readJson(path)()
+      const json = await Input.readJson(path)()
       if (E.isLeft(json)) return json
       const planned = E.mapLeft(usage)(Ablate.plan({ path, grid: values.grid, seeds: values.seeds })(json.right))
       if (E.isLeft(planned)) return planned
@@ -46,7 +46,7 @@ Examples:
       if (E.isLeft(backend)) return backend
       const out = values.out ?? Ablate.defaultOut(base.name)
       const reporter = { line: (text: string) => void process.stdout.write(`${text}\n`), note: (text: string) => void process.stderr.write(`${text}\n`) }
-      const stop = stopOnInterrupt()
+      const stop = Interrupt.onInterrupt()
       const options = {
         out,
         title: `${base.name}: ablation`,

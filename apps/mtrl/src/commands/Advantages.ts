@@ -3,9 +3,9 @@
  * numbers against other frameworks.
  */
 import { Estimator, JsonEstimate } from '@mtrl/advantages'
+import { Input } from '@mtrl/cli'
 import * as E from 'fp-ts/lib/Either.js'
 import { make, text, usage } from '../Command.js'
-import { readJson } from '../Input.js'
 
 export const advantages = make({
   name: 'advantages',
@@ -29,7 +29,7 @@ Examples:
     ({ values: { estimator, input } }) =>
     async () => {
       if (estimator === undefined) return E.left(usage(`--estimator is required (one of ${Estimator.names.join(', ')})`))
-      const json = await readJson(input ?? '-')()
+      const json = await Input.readJson(input ?? '-')()
       if (E.isLeft(json)) return json
       const result = JsonEstimate.run(estimator)(json.right)
       if (E.isLeft(result)) return E.left(usage(result.left))

@@ -2,15 +2,14 @@
  * `mtrl train RECIPE`, `mtrl sft RECIPE` and `mtrl resume RUN_DIR`: run a recipe into a run folder.
  */
 import { ThreadInit } from '@mtrl/backend'
+import { Input, Interrupt, ProgressBar } from '@mtrl/cli'
 import { Ledger, RunDir } from '@mtrl/experiment'
 import { Launch, Pipeline, Recipe } from '@mtrl/recipe'
 import * as E from 'fp-ts/lib/Either.js'
 import { pipe } from 'fp-ts/lib/function.js'
 import * as TE from 'fp-ts/lib/TaskEither.js'
 import { backendFlag, fromRun, int, make, required, text, usage, type CliError, type Parsed, type Values } from '../Command.js'
-import { readJson } from '../Input.js'
-import * as ProgressBar from '../ProgressBar.js'
-import { bin, startBackend, stopOnInterrupt } from '../Runtime.js'
+import { bin, startBackend } from '../Runtime.js'
 
 /** Reads and decodes a recipe file; a bad recipe fails before any work, naming the field. */
 export const loadRecipe = (path: string | undefined): TE.TaskEither<CliError, Recipe.Resolved> =>
@@ -18,7 +17,7 @@ export const loadRecipe = (path: string | undefined): TE.TaskEither<CliError, Re
     TE.fromEither(required(path, 'which recipe? (a JSON file, e.g. recipes/default.json)')),
     TE.chain((p) =>
       pipe(
-        readJson(p),
+        Input.readJson(p),
         TE.chainEitherK((json) => E.mapLeft((e: string) => usage(`${p}: ${e}`))(Recipe.decode(json)))
       )
     )
@@ -36,7 +35,7 @@ export const runIn =
     const line = (text: string): void => void process.stdout.write(`${text}\n`)
     const note = (text: string) => void process.stderr.write(`${text}\n`)
     const reporter = { line, note, bar: ProgressBar.make(), interactive: process.stdout.isTTY === true }
-    const stop = stopOnInterrupt()
+    const stop = Interrupt.onInterrupt()
     const options = {
       run,
       backend: backend.right,
@@ -60,7 +59,10 @@ export const runTrain = (
   return runIn(recipe, run, argv.backend, false)
 }
 
-/** `mtrl <command> RECIPE [flags]`: the recipe (its training seed `--seed`'s when given), adjusted by `adjust` (which may refuse it), run into a new run folder. */
+/**
+ * `mtrl <command> RECIPE [flags]`: the recipe (its training seed `--seed`'s when given), adjusted
+ * by `adjust` (which may refuse it), run into a new run folder.
+ */
 const recipeCommand =
   <F extends typeof sftFlags>(adjust: (recipe: Recipe.Resolved, values: Values<F>, path: string | undefined) => E.Either<CliError, Recipe.Resolved>) =>
   ({ values, positionals }: Parsed<F>): TE.TaskEither<CliError, number> =>

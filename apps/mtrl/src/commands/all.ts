@@ -1,7 +1,7 @@
 /**
  * The mtrl commands, one per file of this folder: what `mtrl --help` lists and `main` dispatches.
  */
-import type { Command } from '../Command.js'
+import type { Command } from '@mtrl/cli'
 import { ablate } from './Ablate.js'
 import { advantages } from './Advantages.js'
 import { collect } from './Collect.js'
@@ -23,7 +23,7 @@ import { resume, sft, train } from './Train.js'
 import { worker } from './Worker.js'
 
 /** Every command, in the order `mtrl --help` lists them. */
-export const commands: ReadonlyArray<Command> = [
+export const commands: ReadonlyArray<Command.Command> = [
   start,
   train,
   sft,

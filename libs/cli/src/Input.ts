@@ -1,5 +1,7 @@
 /**
  * Reading JSON input for commands: a file path, or standard input for `-`.
+ *
+ * @since 0.1.0
  */
 import * as E from 'fp-ts/lib/Either.js'
 import type * as TE from 'fp-ts/lib/TaskEither.js'
@@ -12,7 +14,13 @@ const readStdin = async (): Promise<string> => {
   return Buffer.concat(chunks).toString('utf8')
 }
 
-/** Reads and parses JSON from `path` (or stdin for `-`); unreadable or bad JSON is a usage error naming the source. */
+/**
+ * Reads and parses JSON from `path` (or stdin for `-`); unreadable or bad JSON is a usage error
+ * naming the source.
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
 export const readJson =
   (path: string): TE.TaskEither<CliError, unknown> =>
   async () => {

@@ -1,12 +1,28 @@
 /**
  * Progress for people: a bar with ETA on a terminal (cli-progress), plain lines otherwise
  * (logs, CI), at most one every 10% or 30 seconds.
+ *
+ * @since 0.1.0
  */
-import type { Pipeline } from '@mtrl/recipe'
 import cliProgress from 'cli-progress'
 
+/** One task's progress: `update(done, status)`, then `stop`. @category models @since 0.1.0 */
+export interface Bar {
+  readonly update: (done: number, status: string) => void
+  readonly stop: () => void
+}
+
+/** A bar for `total` steps of the task `label`. @category models @since 0.1.0 */
+export type MakeBar = (label: string, total: number) => Bar
+
+/**
+ * Bars on `stream`: drawn in place on a terminal, as plain lines elsewhere.
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
 export const make =
-  (stream: NodeJS.WriteStream = process.stdout): Pipeline.MakeBar =>
+  (stream: NodeJS.WriteStream = process.stdout): MakeBar =>
   (label, total) => {
     if (stream.isTTY === true) {
       const bar = new cliProgress.SingleBar(
