@@ -1,12 +1,12 @@
 #!/usr/bin/env node
-// `npm test`: every project's vitest suite, typecheck and lint (through Nx, two at a time),
-// then the package check (build, publint, pack, install elsewhere, import + require), then the
-// formatter's check of the layout.
+// `npm test`: every project's vitest suite, typecheck and lint (the projects and their targets as
+// Nx sees them, run two at a time, the slowest suites first), then the package check (build,
+// publint, pack, install elsewhere, import + require), then the formatter's check of the layout.
 // Ends with one line `N passed, N failed, N skipped`; exits non-zero when anything failed.
 // Skipped tests (`it.skip`, `it.runIf(false)`, todo) are counted, so a check that a machine
 // cannot run (an isolation guard it lacks) shows up instead of vanishing.
-import { spawnSync } from 'node:child_process'
-import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs'
+import { spawn, spawnSync } from 'node:child_process'
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 
 const root = resolve(import.meta.dirname, '..')
@@ -34,33 +34,64 @@ const install = {
   'SWE sandbox guards': 'run as root with util-linux, mount and coreutils; npm run probe -w @mtrl/env-swe says which are missing'
 }
 
-const projectsWith = (target) => {
-  const out = spawnSync(process.execPath, [nx, 'show', 'projects', '--with-target', target, '--json'], { cwd: root, env, encoding: 'utf8' })
-  return JSON.parse(out.stdout || '[]').filter((name) => !name.startsWith('lint-fixture'))
+// The projects and their targets, from one Nx project graph.
+const graphFile = join(results, 'graph.json')
+const graph = spawnSync(process.execPath, [nx, 'graph', `--file=${graphFile}`], { cwd: root, env, encoding: 'utf8' })
+if (!existsSync(graphFile)) {
+  process.stderr.write(`nx graph wrote no project graph:\n${graph.stdout}${graph.stderr}`)
+  process.exit(1)
+}
+const nodes = JSON.parse(readFileSync(graphFile, 'utf8')).graph.nodes
+const projectsWith = (target) =>
+  Object.keys(nodes)
+    .filter((name) => !name.startsWith('lint-fixture') && nodes[name].data.targets?.[target] !== undefined)
+    .sort()
+
+// The suites that take longest on 2 cores (the CI run's vitest durations, slowest first): they
+// start first and the short tasks fill the end in, so both cores stay busy to the last task.
+// (Nx's own order, the most depended-on project first, started the apps' suites last, and a core
+// then idled while the last of them ran.) A project not listed starts after these.
+const slowest = ['recipe', 'mtrl', 'env-swe', 'trainer-rl', 'web', 'rollout-queue', 'policy', 'serving', 'agent-rl', 'tools', 'trainer-sft']
+const rank = (project) => (slowest.includes(project) ? slowest.indexOf(project) : slowest.length)
+
+/** Runs a task as Nx's run-script executor does (`npm run TARGET` in the project's folder); its output whole once it ends. */
+const runTask = ({ project, target }) =>
+  new Promise((done) => {
+    const started = Date.now()
+    const child = spawn('npm', ['run', nodes[project].data.targets[target].options?.script ?? target], {
+      cwd: join(root, nodes[project].data.root),
+      env,
+      stdio: ['ignore', 'pipe', 'pipe']
+    })
+    const chunks = []
+    child.stdout.on('data', (d) => chunks.push(d))
+    child.stderr.on('data', (d) => chunks.push(d))
+    child.on('close', (code) => {
+      const seconds = (Date.now() - started) / 1000
+      process.stdout.write(
+        `\n> ${project}:${target}\n\n${Buffer.concat(chunks).toString('utf8')}\n${project}:${target} ${code === 0 ? 'done' : `failed (exit ${code})`} in ${seconds.toFixed(1)} s\n`
+      )
+      done({ project, target, ok: code === 0, seconds })
+    })
+  })
+
+/** Runs `tasks` two at a time, in order; the tasks that failed, as `project:target`. */
+const runTasks = async (tasks) => {
+  const queue = [...tasks]
+  const ran = []
+  const lane = async () => {
+    for (let task = queue.shift(); task !== undefined; task = queue.shift()) ran.push(await runTask(task))
+  }
+  await Promise.all([lane(), lane()])
+  writeFileSync(join(results, 'timings.json'), `${JSON.stringify(ran, null, 2)}\n`)
+  return new Set(ran.filter((r) => !r.ok).map((r) => `${r.project}:${r.target}`))
 }
 
-const runTargets = (targets, projects) => {
-  const args = [
-    nx,
-    'run-many',
-    '-t',
-    ...targets,
-    `--projects=${projects.join(',')}`,
-    '--parallel=2',
-    '--skip-nx-cache',
-    '--output-style=static',
-    '--nx-bail=false'
-  ]
-  const out = spawnSync(process.execPath, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8', maxBuffer: 256 << 20 })
-  const text = `${out.stdout}${out.stderr}`
-  process.stdout.write(text)
-  const failedSection = text.split(/Failed tasks:/)[1] ?? ''
-  return new Set([...failedSection.matchAll(/^\s*- (\S+)$/gm)].map((m) => m[1]))
-}
-
-// 1. Test suites.
+// 1. Test suites, then typecheck and lint, one task per project and target, in one queue.
 const testProjects = projectsWith('test')
-const failedTests = runTargets(['test'], testProjects)
+const checkTasks = ['typecheck', 'lint'].flatMap((target) => projectsWith(target).map((project) => ({ project, target })))
+const testTasks = testProjects.map((project) => ({ project, target: 'test' })).sort((a, b) => rank(a.project) - rank(b.project))
+const failedTasks = await runTasks([...testTasks, ...checkTasks])
 for (const project of testProjects) {
   const report = join(results, `${project}.json`)
   if (!existsSync(report)) {
@@ -82,18 +113,16 @@ for (const project of testProjects) {
         if (service !== undefined) needs.set(service, (needs.get(service) ?? 0) + 1)
       }
   if (json.numFailedTests > 0) failures.push(`${project}: ${json.numFailedTests} failed test(s)`)
-  if (json.numFailedTests === 0 && failedTests.has(`${project}:test`)) {
+  if (json.numFailedTests === 0 && failedTasks.has(`${project}:test`)) {
     failed += 1
     failures.push(`${project}: test run failed (suite error)`)
   }
 }
 
-// 2. Typecheck and lint, one check per project and target.
-const checkProjects = [...new Set([...projectsWith('typecheck'), ...projectsWith('lint')])]
-const failedChecks = runTargets(['typecheck', 'lint'], checkProjects)
+// 2. Typecheck and lint: a check per project and target.
 for (const target of ['typecheck', 'lint'])
   for (const project of projectsWith(target)) {
-    if (failedChecks.has(`${project}:${target}`)) {
+    if (failedTasks.has(`${project}:${target}`)) {
       failed += 1
       failures.push(`${project}:${target}`)
     } else passed += 1

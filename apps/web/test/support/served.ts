@@ -1,7 +1,7 @@
 /**
  * The built page, served as `npm run web` serves it (vite preview, cross-origin isolated), and a
- * headless Chromium on it that records console errors. Each `serve` builds into a folder of its
- * own, so test files that run at the same time do not overwrite each other's build.
+ * headless Chromium on it that records console errors. The page is built once per test run
+ * (build.ts, vitest's global setup); a `serve` outside it builds into a folder of its own.
  */
 import { chromium, type Browser, type Page } from 'playwright-core'
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -9,14 +9,16 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { build, preview, type PreviewServer } from 'vite'
+import { inject } from 'vitest'
 
 export const root = fileURLToPath(new URL('../..', import.meta.url))
 export const chromiumPath = '/usr/bin/chromium'
 
-/** Builds the page (quietly) and serves it on a free port. */
+/** Serves the page the global setup built (or builds it, quietly, where none was) on a free port. */
 export const serve = async (): Promise<{ readonly url: string; readonly close: () => Promise<void> }> => {
-  const outDir = mkdtempSync(join(tmpdir(), 'mtrl-web-dist-'))
-  await build({ root, logLevel: 'error', build: { outDir } })
+  const shared = inject('webDist')
+  const outDir = shared !== '' && shared !== undefined ? shared : mkdtempSync(join(tmpdir(), 'mtrl-web-dist-'))
+  if (outDir !== shared) await build({ root, logLevel: 'error', build: { outDir } })
   const server: PreviewServer = await preview({ root, logLevel: 'error', build: { outDir }, preview: { port: 0, strictPort: false, host: '127.0.0.1' } })
   const url = server.resolvedUrls?.local[0]
   if (url === undefined) throw new Error('vite preview gave no URL')
@@ -24,7 +26,7 @@ export const serve = async (): Promise<{ readonly url: string; readonly close: (
     url,
     close: async () => {
       await server.close()
-      rmSync(outDir, { recursive: true, force: true })
+      if (outDir !== shared) rmSync(outDir, { recursive: true, force: true })
     }
   }
 }
