@@ -11,6 +11,12 @@ const mtrl = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv = {}) => {
   return { code: result.status, stdout: result.stdout, stderr: result.stderr }
 }
 
+/** What `mtrl info --json` reports of the accelerators (the machine's: one spawn serves the tests that read them). */
+type Accelerators = Record<string, { installed: boolean }>
+let accelerators: Accelerators | undefined
+const acceleratorsOf = (): Accelerators =>
+  (accelerators ??= (JSON.parse(mtrl(['info', '--backend', 'cpu', '--json']).stdout) as { accelerators: Accelerators }).accelerators)
+
 const scratch = mkdtempSync(join(tmpdir(), 'mtrl-cli-'))
 afterAll(() => rmSync(scratch, { recursive: true, force: true }))
 
@@ -82,13 +88,14 @@ describe('mtrl CLI', () => {
     expect(report.tfjs).toBe('4.22.0')
     expect(Object.keys(report.accelerators)).toContain('@tensorflow/tfjs-node')
     expect(report.sweHostBudget).toEqual({ dir: '/tmp/mtrl-swe-host-info', runs: 3, memoryMb: 2048 })
+    accelerators ??= report.accelerators
   })
 
   it('info says how to set up the faster tensorflow backend exactly when it is missing', () => {
     const { code, stdout } = mtrl(['info', '--backend', 'wasm'])
     expect(code).toBe(0)
-    const probe = JSON.parse(mtrl(['info', '--backend', 'cpu', '--json']).stdout) as { accelerators: Record<string, { installed: boolean }> }
-    const missing = !probe.accelerators['@tensorflow/tfjs-node']!.installed && !probe.accelerators['@tensorflow/tfjs-node-gpu']!.installed
+    const probe = acceleratorsOf()
+    const missing = !probe['@tensorflow/tfjs-node']!.installed && !probe['@tensorflow/tfjs-node-gpu']!.installed
     expect(stdout.includes('npm run setup:tensorflow')).toBe(missing)
   })
 
@@ -106,8 +113,8 @@ describe('mtrl CLI', () => {
   })
 
   it('a forced backend that is not installed is a clear error, not a fallback', () => {
-    const probe = JSON.parse(mtrl(['info', '--backend', 'cpu', '--json']).stdout)
-    const hasTensorflow = probe.accelerators['@tensorflow/tfjs-node'].installed || probe.accelerators['@tensorflow/tfjs-node-gpu'].installed
+    const probe = acceleratorsOf()
+    const hasTensorflow = probe['@tensorflow/tfjs-node']!.installed || probe['@tensorflow/tfjs-node-gpu']!.installed
     const { code, stderr } = mtrl(['info', '--backend', 'tensorflow'])
     if (hasTensorflow) {
       expect(code).toBe(0)

@@ -165,9 +165,16 @@ describe.runIf(Services.available('chromium'))(`the page in headless Chromium ${
     await page.fill('#recipe-json', JSON.stringify(small))
     const before = (await pageState(page)).lines.length
     await page.click('#train')
-    await page.waitForFunction(() => ['finished', 'failed'].includes((window as unknown as { mtrlPage: PageState }).mtrlPage.status), null, {
-      timeout: 240_000
-    })
+    // the worker says 'training' after the click, and the status is still the last run's 'finished'
+    // until then: wait for this run's lines (they come after its 'training') and then its end
+    await page.waitForFunction(
+      (n) => {
+        const { mtrlPage } = window as unknown as { mtrlPage: PageState }
+        return mtrlPage.lines.length > n && ['finished', 'failed'].includes(mtrlPage.status)
+      },
+      before,
+      { timeout: 240_000 }
+    )
     const state = await pageState(page)
     expect(state.status, state.lines.slice(-5).join('\n')).toBe('finished')
     // the shipped base's size and its tokenizer's 752 words (a model from scratch gets the demonstrations' words)
