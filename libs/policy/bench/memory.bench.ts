@@ -6,7 +6,8 @@
  *   (every tensor read to the host first, then the variables: the loading before 2026-12-06);
  * - `--weights shared` (the trunk's own variables) or `copy` (the folded second copy: the
  *   sampler before 2026-12-06), or the decoder's default when not given;
- * - `--phases sft,sample` (which run after loading, in that order).
+ * - `--phases sft,sample` (which run after loading, in that order);
+ * - `--recompute`: the SFT step with gradient checkpointing (`Scoring.Options.recompute`).
  * Prints the process's peak resident memory (getrusage maxRSS) after each phase, as JSON lines.
  * LoRA rank 16 on q/k/v/o/gate/up/down; SFT: one step (the first, with its warm-up) of
  * --batch x --seq random tokens; sampling: 16 slots, --prompt tokens each, then --new tokens at
@@ -34,7 +35,8 @@ const { values, positionals } = parseArgs({
     batch: { type: 'string', default: '1' },
     seq: { type: 'string', default: '256' },
     prompt: { type: 'string', default: '64' },
-    new: { type: 'string', default: '16' }
+    new: { type: 'string', default: '16' },
+    recompute: { type: 'boolean', default: false }
   }
 })
 const dir = positionals[0]
@@ -86,9 +88,10 @@ if (phases.has('sft')) {
     'int32'
   )
   const optimizer = tf.train.adam(1e-4)
-  const loss = (): tf.Scalar => tf.tidy(() => tf.neg(tf.mean(Scoring.tokenLogprobs(policy, { entropy: false })(ids).logprobs)) as tf.Scalar)
+  const options = { entropy: false, recompute: values.recompute! }
+  const loss = (): tf.Scalar => tf.tidy(() => tf.neg(tf.mean(Scoring.tokenLogprobs(policy, options)(ids).logprobs)) as tf.Scalar)
   const value = optimizer.minimize(loss, true, vars)
-  emit('sft', start, { tokens: batch * seq, loss: value?.dataSync()[0] })
+  emit('sft', start, { tokens: batch * seq, recompute: values.recompute, loss: value?.dataSync()[0] })
   tf.dispose([value!, ids])
   optimizer.dispose()
 }

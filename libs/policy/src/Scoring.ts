@@ -13,9 +13,12 @@ import * as tf from '@tensorflow/tfjs'
 import { chunkedScores, chunkRows } from './internal/chunkedHead.js'
 import { flatRows, maskedScores, merge, type Allowed } from './internal/allowed.js'
 import { detach, pick, pickLogSoftmax } from './internal/ops.js'
+import { recomputing } from './internal/recompute.js'
 import * as transformer from './internal/transformer.js'
+import { nameOf } from './internal/weights.js'
 import { valueHead, type Critic } from './Critic.js'
-import { weightOf, type Policy } from './Policy.js'
+import * as Lora from './Lora.js'
+import { trainableVariables, weightOf, type Policy } from './Policy.js'
 
 /**
  * @category models
@@ -44,6 +47,13 @@ export interface Options {
    * have none.
    */
   readonly allowed?: ReadonlyArray<ReadonlyArray<Allowed>>
+  /**
+   * Gradient checkpointing (default false): each layer keeps only its input for the backward
+   * pass and is recomputed there, so the activations held between the passes are one
+   * [tokens, dModel] input per layer instead of every intermediate, for one more forward pass
+   * of the trunk. The gradients are those of the plain pass.
+   */
+  readonly recompute?: boolean
 }
 
 /**
@@ -92,7 +102,9 @@ export const tokenLogprobs =
     const [B, T] = ids.shape
     // fewer than 2 tokens predict nothing: no forward pass
     if (T < 2) return { logprobs: tf.zeros([B, T]), entropy: tf.zeros([B, T]) }
-    return tf.tidy(() => scoresOf(policy, hiddenOf(policy, ids), ids, temperature, options) as unknown as tf.TensorContainer) as unknown as TokenScores
+    return tf.tidy(
+      () => scoresOf(policy, hiddenOf(policy, ids, options.recompute), ids, temperature, options) as unknown as tf.TensorContainer
+    ) as unknown as TokenScores
   }
 
 /**
@@ -134,7 +146,7 @@ export const tokenLogprobsWithValues =
     if (!critic.shareTrunk || critic.policy !== policy)
       throw new Error("Scoring.tokenLogprobsWithValues: the critic must share this policy's trunk (Critic.make(policy, { shareTrunk: true }))")
     return tf.tidy(() => {
-      const hidden = hiddenOf(policy, ids)
+      const hidden = hiddenOf(policy, ids, options.recompute)
       return {
         ...scoresOf(policy, hidden, ids, temperature, options),
         values: valueHead(critic, options.valueGradient === 'trunk' ? hidden : detach(hidden))
@@ -146,10 +158,18 @@ const checkTemperature = (temperature: number): void => {
   if (!(temperature > 0)) throw new Error(`Scoring.tokenLogprobs: temperature must be > 0, got ${temperature}`)
 }
 
-/** [B, T, dModel]: the trunk's last hidden states. */
-const hiddenOf = (policy: Policy, ids: tf.Tensor2D): tf.Tensor3D => {
+/** [B, T, dModel]: the trunk's last hidden states (each layer recomputed in the backward pass with `recompute`). */
+const hiddenOf = (policy: Policy, ids: tf.Tensor2D, recompute = false): tf.Tensor3D => {
   const [B, T] = ids.shape
-  return tf.reshape(transformer.trunk(policy.config, weightOf(policy), ids), [B, T, policy.config.dModel])
+  const run = recompute
+    ? recomputing(
+        policy.config,
+        policy.variables,
+        policy.lora === undefined ? undefined : { scale: Lora.scale(policy.lora) },
+        new Set(trainableVariables(policy).map(nameOf))
+      )
+    : undefined
+  return tf.reshape(transformer.trunk(policy.config, weightOf(policy), ids, run), [B, T, policy.config.dModel])
 }
 
 const scoresOf = (policy: Policy, hidden: tf.Tensor3D, ids: tf.Tensor2D, temperature: number, options: Options): TokenScores => {

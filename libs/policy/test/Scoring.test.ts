@@ -43,6 +43,53 @@ describe('Scoring', () => {
     policy.dispose()
   })
 
+  it('recompute (gradient checkpointing) gives the loss and gradients of the plain pass, full or LoRA, with a shared critic, and holds less between the passes', async () => {
+    const deep = ModelConfig.make({ vocab: 30, dModel: 16, layers: 3, heads: 2, kvHeads: 1, ffn: 32, maxLen: 64, qkvBias: true, canonSpan: 2 })
+    for (const lora of [undefined, { rank: 2, alpha: 4, targets: ['q_proj', 'v_proj', 'down_proj'] as const }]) {
+      const policy = Policy.make(deep, 5, lora === undefined ? {} : { lora })
+      // non-zero adapters and canon weights: every weight's gradient path is exercised
+      tf.tidy(() =>
+        Object.entries(policy.variables).forEach(
+          ([n, v], i) => (n.includes('lora_B') || n.includes('canon')) && v.assign(tf.randomNormal(v.shape, 0, 0.2, 'float32', i))
+        )
+      )
+      const critic = Critic.make(policy, { shareTrunk: true }, 6)
+      const variables = [...Policy.trainableVariables(policy), ...Critic.trainableVariables(critic)]
+      const ids = tf.tensor2d(
+        [Array.from({ length: 40 }, (_, i) => (i * 7 + 3) % 30), Array.from({ length: 40 }, (_, i) => (i * 11 + 1) % 30)],
+        [2, 40],
+        'int32'
+      )
+      const run = (recompute: boolean): tf.Tensor[] => {
+        const { value, grads } = tf.variableGrads(() => {
+          const s = _.tokenLogprobsWithValues(policy, critic, { recompute, valueGradient: 'trunk' })(ids, 0.8)
+          return tf.addN([tf.sum(tf.mul(s.logprobs, 1.3)), tf.sum(tf.mul(s.entropy, 0.4)), tf.sum(tf.square(s.values))]) as tf.Scalar
+        }, variables)
+        return [value, ...variables.map((v) => grads[v.name]!)]
+      }
+      await expectNoLeak(async () => {
+        const plain = run(false)
+        const recomputed = run(true)
+        recomputed.forEach((t, i) => {
+          const scale = Math.max(
+            1e-3,
+            tf.tidy(() => tf.max(tf.abs(plain[i]!)).dataSync()[0]!)
+          )
+          expect(tf.tidy(() => tf.max(tf.abs(tf.sub(t, plain[i]!))).dataSync()[0]!) / scale, variables[i - 1]?.name ?? 'loss').toBeLessThan(1e-5)
+        })
+        tf.dispose([...plain, ...recomputed])
+        const peak = async (recompute: boolean): Promise<number> => {
+          const info = await tf.profile(() => tf.dispose(run(recompute)))
+          return info.peakBytes
+        }
+        expect(await peak(true)).toBeLessThan(await peak(false))
+      })
+      ids.dispose()
+      critic.dispose()
+      policy.dispose()
+    }
+  })
+
   it('matches log-softmax of the logits, with 0 at t = 0, and entropies are non-negative', async () => {
     const policy = Policy.make(config, 1)
     await expectNoLeak(() => {

@@ -143,24 +143,33 @@ const attentionBlock = (config: ModelConfig, w: WeightOf, i: number, h: tf.Tenso
 }
 
 /**
+ * Layer `i` on the residual rows `x` [B*T, d]: canon mixing, attention, MLP, with the family's
+ * norms around each.
+ */
+export const block = (config: ModelConfig, w: WeightOf, i: number, x: tf.Tensor2D, B: number, T: number): tf.Tensor2D => {
+  const mixed = (x2: tf.Tensor2D, name: string): tf.Tensor2D => (canonSpan(config) > 0 ? canonMix(x2, w(name) as tf.Tensor2D, B, T) : x2)
+  const normed = (name: string | undefined, x2: tf.Tensor2D): tf.Tensor2D => (name === undefined ? x2 : (normOf(config, w, name, x2) as tf.Tensor2D))
+  const norms = blockNorms(config, i)
+  const h = normed(norms.preAttn, mixed(x, canonWeights(i).attn))
+  const y = tf.add(x, normed(norms.postAttn, attentionBlock(config, w, i, h, B, T))) as tf.Tensor2D
+  const h2 = normed(norms.preMlp, mixed(y, canonWeights(i).mlp))
+  return tf.add(y, normed(norms.postMlp, mlp(config, w, i, h2))) as tf.Tensor2D
+}
+
+/** How the trunk runs layer `i` on `x` [B*T, d] (default: {@link block}; `recompute.ts` recomputes it in the backward pass). */
+export type Block = (i: number, x: tf.Tensor2D, B: number, T: number) => tf.Tensor2D
+
+/**
  * The trunk on a right-padded batch: hidden states after the final norm.
  *
  * @param ids int32 [B, T]
  * @returns [B*T, dModel]
  */
-export const trunk = (config: ModelConfig, w: WeightOf, ids: tf.Tensor2D): tf.Tensor2D => {
+export const trunk = (config: ModelConfig, w: WeightOf, ids: tf.Tensor2D, run?: Block): tf.Tensor2D => {
   const [B, T] = ids.shape
   if (T > config.maxLen) throw new Error(`sequence of ${T} tokens is longer than maxLen ${config.maxLen}`)
   let x = embedInputs(config, w, ids)
-  const mixed = (x2: tf.Tensor2D, name: string): tf.Tensor2D => (canonSpan(config) > 0 ? canonMix(x2, w(name) as tf.Tensor2D, B, T) : x2)
-  const normed = (name: string | undefined, x2: tf.Tensor2D): tf.Tensor2D => (name === undefined ? x2 : (normOf(config, w, name, x2) as tf.Tensor2D))
-  for (let i = 0; i < config.layers; i++) {
-    const norms = blockNorms(config, i)
-    const h = normed(norms.preAttn, mixed(x, canonWeights(i).attn))
-    x = tf.add(x, normed(norms.postAttn, attentionBlock(config, w, i, h, B, T)))
-    const h2 = normed(norms.preMlp, mixed(x, canonWeights(i).mlp))
-    x = tf.add(x, normed(norms.postMlp, mlp(config, w, i, h2)))
-  }
+  for (let i = 0; i < config.layers; i++) x = run === undefined ? block(config, w, i, x, B, T) : run(i, x, B, T)
   return normOf(config, w, 'model.norm', x) as tf.Tensor2D
 }
 
