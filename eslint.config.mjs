@@ -39,6 +39,8 @@ const scopeConstraints = [
   { sourceTag: 'scope:testing', onlyDependOnLibsWithTags: ['scope:core', 'scope:backend'] },
   // command-line programs as data (only the app uses it)
   { sourceTag: 'scope:cli', onlyDependOnLibsWithTags: ['scope:core', 'scope:testing'] },
+  // the HTTP server shape env-http's and serving's servers share (no mtrl library below it)
+  { sourceTag: 'scope:http', onlyDependOnLibsWithTags: ['scope:testing'] },
   {
     sourceTag: 'scope:rollout',
     onlyDependOnLibsWithTags: ['scope:core', 'scope:policy', 'scope:rewards', 'scope:advantages', 'scope:env', 'scope:testing', 'scope:backend']
@@ -66,9 +68,9 @@ const scopeConstraints = [
     sourceTag: 'scope:rollout-queue',
     onlyDependOnLibsWithTags: ['scope:core', 'scope:policy', 'scope:rollout', 'scope:replicas', 'scope:env', 'scope:trainer', 'scope:testing', 'scope:backend']
   },
-  { sourceTag: 'scope:env-http', onlyDependOnLibsWithTags: ['scope:core', 'scope:env', 'scope:testing', 'scope:backend'] },
+  { sourceTag: 'scope:env-http', onlyDependOnLibsWithTags: ['scope:core', 'scope:env', 'scope:http', 'scope:testing', 'scope:backend'] },
   // serving's benchmark plays TextWorld (a devDependency); its sources use core and policy only
-  { sourceTag: 'scope:serving', onlyDependOnLibsWithTags: ['scope:core', 'scope:policy', 'scope:env', 'scope:testing', 'scope:backend'] },
+  { sourceTag: 'scope:serving', onlyDependOnLibsWithTags: ['scope:core', 'scope:policy', 'scope:env', 'scope:http', 'scope:testing', 'scope:backend'] },
   // agents as code: the served policy (serving) plays trainer-rl's episodes through the rollout contract
   {
     sourceTag: 'scope:agent-rl',

@@ -11,9 +11,9 @@
  * @since 0.1.0
  */
 import type { Env } from '@mtrl/core'
-import * as http from 'node:http'
-import type { AddressInfo } from 'node:net'
+import { Listen, Traffic, type Settings } from '@mtrl/http'
 import * as E from 'fp-ts/lib/Either.js'
+import * as http from 'node:http'
 import type { Task } from 'fp-ts/lib/Task.js'
 import type { TaskEither } from 'fp-ts/lib/TaskEither.js'
 import * as Body from './internal/body.js'
@@ -31,16 +31,11 @@ import * as Table from './internal/table.js'
  * @category models
  * @since 0.1.0
  */
-export interface Options {
+export interface Options extends Settings.Settings {
   readonly factory: Env.EnvFactory
-  readonly host?: string
-  readonly port?: number
-  readonly token?: string
-  readonly maxBodyBytes?: number
   readonly maxEnvs?: number
   readonly idleMs?: number
   readonly spec?: Env.EnvSpec
-  readonly shutdownGraceMs?: number
 }
 
 /**
@@ -50,16 +45,14 @@ export interface Options {
  * @category models
  * @since 0.1.0
  */
-export interface EnvServer {
-  readonly url: string
-  readonly port: number
+export interface EnvServer extends Listen.Bound {
   /** Environments currently held. */
   readonly size: () => number
   readonly close: () => Task<void>
 }
 
 /** @category models @since 0.1.0 */
-export type ServerError = { readonly _tag: 'ListenFailed'; readonly host: string; readonly port: number; readonly reason: string }
+export type ServerError = Listen.ListenFailed
 
 /** The spec of one environment of the factory (that environment is closed right away). */
 const specOfFactory = (factory: Env.EnvFactory): Env.EnvSpec => {
@@ -68,28 +61,11 @@ const specOfFactory = (factory: Env.EnvFactory): Env.EnvSpec => {
   return env.spec
 }
 
-/** The shutdown flag and the requests in flight, shared by the request listener and `close`. */
-interface Lifecycle {
-  closing: boolean
-  inFlight: number
-  /** Called when the last request in flight finishes during a shutdown. */
-  drained: (() => void) | undefined
+/** Answers for what the routes do not: shutting down (503, the connection closed), a route that threw (500). */
+const answers: Traffic.Answers = {
+  closing: (res) => Body.error(res, 503, 'ShuttingDown', 'the server is shutting down', {}, { connection: 'close' }),
+  failed: (res, error) => Body.error(res, 500, 'Internal', `the server failed: ${(error as Error)?.message ?? String(error)}`)
 }
-
-type Listener = (req: http.IncomingMessage, res: http.ServerResponse) => Promise<void>
-
-/** Wraps `handle` so that it counts requests in flight and answers 500 when it fails unexpectedly. */
-const trackRequests =
-  (lifecycle: Lifecycle, handle: Listener) =>
-  (req: http.IncomingMessage, res: http.ServerResponse): void => {
-    lifecycle.inFlight += 1
-    handle(req, res)
-      .catch((error: unknown) => Body.error(res, 500, 'Internal', `the server failed: ${(error as Error)?.message ?? String(error)}`))
-      .finally(() => {
-        lifecycle.inFlight -= 1
-        if (lifecycle.inFlight === 0) lifecycle.drained?.()
-      })
-  }
 
 /** Closes idle environments every `idleMs / 2` (between 10 ms and 5 s), without keeping the process alive. */
 const startSweeper = (table: Table.Table, idleMs: number): NodeJS.Timeout => {
@@ -97,53 +73,6 @@ const startSweeper = (table: Table.Table, idleMs: number): NodeJS.Timeout => {
   sweeper.unref()
   return sweeper
 }
-
-/** What `close` shuts down. */
-interface Running {
-  readonly server: http.Server
-  readonly lifecycle: Lifecycle
-  readonly table: Table.Table
-  readonly sweeper: NodeJS.Timeout
-  readonly shutdownGraceMs: number
-}
-
-/** Waits until no request is in flight, or `graceMs` at most. */
-const drain = (lifecycle: Lifecycle, graceMs: number): Promise<void> =>
-  lifecycle.inFlight === 0
-    ? Promise.resolve()
-    : new Promise<void>((done) => {
-        lifecycle.drained = done
-        setTimeout(done, graceMs).unref()
-      })
-
-/** `EnvServer.close`: refuses new requests, drains those in flight, closes every environment and connection. Idempotent. */
-const closeServer =
-  ({ server, lifecycle, table, sweeper, shutdownGraceMs }: Running) =>
-  (): Task<void> =>
-  async () => {
-    if (lifecycle.closing) return
-    lifecycle.closing = true
-    clearInterval(sweeper)
-    const stopped = new Promise<void>((done) => server.close(() => done()))
-    server.closeIdleConnections()
-    await drain(lifecycle, shutdownGraceMs)
-    await table.closeAll()
-    server.closeAllConnections()
-    await stopped
-  }
-
-/** The server's URL; an IPv6 host goes in brackets. */
-const urlOf = (host: string, port: number): string => `http://${host.includes(':') ? `[${host}]` : host}:${port}`
-
-/** Listens on `host:port`; `ListenFailed` (and the sweeper stopped) when the port cannot be bound. */
-const listen = ({ server, sweeper }: Running, host: string, port: number, running: (port: number) => EnvServer): Promise<E.Either<ServerError, EnvServer>> =>
-  new Promise((resolve) => {
-    server.once('error', (error) => {
-      clearInterval(sweeper)
-      resolve(E.left({ _tag: 'ListenFailed', host, port, reason: error.message }))
-    })
-    server.listen(port, host, () => resolve(E.right(running((server.address() as AddressInfo).port))))
-  })
 
 /**
  * Starts serving `options.factory`.
@@ -163,19 +92,20 @@ export const start =
     const idleMs = options.idleMs ?? 600_000
     const maxEnvs = options.maxEnvs ?? 256
     const table = Table.make(maxEnvs, idleMs)
-    const lifecycle: Lifecycle = { closing: false, inFlight: 0, drained: undefined }
+    const traffic = Traffic.make()
     const handle = Handler.handle({
       token: options.token,
       spec: options.spec ?? specOfFactory(options.factory),
       table,
       maxBodyBytes: options.maxBodyBytes ?? 65_536,
-      isClosing: () => lifecycle.closing,
       post: Routes.post({ factory: options.factory, table, maxEnvs })
     })
-    const server = http.createServer(trackRequests(lifecycle, handle))
+    const server = http.createServer(Traffic.listener(traffic, answers, handle))
     server.keepAliveTimeout = 30_000
     const sweeper = startSweeper(table, idleMs)
-    const running: Running = { server, lifecycle, table, sweeper, shutdownGraceMs: options.shutdownGraceMs ?? 5_000 }
-    const close = closeServer(running)
-    return listen(running, host, options.port ?? 0, (port) => ({ url: urlOf(host, port), port, size: table.size, close }))
+    // refuses new requests, drains those in flight, closes every environment and connection
+    const close = (): Task<void> => () => (clearInterval(sweeper), Traffic.close(server, traffic, options.shutdownGraceMs ?? 5_000, table.closeAll))
+    const bound = await Listen.listen(server, host, options.port ?? 0)
+    if (E.isLeft(bound)) clearInterval(sweeper)
+    return E.map(({ url, port }: Listen.Bound) => ({ url, port, size: table.size, close }))(bound)
   }

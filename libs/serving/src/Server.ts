@@ -13,15 +13,15 @@
  * @since 0.1.0
  */
 import { Rng } from '@mtrl/core'
+import { Listen, Traffic, type Settings } from '@mtrl/http'
 import * as E from 'fp-ts/lib/Either.js'
 import type { TaskEither } from 'fp-ts/lib/TaskEither.js'
 import * as http from 'node:http'
-import type { AddressInfo } from 'node:net'
 import * as Completions from './Completions.js'
+import * as Body from './internal/body.js'
 import * as Conversations from './internal/conversations.js'
 import { route } from './internal/route.js'
 import type { RouteContext } from './internal/routeContext.js'
-import * as Traffic from './internal/traffic.js'
 import type * as Rollouts from './Rollouts.js'
 
 /**
@@ -37,15 +37,10 @@ import type * as Rollouts from './Rollouts.js'
  * @category models
  * @since 0.1.0
  */
-export interface Options {
+export interface Options extends Settings.Settings {
   readonly model: Completions.Model
-  readonly host?: string
-  readonly port?: number
-  readonly token?: string
-  readonly maxBodyBytes?: number
   readonly maxRequests?: number
   readonly seed?: number
-  readonly shutdownGraceMs?: number
   /** Agent runs served under `/rollouts/<id>/v1`, their calls recorded (see {@link Rollouts}). */
   readonly rollouts?: Rollouts.Rollouts
   /** Responses whose conversation is kept for `previous_response_id` (default 1024, the most recent). */
@@ -58,16 +53,21 @@ export interface Options {
  * @category models
  * @since 0.1.0
  */
-export interface Server {
-  readonly url: string
-  readonly port: number
+export interface Server extends Listen.Bound {
   /** Requests in flight. */
   readonly inFlight: () => number
   readonly close: () => Promise<void>
 }
 
 /** @category models @since 0.1.0 */
-export type ServerError = { readonly _tag: 'ListenFailed'; readonly host: string; readonly port: number; readonly reason: string }
+export type ServerError = Listen.ListenFailed
+
+/** OpenAI's error objects for what the routes do not answer: shutting down (503), too many requests (429), a route that threw (500). */
+const answers: Traffic.Answers = {
+  closing: (res) => Body.fail(res, 503, 'the server is shutting down', 'server_error'),
+  busy: (res, max) => Body.fail(res, 429, `too many requests at once (${max}); retry later`, 'rate_limit_error', null, 'rate_limit_exceeded'),
+  failed: (res, error) => Body.fail(res, 500, `internal error: ${error instanceof Error ? error.message : String(error)}`, 'server_error')
+}
 
 /**
  * Starts serving `options.model`.
@@ -83,31 +83,25 @@ export type ServerError = { readonly _tag: 'ListenFailed'; readonly host: string
  */
 export const start =
   (options: Options): TaskEither<ServerError, Server> =>
-  () =>
-    new Promise((resolve) => {
-      const host = options.host ?? '127.0.0.1'
-      const seeds = Rng.make(options.seed ?? 0)
-      const context: RouteContext = {
-        options,
-        planOf: Completions.plan(options.model, () => seeds.int(2 ** 31)),
-        created: Math.floor(Date.now() / 1000),
-        conversations: Conversations.make(options.maxConversations ?? 1024)
-      }
-      const traffic = Traffic.make()
-      const server = http.createServer(Traffic.listener(traffic, options.maxRequests ?? 256, (req, res) => route(context, req, res)))
-      // idle keep-alive sockets live a minute: an event loop busy with a long update fires the
-      // timer late, and a client reusing the socket then would meet a reset connection
-      server.keepAliveTimeout = 60_000
-      server.once('error', (error) => resolve(E.left({ _tag: 'ListenFailed', host, port: options.port ?? 0, reason: error.message })))
-      server.listen(options.port ?? 0, host, () => {
-        const port = (server.address() as AddressInfo).port
-        resolve(
-          E.right({
-            url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
-            port,
-            inFlight: () => traffic.inFlight,
-            close: () => Traffic.close(server, traffic, options.shutdownGraceMs ?? 30_000)
-          })
-        )
-      })
-    })
+  async () => {
+    const host = options.host ?? '127.0.0.1'
+    const seeds = Rng.make(options.seed ?? 0)
+    const context: RouteContext = {
+      options,
+      planOf: Completions.plan(options.model, () => seeds.int(2 ** 31)),
+      created: Math.floor(Date.now() / 1000),
+      conversations: Conversations.make(options.maxConversations ?? 1024)
+    }
+    const traffic = Traffic.make()
+    const server = http.createServer(Traffic.listener(traffic, answers, (req, res) => route(context, req, res), options.maxRequests ?? 256))
+    // idle keep-alive sockets live a minute: an event loop busy with a long update fires the
+    // timer late, and a client reusing the socket then would meet a reset connection
+    server.keepAliveTimeout = 60_000
+    const bound = await Listen.listen(server, host, options.port ?? 0)
+    return E.map(({ url, port }: Listen.Bound) => ({
+      url,
+      port,
+      inFlight: () => traffic.inFlight,
+      close: () => Traffic.close(server, traffic, options.shutdownGraceMs ?? 30_000)
+    }))(bound)
+  }

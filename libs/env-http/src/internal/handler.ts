@@ -3,7 +3,7 @@
  * `POST` (bounded by `maxBodyBytes`) handed to the `POST` routes.
  */
 import type { Env } from '@mtrl/core'
-import { timingSafeEqual } from 'node:crypto'
+import { Bearer } from '@mtrl/http'
 import type * as http from 'node:http'
 import type { Answer } from './answer.js'
 import * as Body from './body.js'
@@ -16,16 +16,7 @@ export interface Handler {
   readonly spec: Env.EnvSpec
   readonly table: Table.Table
   readonly maxBodyBytes: number
-  /** True once the server is shutting down: every request is then refused with 503. */
-  readonly isClosing: () => boolean
   readonly post: (path: string, text: string) => Promise<Answer>
-}
-
-/** Compares the `Authorization` header with `Bearer <token>` in constant time. */
-const tokenMatches = (header: string | undefined, token: string): boolean => {
-  const given = Buffer.from(header ?? '')
-  const wanted = Buffer.from(`Bearer ${token}`)
-  return given.length === wanted.length && timingSafeEqual(given, wanted)
 }
 
 /** Answers `GET /list_envs` and `GET /spec`; 404 for any other path. */
@@ -37,7 +28,7 @@ const get = ({ table, spec }: Handler, path: string, res: http.ServerResponse): 
 
 /** Reads a `POST` body within the limit (413 beyond it) and sends what the `POST` routes answer. */
 const post = async ({ maxBodyBytes, post: answer }: Handler, path: string, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> => {
-  const body = await Body.read(req, maxBodyBytes, Math.max(16 * maxBodyBytes, 8 << 20))
+  const body = await Body.read(req, maxBodyBytes)
   if (body._tag === 'Aborted') return
   if (body._tag === 'TooLarge')
     return Body.error(res, 413, 'TooLarge', `the body has ${body.bytes} bytes; the limit is ${maxBodyBytes}`, {}, { connection: 'close' })
@@ -45,15 +36,14 @@ const post = async ({ maxBodyBytes, post: answer }: Handler, path: string, req: 
   Body.json(res, answered.status, answered.body)
 }
 
-/** Handles one request, from the shutdown and token checks to the route's answer. */
+/** Handles one request, from the token check to the route's answer. */
 export const handle =
   (handler: Handler) =>
   async (req: http.IncomingMessage, res: http.ServerResponse): Promise<void> => {
     const path = new URL(req.url ?? '/', 'http://localhost').pathname
     const method = req.method ?? 'GET'
-    if (handler.isClosing()) return Body.error(res, 503, 'ShuttingDown', 'the server is shutting down', {}, { connection: 'close' })
     if (method === 'GET' && path === '/') return Body.json(res, 200, 'ok')
-    if (handler.token !== undefined && !tokenMatches(req.headers.authorization, handler.token))
+    if (!Bearer.allows(handler.token, req.headers.authorization))
       return Body.error(res, 401, 'Unauthorized', 'missing or wrong bearer token', {}, { 'www-authenticate': 'Bearer' })
     if (method === 'GET') return get(handler, path, res)
     if (method !== 'POST') return Body.error(res, 405, 'MethodNotAllowed', `${method} is not served; use GET or POST`, {}, { allow: 'GET, POST' })

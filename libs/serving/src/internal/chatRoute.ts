@@ -4,6 +4,7 @@
  * `data: [DONE]`. A client that goes away aborts its choices.
  */
 import { Decode } from '@mtrl/core'
+import { Sse } from '@mtrl/http'
 import * as E from 'fp-ts/lib/Either.js'
 import type * as http from 'node:http'
 import type * as Capture from '../Capture.js'
@@ -53,7 +54,7 @@ export const chat = async (
     if (done !== undefined) Body.json(res, 200, done)
     return
   }
-  res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' })
-  const finished = await Completions.stream(model, planned.right, (chunk) => res.write(`data: ${JSON.stringify(chunk)}\n\n`), signal, record)
-  if (finished) res.end('data: [DONE]\n\n')
+  Sse.open(res)
+  const finished = await Completions.stream(model, planned.right, (chunk) => Sse.send(res, chunk), signal, record)
+  if (finished) Sse.end(res, '[DONE]')
 }

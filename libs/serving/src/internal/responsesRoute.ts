@@ -6,6 +6,7 @@
  * stored is what a next request naming this response continues.
  */
 import { Decode } from '@mtrl/core'
+import { Sse } from '@mtrl/http'
 import * as E from 'fp-ts/lib/Either.js'
 import type * as http from 'node:http'
 import type * as Capture from '../Capture.js'
@@ -96,10 +97,10 @@ export const responses = async (
     const status = choice.finish_reason === 'length' ? 'incomplete' : 'completed'
     return Body.json(res, 200, Objects.response(id, model.name, request, created, { status, output, usage: Objects.usageOf(done.usage) }))
   }
-  res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' })
-  const stream = ResponseStream.make(id, model.name, request, created, (event) => res.write(`event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`))
+  Sse.open(res)
+  const stream = ResponseStream.make(id, model.name, request, created, (event) => Sse.send(res, event, event.type))
   const finished = await Completions.stream(model, planned.right, stream.chunk, aborted.signal, record)
   if (!finished) return
   keep(stream.output())
-  res.end()
+  Sse.end(res)
 }

@@ -2,26 +2,19 @@
  * Where a request goes: `GET /health` (and `GET /`) open to all; every other route behind the
  * bearer token when the server has one; a rollout's routes; the OpenAI routes.
  */
-import { timingSafeEqual } from 'node:crypto'
+import { Bearer } from '@mtrl/http'
 import type * as http from 'node:http'
 import * as Body from './body.js'
 import { api } from './openAiRoutes.js'
 import { rollout } from './rolloutRoutes.js'
 import type { RouteContext } from './routeContext.js'
 
-/** Whether the `Authorization` header is `Bearer <token>` (compared in constant time). */
-const tokenMatches = (header: string | undefined, token: string): boolean => {
-  const given = Buffer.from(header ?? '')
-  const wanted = Buffer.from(`Bearer ${token}`)
-  return given.length === wanted.length && timingSafeEqual(given, wanted)
-}
-
 /** Answers one request. */
 export const route = async (context: RouteContext, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> => {
   const { token } = context.options
   const path = (req.url ?? '/').split('?')[0]!
   if (req.method === 'GET' && (path === '/health' || path === '/')) return Body.json(res, 200, { status: 'ok' })
-  if (token !== undefined && !tokenMatches(req.headers.authorization, token))
+  if (!Bearer.allows(token, req.headers.authorization))
     return Body.fail(res, 401, 'a bearer token is required: Authorization: Bearer <token>', 'invalid_request_error', null, 'invalid_api_key')
   const run = /^\/rollouts\/([A-Za-z0-9_-]{1,64})(\/.*)$/.exec(path)
   if (run !== null) return rollout(context, req, res, run[1]!, run[2]!)

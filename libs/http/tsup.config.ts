@@ -1,0 +1,3 @@
+import { packageConfig } from '../../tsup.shared.js'
+
+export default packageConfig()
