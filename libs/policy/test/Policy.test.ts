@@ -1,4 +1,4 @@
-import { expectNoLeak, TestBackend } from '@mtrl/testing'
+import { expectNoLeak, Services, TestBackend } from '@mtrl/testing'
 import * as tf from '@tensorflow/tfjs'
 import { beforeAll, describe, expect, it } from 'vitest'
 import * as Lora from '../src/Lora.js'
@@ -72,6 +72,23 @@ describe('Policy', () => {
     })
     source.dispose()
   })
+
+  it.runIf(Services.available('tensorflow'))(
+    `on tensorflow a weight's host array is let go when its variable is made (not at first use) ${Services.tag('tensorflow')}`,
+    async () => {
+      await TestBackend.use('tensorflow')
+      const source = _.make(config, 1)
+    const policy = _.fromHost(config, _.toHost(source.variables))
+    source.dispose()
+      // the backend's record of each variable: tfjs-node holds `values` (the host array) until the tensor is first used
+      const held = Object.values(policy.variables).filter(
+        (v) => (tf.engine().backend as unknown as { tensorMap: { get: (id: object) => { values: unknown } } }).tensorMap.get(v.dataId).values != null
+      )
+      expect(held.map((v) => v.name)).toEqual([])
+      policy.dispose()
+      await TestBackend.use('cpu')
+    }
+  )
 
   it('with LoRA starts equal to the base model and trains only the adapters', async () => {
     const base = _.make(config, 9)

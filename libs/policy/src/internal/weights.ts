@@ -48,10 +48,17 @@ export const initial = (spec: ParameterSpec, rng: Rng.Rng, std = 0.02): HostTens
   }
 }
 
-/** A trainable variable named `${scope}/${name}` holding `value`. */
+/**
+ * A trainable variable named `${scope}/${name}` holding `value`. On tensorflow the backend keeps
+ * the host array until the tensor's first use (then copies it into TensorFlow's memory): it is
+ * used at once (a one-value slice), so that the host array can be collected now, not after the
+ * first forward pass, which would hold the whole model twice.
+ */
 export const variableOf = (scope: string, name: string, value: HostTensor): tf.Variable => {
   if (value.data.length !== size(value.shape)) throw new Error(`${name}: ${value.data.length} values for shape [${value.shape.join(', ')}]`)
-  return tf.tidy(() => tf.variable(tf.tensor(value.data, [...value.shape], 'float32'), true, `${scope}/${name}`))
+  const v = tf.tidy(() => tf.variable(tf.tensor(value.data, [...value.shape], 'float32'), true, `${scope}/${name}`))
+  if (tf.getBackend() === 'tensorflow' && v.size > 0) tf.tidy(() => tf.slice(tf.reshape(v, [-1]), 0, 1))
+  return v
 }
 
 /** The Hugging Face name of a variable made by {@link variableOf}. */
