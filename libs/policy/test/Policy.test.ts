@@ -78,8 +78,11 @@ describe('Policy', () => {
     async () => {
       await TestBackend.use('tensorflow')
       const source = _.make(config, 1)
-    const policy = _.fromHost(config, _.toHost(source.variables))
-    source.dispose()
+      const host = _.toHost(source.variables)
+      source.dispose()
+      const before = tf.memory().numTensors
+      const policy = _.fromHost(config, host)
+      expect(tf.memory().numTensors - before).toBe(Object.keys(policy.variables).length) // nothing else is left
       // the backend's record of each variable: tfjs-node holds `values` (the host array) until the tensor is first used
       const held = Object.values(policy.variables).filter(
         (v) => (tf.engine().backend as unknown as { tensorMap: { get: (id: object) => { values: unknown } } }).tensorMap.get(v.dataId).values != null

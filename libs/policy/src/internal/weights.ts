@@ -57,7 +57,7 @@ export const initial = (spec: ParameterSpec, rng: Rng.Rng, std = 0.02): HostTens
 export const variableOf = (scope: string, name: string, value: HostTensor): tf.Variable => {
   if (value.data.length !== size(value.shape)) throw new Error(`${name}: ${value.data.length} values for shape [${value.shape.join(', ')}]`)
   const v = tf.tidy(() => tf.variable(tf.tensor(value.data, [...value.shape], 'float32'), true, `${scope}/${name}`))
-  if (tf.getBackend() === 'tensorflow' && v.size > 0) tf.tidy(() => tf.slice(tf.reshape(v, [-1]), 0, 1))
+  if (tf.getBackend() === 'tensorflow' && v.size > 0) tf.dispose(tf.tidy(() => tf.slice(tf.reshape(v, [-1]), 0, 1)))
   return v
 }
 
