@@ -8,10 +8,10 @@
  * | `permission`   | reads/writes outside the allowed paths, child processes, workers | Node 20 `--experimental-permission` |
  * | `network`      | every network connection                | a fresh network namespace (`unshare --net`, util-linux; CAP_SYS_ADMIN or user namespaces) |
  * | `pidNamespace` | stray processes outliving the run       | `unshare --pid --fork --kill-child`: killing its init kills the namespace |
- * | `mountNamespace` | every host path but the run's own, Unix sockets at file paths included | `unshare --mount`, a tmpfs root with read-only binds, `pivot_root` (util-linux) |
+ * | `mountNamespace` | every host path but the run's own, Unix sockets at file paths included | `unshare --mount`, a tmpfs root, read-only binds, pivot_root |
  * | `rlimits`      | memory, process count, file size, CPU   | `prlimit` (util-linux): RLIMIT_AS, NPROC, FSIZE, CPU, CORE, NOFILE |
  * | `uid`          | touching files of other users; NPROC counting | `setpriv` (util-linux) to a fresh unprivileged uid (needs root) |
- * | `timeout`      | wall-clock overruns                     | SIGKILL to the process group from the host, plus `timeout -s KILL` inside (fires even if the host dies) |
+ * | `timeout`      | wall-clock overruns                     | SIGKILL to the group from the host, and `timeout -s KILL` inside (if the host dies) |
  * | `outputCap`    | floods of output                        | the host counts bytes and kills the group past the cap |
  *
  * `probe()` finds which guards this machine supports; `run` uses all of them unless told

@@ -177,7 +177,8 @@ export interface EachOptions extends Omit<Options, 'rollout'> {
  * import { Rollout } from '@mtrl/rollout'
  * declare const generator: import('@mtrl/rollout').Generator.Generator
  * declare const sources: ReadonlyArray<import('@mtrl/core').Env.EnvSource>
- * const summaries = await Evaluate.runEach({ ...Evaluate.defaultSettings, rollout: (s) => ({ ...Rollout.defaultOptions, maxTurns: s.maxTurns }), seed: 0 })(generator)(sources)()
+ * const rollout = (s: { readonly maxTurns: number }) => ({ ...Rollout.defaultOptions, maxTurns: s.maxTurns })
+ * const summaries = await Evaluate.runEach({ ...Evaluate.defaultSettings, rollout, seed: 0 })(generator)(sources)()
  *
  * @category destructors
  * @since 0.1.0

@@ -14,7 +14,8 @@
  * declare const agent: Play.Agent
  * const backend = await Backend.select('wasm')()
  * if (backend._tag === 'Right') {
- *   const summary = await AgentRl.train({ agent, recipe: 'recipes/agents/textworld-agent.json', backend: backend.right, replicaInit: ThreadInit.init(backend.right.name) })
+ *   const replicaInit = ThreadInit.init(backend.right.name)
+ *   const summary = await AgentRl.train({ agent, recipe: 'recipes/agents/textworld-agent.json', backend: backend.right, replicaInit })
  * }
  *
  * @since 0.1.0

@@ -159,7 +159,8 @@ export const score =
  * @example
  * import { Probe, Recipe } from '@mtrl/recipe'
  * declare const recipe: Recipe.Resolved
- * const result = await Probe.run({ verb: 'unlock', episodes: 100, split: 'validation', maxTurns: 40 })({ recipe, model: { kind: 'base', path: 'models/base' } })()
+ * const options = { verb: 'unlock', episodes: 100, split: 'validation' as const, maxTurns: 40 }
+ * const result = await Probe.run(options)({ recipe, model: { kind: 'base', path: 'models/base' } })()
  *
  * @category destructors
  */

@@ -206,7 +206,10 @@ const RecipeFields = t.intersection([
     eval: Eval,
     /** Evaluate before training and after each stage (the summary's before/after SFT/after RL). */
     evalAfterEachStage: t.boolean,
-    /** Evaluate before training (default: as `evalAfterEachStage`); a model trained from scratch wins nothing there, so a run on a budget skips it (verl's `val_before_train`). */
+    /**
+     * Evaluate before training (default: as `evalAfterEachStage`); a model trained from scratch
+     * wins nothing there, so a run on a budget skips it (verl's `val_before_train`).
+     */
     evalBeforeTraining: t.boolean,
     checkpointEvery: Numbers.NonNegativeInt,
     /** RL episodes played by worker processes over a Redis queue (`--redis`, `--workers` override). */
@@ -216,7 +219,10 @@ const RecipeFields = t.intersection([
   })
 ])
 
-/** The rules across a recipe's parts: at least one stage; what a stage's update replicas and rollout threads need of the recipe's critic and scale-out; heads that divide the width. */
+/**
+ * The rules across a recipe's parts: at least one stage; what a stage's update replicas and rollout
+ * threads need of the recipe's critic and scale-out; heads that divide the width.
+ */
 const recipeRules = (recipe: t.TypeOf<typeof RecipeFields>): ReadonlyArray<Decode.Violation> => {
   const shareTrunk = recipe.critic?.shareTrunk === true
   const scaledOut = recipe.scaleOut !== undefined && (recipe.scaleOut.redis !== undefined || (recipe.scaleOut.workers ?? 0) > 0)
@@ -270,7 +276,11 @@ export type Resolved = Omit<Recipe, 'eval'> & {
   readonly checkpointEvery: number
 }
 
-/** An RL stage's own rules: a judge scores an agent's runs (and replaces the reward); rollout threads and playing ahead are for the trainer's own episodes; its trainer configuration decodes (estimator options included). */
+/**
+ * An RL stage's own rules: a judge scores an agent's runs (and replaces the reward); rollout
+ * threads and playing ahead are for the trainer's own episodes; its trainer configuration decodes
+ * (estimator options included).
+ */
 const rlRules = (stage: RlStageFields): ReadonlyArray<Decode.Violation> => {
   const threads = stage.rolloutThreads ?? 1
   const trainer = Decode.decode('trainer configuration', TrainerConfig.Config)(trainerConfig(stage, Rollout.defaultOptions, 0))
@@ -318,7 +328,10 @@ export { movedFields } from './internal/movedFields.js'
 export const decode = (json: unknown): E.Either<string, Resolved> =>
   pipe(Decode.decodeStrict('recipe', Recipe)(json), E.bimap(flow(withMoves, Decode.formatError), resolve))
 
-/** The trainer configuration of an RL stage: the library's defaults under the stage's fields; a checkpoint every `checkpointEvery` iterations (0: only on a stop). */
+/**
+ * The trainer configuration of an RL stage: the library's defaults under the stage's fields; a
+ * checkpoint every `checkpointEvery` iterations (0: only on a stop).
+ */
 export const trainerConfig = (stage: RlStage, rollout: Rollout.Options, seed: number, checkpointEvery = 0): TrainerConfig.Config => {
   const {
     kind: _kind,

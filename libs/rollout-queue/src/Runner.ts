@@ -158,7 +158,10 @@ const collectAndClean = async (
   return collected
 }
 
-/** `Runner.run`: publishes the policy (its weights as they are at the call), cuts the groups into jobs (split over the live workers unless `groupsPerJob`), plays and merges them. */
+/**
+ * `Runner.run`: publishes the policy (its weights as they are at the call), cuts the groups into
+ * jobs (split over the live workers unless `groupsPerJob`), plays and merges them.
+ */
 const run =
   (connected: Connected) =>
   ({ env, rollout, policy, contextLength }: Episodes) =>

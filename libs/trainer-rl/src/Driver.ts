@@ -117,7 +117,8 @@ const resumed = async (options: Options, trainer: Trainer.Trainer): Promise<E.Ei
  * @example
  * import { Driver } from '@mtrl/trainer-rl'
  * declare const trainer: import('@mtrl/trainer-rl').Trainer.Trainer
- * const outcome = await Driver.run({ iterations: 10, dir: 'checkpoints/stage-1', resume: true, onIteration: (m) => console.log(m['episode/success_rate']) })(trainer)()
+ * const onIteration = (m: Record<string, number>) => console.log(m['episode/success_rate'])
+ * const outcome = await Driver.run({ iterations: 10, dir: 'checkpoints/stage-1', resume: true, onIteration })(trainer)()
  *
  * @category combinators
  * @since 0.1.0

@@ -31,7 +31,10 @@ export interface Reporter {
   readonly interactive?: boolean
   /** Notes for people before the work starts (stderr for a CLI): the sandbox an SWE environment uses. */
   readonly note?: (text: string) => void
-  /** Each SFT or pretraining step's metrics as it happens (`kind: 'sft'`), for a live watcher such as the browser page; the run folder gets them at the stage's end. */
+  /**
+   * Each SFT or pretraining step's metrics as it happens (`kind: 'sft'`), for a live watcher such
+   * as the browser page; the run folder gets them at the stage's end.
+   */
   readonly step?: (record: Readonly<Record<string, unknown>>) => void
 }
 

@@ -17,7 +17,10 @@ import { failed, stopped, type RunError } from '../RunError.js'
 import { noBar, pct, rolloutOptions, type Context } from './context.js'
 import * as ThreadEnvs from './threadEnvs.js'
 
-/** Makes the RL trainer of a stage (its envs, reward, and the reference policy: the KL anchor when a KL term is on, and the drift diagnostic `kl/prior` always; with a queue, who plays its episodes). */
+/**
+ * Makes the RL trainer of a stage (its envs, reward, and the reference policy: the KL anchor when a
+ * KL term is on, and the drift diagnostic `kl/prior` always; with a queue, who plays its episodes).
+ */
 const makeTrainer = (
   ctx: Context,
   i: number,
@@ -41,7 +44,8 @@ const makeTrainer = (
     template: agent.template,
     tokenizer: agent.tokenizer,
     contextLength: agent.contextLength,
-    // an agent written as code gives its own rewards, or its judge does (the episode's turn rewards), unless the stage names a reward to compute from its turn reports
+    // an agent written as code gives its own rewards, or its judge does (the episode's turn
+    // rewards), unless the stage names a reward to compute from its turn reports
     reward: stage.agent === undefined || stage.reward !== undefined ? RewardSpec.fromSpec(stage.reward ?? { kind: 'outcome' }) : (t) => t.turnRewards,
     ...(play === undefined ? {} : { play }),
     ...(replicas.size === 0 ? {} : { replicas })

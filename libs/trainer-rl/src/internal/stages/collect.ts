@@ -11,7 +11,10 @@ import * as Groups from '../../Groups.js'
 import * as Replay from '../../Replay.js'
 import type { Trainer } from '../../Trainer.js'
 
-/** What was played: the episodes, the rollout's metrics, the drawn seeds, the time it took, and the iteration whose weights played it (the updates made before it started). */
+/**
+ * What was played: the episodes, the rollout's metrics, the drawn seeds, the time it took, and the
+ * iteration whose weights played it (the updates made before it started).
+ */
 export interface Collected {
   readonly episodes: ReadonlyArray<Rollout.Episode>
   readonly rollout: Rollout.Result['metrics']
