@@ -22,8 +22,9 @@ import * as tf from '@tensorflow/tfjs'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
-import { HuggingFace, Policy, Safetensors, Sampler, Scoring } from '../src/index.js'
+import { HuggingFace, Lora, Policy, Safetensors, Sampler, Scoring } from '../src/index.js'
 import { loadSafetensors } from '../src/internal/files.js'
+import { parameterSpecs } from '../src/internal/layout.js'
 import { now } from './timing.js'
 
 const { values, positionals } = parseArgs({
@@ -58,14 +59,23 @@ const emit = (phase: string, start: number, extra: Record<string, unknown> = {})
 
 const lora = { rank: 16, alpha: 32, targets: ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj'] as const }
 const maxLen = Math.max(seq, prompt + fresh + 1)
+/** The loading before 2026-12-06: every tensor read to the host, then the variables, which tfjs-node fills from the host arrays at their first use. */
 const loadWhole = async (): Promise<Policy.Policy> => {
   const hf = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')) as unknown
-  const config = HuggingFace.configOf(hf)
-  if (config._tag === 'Left') throw new Error(config.left)
+  const read = HuggingFace.configOf(hf)
+  if (read._tag === 'Left') throw new Error(read.left)
+  const config = { ...read.right, maxLen }
   const file = await loadSafetensors(join(dir, 'model.safetensors'))()
   if (file._tag === 'Left') throw new Error(JSON.stringify(file.left))
   const host = new Map([...file.right.tensors].map(([name, entry]) => [name, { shape: entry.shape, data: Safetensors.toFloat32(entry) }]))
-  return Policy.fromHost({ ...config.right, maxLen }, host, { lora })
+  const base: Record<string, tf.Variable> = {}
+  for (const spec of parameterSpecs(config)) {
+    const w = host.get(spec.name)!
+    base[spec.name] = tf.tidy(() => tf.variable(tf.tensor(w.data, [...w.shape], 'float32'), true, `whole/${spec.name}`))
+  }
+  const adapters = Lora.makeVariables('whole', config, lora, (name) => base[name]?.shape, 1)
+  const variables = { ...base, ...adapters }
+  return { _tag: 'Policy', config, tokenizer: undefined, lora, variables, dispose: () => Object.values(variables).forEach((v) => v.dispose()) }
 }
 let start = now()
 const policy =
