@@ -15,6 +15,7 @@
  *   npm run bench:real-size -- --only mtrl --dir /tmp/q3     # one side, a given folder
  *   npm run bench:real-size -- --batch 1 --seq 128 --skip rl  # a smaller SFT batch, no RL
  *   npm run bench:real-size -- --only mtrl --weights copy     # sampling from the folded copy of the weights
+ *   npm run bench:real-size -- --only mtrl --recompute        # SFT with gradient checkpointing
  *
  * Reduced (default): SFT 2 x 256 tokens, 1 timed step after a warm-up; sampling 64-token
  * prompts, 32 new tokens; GRPO 4 episodes (one group) x 4 turns of 32 tokens. --full: SFT 4 x 512, 3 steps;
@@ -43,7 +44,8 @@ const { values } = parseArgs({
     seq: { type: 'string' },
     episodes: { type: 'string' },
     threads: { type: 'string', default: String(Math.min(2, cpus().length)) },
-    weights: { type: 'string' }
+    weights: { type: 'string' },
+    recompute: { type: 'boolean', default: false }
   }
 })
 const shapeName = values.shape!
@@ -64,7 +66,8 @@ const shape: Shape = {
   episodes: Number(values.episodes ?? (values.full ? 16 : 4)),
   turns: 4,
   microBatchTokens: 512,
-  ...(values.weights === 'copy' || values.weights === 'shared' ? { weights: values.weights } : {})
+  ...(values.weights === 'copy' || values.weights === 'shared' ? { weights: values.weights } : {}),
+  ...(values.recompute === true ? { recompute: true } : {})
 }
 if (values.weights !== undefined && shape.weights === undefined) throw new Error(`--weights must be copy or shared, got ${values.weights}`)
 const load = (): string =>

@@ -35,6 +35,8 @@ export interface Shape {
   readonly microBatchTokens: number
   /** The sampling phase's weight layout (`Decoder.Layout`; default: the decoder's own choice). */
   readonly weights?: 'copy' | 'shared'
+  /** SFT with gradient checkpointing (`Scoring.Options.recompute`). */
+  readonly recompute?: boolean
 }
 
 const [dir, shapeArg] = process.argv.slice(2)
@@ -74,7 +76,8 @@ const sft = (): void => {
   )
   const m = vars.map((w) => tf.variable(tf.zerosLike(w), false))
   const v = vars.map((w) => tf.variable(tf.zerosLike(w), false))
-  const loss = (): tf.Scalar => tf.tidy(() => tf.neg(tf.mean(Scoring.tokenLogprobs(policy, { entropy: false })(ids).logprobs)) as tf.Scalar)
+  const loss = (): tf.Scalar =>
+    tf.tidy(() => tf.neg(tf.mean(Scoring.tokenLogprobs(policy, { entropy: false, recompute: shape.recompute === true })(ids).logprobs)) as tf.Scalar)
   const step = (): number => {
     const { value, grads } = tf.variableGrads(loss, vars)
     tf.tidy(() =>
