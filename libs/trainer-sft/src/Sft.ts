@@ -40,6 +40,9 @@ import type * as Replicas from './Replicas.js'
  * - `emaDecay`: keep an exponential moving average of the weights and return it (0: off). The
  *   decay at step n is `min(emaDecay, (1 + n) / (10 + n))` (TensorFlow's `num_updates` warm-up),
  *   so the average forgets the initial weights; the last epoch's held-out loss is the average's;
+ * - `recompute`: gradient checkpointing (`Scoring.Options.recompute` of @mtrl/policy): each
+ *   layer keeps only its input for the backward pass and is recomputed there, for one more
+ *   forward pass; the same gradients, less memory (real-size models, long batches);
  * - `seed`: shuffling and the split.
  *
  * @category codecs
@@ -58,6 +61,7 @@ export const Options = t.type({
   adamBeta1: Numbers.Fraction,
   adamBeta2: Numbers.Fraction,
   emaDecay: Numbers.Fraction,
+  recompute: t.boolean,
   seed: Numbers.NonNegativeInt
 })
 /** @category models @since 0.1.0 */
@@ -96,6 +100,7 @@ export const defaultOptions: Options = {
   adamBeta1: 0.9,
   adamBeta2: 0.999,
   emaDecay: 0,
+  recompute: false,
   seed: 0
 }
 

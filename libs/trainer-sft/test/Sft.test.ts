@@ -40,6 +40,30 @@ describe('Sft', () => {
     both.dispose()
   })
 
+  it('recompute (gradient checkpointing) takes the same steps', async () => {
+    const demos = await corridorDemos(6)
+    const config = ModelConfig.make({ vocab: tokenizer.vocabSize, dModel: 16, layers: 2, heads: 2, maxLen: 64 })
+    const options = { ..._.defaultOptions, epochs: 1, batchSize: 3, learningRate: 1e-2, heldOutFraction: 0, contextWeight: 0.5 }
+    const [plain, recomputed] = [Policy.make(config, 4), Policy.make(config, 4)]
+    await expectNoLeak(() => {
+      const a = _.train(options)(plain)(demos)
+      const b = _.train({ ...options, recompute: true })(recomputed)(demos)
+      expect(b.steps.length).toBe(2)
+      b.steps.forEach((s, i) => {
+        expect(s['loss/sft']).toBeCloseTo(a.steps[i]!['loss/sft'], 5)
+        expect(s['grad/norm']).toBeCloseTo(a.steps[i]!['grad/norm'], 5)
+      })
+    })
+    const wa = Policy.toHost(plain.variables)
+    for (const [name, w] of Policy.toHost(recomputed.variables))
+      expect(
+        w.data.reduce((m, x, i) => Math.max(m, Math.abs(x - wa.get(name)!.data[i]!)), 0),
+        name
+      ).toBeLessThan(1e-5)
+    plain.dispose()
+    recomputed.dispose()
+  })
+
   it('drives the action-token loss down on expert corridor demonstrations', async () => {
     const demos = await corridorDemos(12)
     expect(demos[0]!.won).toBe(true)

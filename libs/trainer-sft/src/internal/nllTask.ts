@@ -13,10 +13,13 @@ export type NllTaskData = Replica.Data
 export interface NllPayload {
   readonly shard: Shard
   readonly coefs: ReadonlyArray<number>
+  /** Gradient checkpointing (`Sft.Options.recompute`). */
+  readonly recompute?: boolean
 }
 
 const build = (data: NllTaskData): Task.Handler => {
   const { policy, variables } = Replica.fromData(data)
-  return { variables: { policy: variables }, loss: (_part, payload) => weightedNll(policy, (payload as NllPayload).shard, (payload as NllPayload).coefs) }
+  const loss = (payload: NllPayload): ReturnType<typeof weightedNll> => weightedNll(policy, payload.shard, payload.coefs, payload.recompute === true)
+  return { variables: { policy: variables }, loss: (_part, payload) => loss(payload as NllPayload) }
 }
 export default build

@@ -32,7 +32,7 @@ export const singleStep = (
   try {
     return Optimizer.step(optimizer, { learningRate: lr, maxNorm: options.maxGradNorm }, () =>
       tf.tidy(() => {
-        const logprobs = Scoring.tokenLogprobs(policy, { entropy: false })(ids).logprobs
+        const logprobs = Scoring.tokenLogprobs(policy, { entropy: false, recompute: options.recompute })(ids).logprobs
         const action = actionLoss(logprobs, mask)
         if (context === undefined) return { loss: action }
         const contextNll = actionLoss(logprobs, context)
@@ -69,8 +69,8 @@ export const parallelStep = (
     replicas.workers,
     'policy',
     replicas.variables,
-    shards.map((shard) => ({ shard, coefs })),
-    (payload) => weightedNll(policy, payload.shard, payload.coefs)
+    shards.map((shard) => ({ shard, coefs, recompute: options.recompute })),
+    (payload) => weightedNll(policy, payload.shard, payload.coefs, payload.recompute)
   )
   try {
     const gradNorm = Optimizer.apply(optimizer, { learningRate: lr, maxNorm: options.maxGradNorm }, grads)

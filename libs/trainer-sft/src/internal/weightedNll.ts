@@ -17,16 +17,18 @@ export interface Shard {
 
 /**
  * The loss (differentiable) and, as aux `s0`, `s1`, ..., each mask's log-likelihood sum
- * (`sum(mask_k * logp)`, not negated, not scaled). Runs in `tf.tidy`.
+ * (`sum(mask_k * logp)`, not negated, not scaled), each layer recomputed in the backward pass
+ * with `recompute`. Runs in `tf.tidy`.
  */
 export const weightedNll = (
   policy: Policy.Policy,
   shard: Shard,
-  coefs: ReadonlyArray<number>
+  coefs: ReadonlyArray<number>,
+  recompute = false
 ): { readonly loss: tf.Scalar; readonly aux: Record<string, tf.Scalar> } =>
   tf.tidy(() => {
     const ids = tf.tensor2d(shard.ids, [shard.rows, shard.time], 'int32')
-    const logprobs = Scoring.tokenLogprobs(policy, { entropy: false })(ids).logprobs
+    const logprobs = Scoring.tokenLogprobs(policy, { entropy: false, recompute })(ids).logprobs
     const sums = shard.masks.map((m) => tf.sum(tf.mul(logprobs, tf.tensor2d(m, [shard.rows, shard.time], 'float32'))) as tf.Scalar)
     const loss = tf.neg(tf.addN(sums.map((s, k) => tf.mul(s, coefs[k]!)))) as tf.Scalar
     return { loss, aux: Object.fromEntries(sums.map((s, k) => [`s${k}`, s])) }
