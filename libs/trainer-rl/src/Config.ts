@@ -17,7 +17,7 @@
  * | `loss` | optimise | {@link Loss}: the policy loss's clip, aggregation and extra terms |
  * | `policy` | optimise | {@link PolicyOptimiser}: the policy's learning rate and its schedule |
  * | `critic` | optimise | {@link CriticSettings}: the critic's learning rate, warm-up and value loss |
- * | `update` | optimise | {@link Update}: passes, minibatches, micro-batches, gradient clip |
+ * | `update` | optimise | {@link Update}: passes, minibatches, micro-batches, gradient clip, recompute |
  * | `seed`, `checkpointEvery` | the trainer | random streams; checkpoint cadence |
  *
  * Every check is in these codecs: a field's own bounds in its codec, and the rules that bind
@@ -191,7 +191,10 @@ export type CriticSettings = t.TypeOf<typeof CriticSettings>
  * `ppo_micro_batch_size_per_gpu`, TRL's `gradient_accumulation_steps`; the step is the same up to
  * float summation order, only the memory of a pass is bounded: on wasm, whose heap stops at 4 GB
  * and never shrinks, a pass over 16 rows of ~370 tokens grew it past 3.5 GB, decision 0010;
- * default 4096); `maxGradNorm`: the global-norm clip of each step.
+ * default 4096); `maxGradNorm`: the global-norm clip of each step; `recompute`: gradient
+ * checkpointing of the policy's scoring (`Scoring.Options.recompute` of @mtrl/policy: each layer
+ * keeps only its input for the backward pass and is recomputed there; the same step, less
+ * memory, one more forward pass; default false).
  *
  * @category codecs
  * @since 0.6.0
@@ -200,7 +203,8 @@ export const Update = t.type({
   epochs: Numbers.PositiveInt,
   minibatches: Numbers.PositiveInt,
   microBatchTokens: Numbers.PositiveInt,
-  maxGradNorm: Numbers.Positive
+  maxGradNorm: Numbers.Positive,
+  recompute: t.boolean
 })
 /** @category models @since 0.6.0 */
 export type Update = t.TypeOf<typeof Update>
@@ -358,7 +362,7 @@ export const defaultConfig: Config = {
   loss: { policyLoss: null, options: {}, aggregation: null, entropyCoef: 0, contextCoef: 0, exploredCredit: 'positive' },
   policy: { lr: 1e-4, warmupIterations: 0, minLrRatio: 1, decayIterations: 0 },
   critic: { lr: 1e-3, warmup: 0, valueClip: 0.5, valueCoef: 0 },
-  update: { epochs: 1, minibatches: 1, microBatchTokens: 4096, maxGradNorm: 1 },
+  update: { epochs: 1, minibatches: 1, microBatchTokens: 4096, maxGradNorm: 1, recompute: false },
   seed: 0,
   checkpointEvery: 0
 }

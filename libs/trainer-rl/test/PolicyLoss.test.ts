@@ -17,6 +17,7 @@ const settings = (policyLoss: _.Spec, overrides: Partial<LossSettings> = {}): Lo
   entropyCoef: 0,
   contextCoef: 0,
   klInLoss: undefined,
+  recompute: false,
   ...overrides
 })
 

@@ -22,6 +22,8 @@ export interface LossSettings {
   readonly contextCoef: number
   /** The KL estimator of a KL term in the loss; undefined: none. */
   readonly klInLoss: Kl.Estimator | undefined
+  /** Gradient checkpointing of the policy's scoring (`Config.Update.recompute`). */
+  readonly recompute: boolean
 }
 
 /** Rows of a minibatch, right-padded to their longest, row-major [rows, time]. */
@@ -150,11 +152,15 @@ export const valueTerms = (settings: LossSettings, shard: ValueShard, values: tf
   })
 
 /** The scoring options of a shard: entropies, and its constrained positions' masks. */
-export const scoringOf = (shard: PolicyShard): Scoring.Options => ({ entropy: true, ...(shard.allowed === undefined ? {} : { allowed: shard.allowed }) })
+export const scoringOf = (shard: PolicyShard, settings: LossSettings): Scoring.Options => ({
+  entropy: true,
+  recompute: settings.recompute,
+  ...(shard.allowed === undefined ? {} : { allowed: shard.allowed })
+})
 
 /** The policy's loss on a shard (it scores the shard itself). */
 export const policyLoss = (policy: Policy.Policy, settings: LossSettings, klCoef: number, shard: PolicyShard): Terms =>
-  tf.tidy(() => policyTerms(settings, klCoef, shard, Scoring.tokenLogprobs(policy, scoringOf(shard))(idsOf(shard), settings.temperature)))
+  tf.tidy(() => policyTerms(settings, klCoef, shard, Scoring.tokenLogprobs(policy, scoringOf(shard, settings))(idsOf(shard), settings.temperature)))
 
 /** The critic's loss on a shard. */
 export const valueLoss = (critic: Critic.Critic, settings: LossSettings, shard: ValueShard): Terms =>

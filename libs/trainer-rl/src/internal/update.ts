@@ -95,7 +95,8 @@ const settingsOf = (config: Config, klInLoss: boolean): LossSettings => ({
   valueClip: config.critic.valueClip,
   entropyCoef: config.loss.entropyCoef,
   contextCoef: config.loss.contextCoef,
-  klInLoss: klInLoss ? config.kl.estimator : undefined
+  klInLoss: klInLoss ? config.kl.estimator : undefined,
+  recompute: config.update.recompute
 })
 
 /** What every minibatch of the update shares. */
@@ -248,10 +249,10 @@ const fusedStep = (plan: Plan, shard: Shard, record: Recorder, first: boolean): 
   const pairs = micro(shard.policyShard).map((p, i) => ({ policyShard: p, valueShard: values[i]! }))
   const toTrunk = config.critic.valueCoef > 0
   const { grads, aux } = Optimizer.accumulatedGradients([...policyVariables, ...critic.optimizer.variables], pairs, (pair) => {
-    const scores = Scoring.tokenLogprobsWithValues(policy, critic.critic, { ...scoringOf(pair.policyShard), valueGradient: toTrunk ? 'trunk' : 'head' })(
-      idsOf(pair.policyShard),
-      settings.temperature
-    )
+    const scores = Scoring.tokenLogprobsWithValues(policy, critic.critic, {
+      ...scoringOf(pair.policyShard, settings),
+      valueGradient: toTrunk ? 'trunk' : 'head'
+    })(idsOf(pair.policyShard), settings.temperature)
     const p = policyTerms(settings, context.klCoef, pair.policyShard, scores)
     const v = valueTerms(settings, pair.valueShard, scores.values)
     return { loss: tf.add(p.loss, toTrunk ? tf.mul(v.loss, config.critic.valueCoef) : v.loss) as tf.Scalar, aux: { ...p.aux, ...v.aux } }

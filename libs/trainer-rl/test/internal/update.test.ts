@@ -192,6 +192,34 @@ describe('update on a fixed batch', () => {
     wide.rows.forEach((row, i) => row.forEach((x, t) => expect(x, `row ${i} token ${t}`).toBeCloseTo(tight.rows[i]![t]!, 5)))
   })
 
+  it('recompute (gradient checkpointing) takes the same step, alone and with a critic sharing the trunk, running the forward pass again', async () => {
+    for (const withCritic of [false, true]) {
+      const step = (recompute: boolean) => {
+        const { policy, batch, context, dispose } = setup({ update: { recompute }, critic: { valueClip: null, valueCoef: 0.5 } })
+        const critic = withCritic ? Critic.make(policy, { shareTrunk: true }, 9) : undefined
+        const criticOptimizer = critic === undefined ? undefined : Optimizer.make(Critic.trainableVariables(critic))
+        const oldLogprobs = forward.logprobs(policy, batch, temperature)
+        const returns = new Float32Array(T).fill(0.5)
+        const m = update(
+          { ...context(0.02), critic, criticOptimizer },
+          { batch, oldLogprobs, advantages: advantages(), returns, oldValues: new Float32Array(T) }
+        )
+        const w = Object.fromEntries(Object.entries(policy.variables).map(([k, v]) => [k, Array.from(v.dataSync())]))
+        criticOptimizer?.dispose()
+        critic?.dispose()
+        dispose()
+        return { m, w }
+      }
+      const [a, b] = [step(false), step(true)]
+      // the layers run again in the backward pass: more kernels (the setting reaches the scoring)
+      const kernels = async (recompute: boolean): Promise<number> => (await tf.profile(() => void step(recompute))).kernels.length
+      expect(await kernels(true)).toBeGreaterThan(await kernels(false))
+      expect(b.m.policyLoss).toBeCloseTo(a.m.policyLoss, 6)
+      expect(b.m.policyGradNorm).toBeCloseTo(a.m.policyGradNorm, 5)
+      for (const [name, w] of Object.entries(a.w)) w.forEach((x, i) => expect(b.w[name]![i]!, name).toBeCloseTo(x, 6))
+    }
+  })
+
   it('a critic sharing the trunk: one pass gives the policy step of a policy-only update and the head step of a critic-only update', () => {
     const returns = new Float32Array(T).map((_, t) => (t >= 7 ? 1 : 0.5))
     const run = (mode: 'both' | 'policy' | 'critic', valueCoef = 0) => {
