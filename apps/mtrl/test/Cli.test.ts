@@ -2,13 +2,40 @@ import { spawnSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { Program } from '@mtrl/cli'
 import { Generator } from '@mtrl/env-textworld'
-import { afterAll, describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it, vi } from 'vitest'
 
 const bin = join(__dirname, '..', 'bin', 'mtrl.mjs')
 const mtrl = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv = {}) => {
   const result = spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', env: { ...process.env, ...env }, timeout: 120_000 })
   return { code: result.status, stdout: result.stdout, stderr: result.stderr }
+}
+
+/**
+ * The same command line in this process (Program.run on the app's commands, its output and
+ * errors captured): for the tests of what a command does, where starting a process is not what is
+ * tested (each start loads every library from source: seconds). The spawning, exit codes and
+ * backend choice of the process are the tests above that run the bin.
+ */
+const inProcess = async (args: ReadonlyArray<string>, env: Readonly<Record<string, string>> = {}) => {
+  const { commands } = await import('../src/commands/all.js')
+  const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]))
+  Object.assign(process.env, env)
+  let stdout = ''
+  let stderr = ''
+  const out = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => ((stdout += String(chunk)), true))
+  const err = vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => ((stderr += String(chunk)), true))
+  try {
+    const code = await Program.run({ name: 'mtrl', about: '', commands })(args)
+    return { code, stdout, stderr }
+  } finally {
+    out.mockRestore()
+    err.mockRestore()
+    for (const [k, v] of Object.entries(saved))
+      if (v === undefined) delete process.env[k]
+      else process.env[k] = v
+  }
 }
 
 /** What `mtrl info --json` reports of the accelerators (the machine's: one spawn serves the tests that read them). */
@@ -50,7 +77,7 @@ describe('mtrl CLI', () => {
     expect(played.stdout).toMatch(/expert plan \(3 steps\): 8 ; 4 ; 2\n[^]*\*\*\* You won! \*\*\*/)
   })
 
-  it('results lists the test-seed ledger MTRL_LEDGER names (never the committed one in tests; a bad line: Ledger.test.ts)', () => {
+  it('results lists the test-seed ledger MTRL_LEDGER names (never the committed one in tests; a bad line: Ledger.test.ts)', async () => {
     expect(process.env['MTRL_LEDGER']).toMatch(/tmp[/\\]test-looks[/\\]/)
     const ledger = join(scratch, 'looks.jsonl')
     const look = {
@@ -72,7 +99,7 @@ describe('mtrl CLI', () => {
       via: 'run'
     }
     writeFileSync(ledger, `${JSON.stringify(look)}\n${JSON.stringify({ ...look, recipe: 'other' })}\n`)
-    const listed = mtrl(['results', '--recipe', 'default'], { MTRL_LEDGER: ledger })
+    const listed = await inProcess(['results', '--recipe', 'default'], { MTRL_LEDGER: ledger })
     expect(listed.code, listed.stderr).toBe(0)
     expect(listed.stdout.trim().split('\n')).toHaveLength(2)
     expect(listed.stdout).toMatch(/2026-12-06 04:00 {2}4ca34bd {2}default \(01234567\)/)
@@ -130,14 +157,14 @@ describe('mtrl CLI', () => {
     expect(stderr).toMatch(/unknown backend "gpu"/)
   })
 
-  it('runs a smoke training step on wasm and the loss goes down', () => {
+  it('runs a smoke training step on wasm and the loss goes down', async () => {
     // wasm by name: a machine with the tensorflow binding built would pick tensorflow by default
-    const { code, stdout } = mtrl(['smoke', '--steps', '10', '--backend', 'wasm'])
+    const { code, stdout } = await inProcess(['smoke', '--steps', '10', '--backend', 'wasm'])
     expect(code).toBe(0)
     expect(stdout).toMatch(/on wasm/)
   })
 
-  it('logprobs reads a family of Families (a sharded OLMo 2) and prints what transformers computes', () => {
+  it('logprobs reads a family of Families (a sharded OLMo 2) and prints what transformers computes', async () => {
     // every family's numbers through Logprobs: libs/policy/test/Families.test.ts
     for (const name of ['tiny-olmo2']) {
       const dir = join(__dirname, '..', '..', '..', 'fixtures', 'hf', name)
@@ -146,7 +173,7 @@ describe('mtrl CLI', () => {
         greedy_from_case0: number[]
       }
       const c = reference.cases[0]!
-      const { code, stdout, stderr } = mtrl(['logprobs', '--model', dir, '--text', c.text])
+      const { code, stdout, stderr } = await inProcess(['logprobs', '--model', dir, '--text', c.text])
       expect(code, stderr).toBe(0)
       const out = JSON.parse(stdout) as { ids: number[]; nextTokenLogprobs: number[]; greedy: number[] }
       expect(out.ids).toEqual(c.ids)
@@ -155,9 +182,9 @@ describe('mtrl CLI', () => {
     }
   })
 
-  it('eval honours --episodes with --split (a Hugging Face folder on held-out validation seeds)', () => {
+  it('eval honours --episodes with --split (a Hugging Face folder on held-out validation seeds)', async () => {
     const model = join(__dirname, '..', '..', '..', 'fixtures', 'hf', 'tiny-qwen2')
-    const { code, stdout } = mtrl([
+    const { code, stdout } = await inProcess([
       'eval',
       '--checkpoint',
       model,
@@ -179,7 +206,7 @@ describe('mtrl CLI', () => {
     ])
   })
 
-  it('failures replays eval transcripts against their games and counts the lost games by first mistake', () => {
+  it('failures replays eval transcripts against their games and counts the lost games by first mistake', async () => {
     const line = (seed: number, actions: ReadonlyArray<string>, won: boolean) =>
       JSON.stringify({
         env: 'textworld/w2-o3-q4',
@@ -202,7 +229,7 @@ describe('mtrl CLI', () => {
         line(5, ['dance'], false) // unparsed at turn 0
       ].join('\n') + '\n'
     )
-    const { code, stdout, stderr } = mtrl(['failures', file, '--json'])
+    const { code, stdout, stderr } = await inProcess(['failures', file, '--json'])
     expect(code, stderr).toBe(0)
     const [t] = JSON.parse(stdout)
     expect(t).toMatchObject({ env: 'textworld/w2-o3-q4', episodes: 5, won: 2, lost: 3, recovered: 1, disagreements: 0 })
@@ -210,29 +237,29 @@ describe('mtrl CLI', () => {
     expect(t.meanMistakeTurn).toBeCloseTo(1 / 3, 10)
     // a transcript whose recorded outcome the replay contradicts is flagged
     writeFileSync(file, `${line(1, ['look'], true)}\n`)
-    expect(mtrl(['failures', file]).stdout).toMatch(/warning: 1 episodes end otherwise when replayed/)
+    expect((await inProcess(['failures', file])).stdout).toMatch(/warning: 1 episodes end otherwise when replayed/)
     // a bad line is a usage error naming the file, the line and the field
     writeFileSync(file, `${line(1, w(1), true)}\n{"env":"textworld/w2-o3-q4","seed":"x"}\n`)
-    const bad = mtrl(['failures', file])
+    const bad = await inProcess(['failures', file])
     expect(bad.code).toBe(2)
     expect(bad.stderr).toMatch(/transcripts\.jsonl:2/)
     expect(bad.stderr).toMatch(/seed: expected number/)
     writeFileSync(file, `${JSON.stringify({ env: 'alfworld/pick', seed: 1, won: false, truncated: false, prompt: '', turns: [] })}\n`)
-    expect(mtrl(['failures', file]).stderr).toMatch(/TextWorld transcripts only/)
+    expect((await inProcess(['failures', file])).stderr).toMatch(/TextWorld transcripts only/)
   })
 
-  it('ablate --resume without --out is a usage error (which ablation to continue), before anything runs', () => {
+  it('ablate --resume without --out is a usage error (which ablation to continue), before anything runs', async () => {
     const recipe = join(__dirname, '..', '..', '..', 'recipes', 'paper', 'rl-lift.json')
-    const { code, stdout, stderr } = mtrl(['ablate', recipe, '--resume', '--backend', 'cpu'])
+    const { code, stdout, stderr } = await inProcess(['ablate', recipe, '--resume', '--backend', 'cpu'])
     expect(code).toBe(2)
     expect(stderr).toMatch(/--resume: which ablation\? give its folder with --out DIR/)
     expect(stdout).not.toMatch(/=== cell/)
   })
 
-  it('probe scores the shipped base at the states where the expert unlocks, as JSON; without --verb it is a usage error', () => {
+  it('probe scores the shipped base at the states where the expert unlocks, as JSON; without --verb it is a usage error', async () => {
     const base = join(__dirname, '..', '..', '..', 'models', 'base')
     const args = ['probe', '--checkpoint', base, '--system-prompt', '', 'textworld', '--config', 'w4-o6-q8', '--episodes', '4', '--backend', 'cpu']
-    const { code, stdout, stderr } = mtrl([...args, '--verb', 'unlock', '--json'])
+    const { code, stdout, stderr } = await inProcess([...args, '--verb', 'unlock', '--json'])
     expect(code, stderr).toBe(0)
     const [{ checkpoint, result }] = JSON.parse(stdout) as [
       { checkpoint: string; result: { verb: string; games: number; states: number; first: number; command: number } }
@@ -242,18 +269,18 @@ describe('mtrl CLI', () => {
     expect(result.states).toBeGreaterThan(0)
     expect(result.first).toBeGreaterThan(0)
     expect(result.command).toBeLessThanOrEqual(result.first)
-    const missing = mtrl(args)
+    const missing = await inProcess(args)
     expect(missing.code).toBe(2)
     expect(missing.stderr).toMatch(/--checkpoint DIR and --verb VERB are required/)
   })
 
-  it('eval --seed with --base-url is a usage error (a served model samples on its server), before any request', () => {
-    const { code, stderr } = mtrl(['eval', '--base-url', 'http://127.0.0.1:9', '--model', 'm', 'textworld', '--config', 'w1-o1-q1', '--seed', '2'])
+  it('eval --seed with --base-url is a usage error (a served model samples on its server), before any request', async () => {
+    const { code, stderr } = await inProcess(['eval', '--base-url', 'http://127.0.0.1:9', '--model', 'm', 'textworld', '--config', 'w1-o1-q1', '--seed', '2'])
     expect(code).toBe(2)
     expect(stderr).toMatch(/--seed sets the sampling seed of a local model/)
   })
 
-  it("sft --seed N trains with that training seed (recorded in the run's recipe.json) instead of the recipe's", () => {
+  it("sft --seed N trains with that training seed (recorded in the run's recipe.json) instead of the recipe's", async () => {
     const recipe = {
       name: 'seed-flag',
       seed: 3,
@@ -264,8 +291,8 @@ describe('mtrl CLI', () => {
     }
     const file = join(scratch, 'seed-flag.json')
     writeFileSync(file, JSON.stringify(recipe))
-    const sft = (dir: string, extra: ReadonlyArray<string>) => {
-      const { code, stderr } = mtrl(['sft', file, '--run-dir', join(scratch, dir), '--backend', 'cpu', ...extra])
+    const sft = async (dir: string, extra: ReadonlyArray<string>) => {
+      const { code, stderr } = await inProcess(['sft', file, '--run-dir', join(scratch, dir), '--backend', 'cpu', ...extra])
       expect(code, stderr).toBe(0)
       const losses = readFileSync(join(scratch, dir, 'metrics.jsonl'), 'utf8')
         .trim()
@@ -275,13 +302,13 @@ describe('mtrl CLI', () => {
         .map((m) => m['loss/sft'])
       return { seed: (JSON.parse(readFileSync(join(scratch, dir, 'recipe.json'), 'utf8')) as { seed: number }).seed, losses }
     }
-    const own = sft('own', [])
-    const nine = sft('nine', ['--seed', '9'])
+    const own = await sft('own', [])
+    const nine = await sft('nine', ['--seed', '9'])
     expect([own.seed, nine.seed]).toEqual([3, 9])
     expect(nine.losses.length).toBe(own.losses.length)
     expect(nine.losses).not.toEqual(own.losses)
-    expect(sft('own-again', ['--seed', '3']).losses).toEqual(own.losses)
-    const bad = mtrl(['sft', file, '--seed', '1.5'])
+    expect((await sft('own-again', ['--seed', '3'])).losses).toEqual(own.losses)
+    const bad = await inProcess(['sft', file, '--seed', '1.5'])
     expect(bad.code).toBe(2)
     expect(bad.stderr).toMatch(/--seed: expected a non-negative integer/)
   })
