@@ -14,7 +14,7 @@ import * as t from 'io-ts'
 import { join } from 'node:path'
 import * as Critic from './Critic.js'
 import * as HfTokenizer from './HfTokenizer.js'
-import { exists, loadSafetensors, readJson, writeDirAtomic } from './internal/files.js'
+import { eachSafetensor, exists, loadSafetensors, readJson, writeDirAtomic } from './internal/files.js'
 import { variableOf, freshScope } from './internal/weights.js'
 import * as Lora from './Lora.js'
 import { ModelConfig } from './ModelConfig.js'
@@ -179,6 +179,35 @@ const loadTokenizer =
     }
   }
 
+/** The checkpoint's policy, each variable made as its tensor is read (the host weights are never held whole). */
+const loadPolicy =
+  (dir: string, m: Meta, tokenizer: Tokenizer | undefined): TE.TaskEither<PolicyError, Policy.Policy> =>
+  async () => {
+    let build: Policy.Builder
+    try {
+      build = Policy.builder(m.model, { ...(tokenizer === undefined ? {} : { tokenizer }), ...(m.lora === null ? {} : { lora: m.lora }) })
+    } catch (e) {
+      return E.left(invalidConfig(dir, e instanceof Error ? e.message : String(e)))
+    }
+    const put = (name: string, entry: Safetensors.Entry): E.Either<PolicyError, void> => {
+      try {
+        return E.right(build.put(name, { shape: entry.shape, data: Safetensors.toFloat32(entry) }))
+      } catch (e) {
+        return E.left(invalidConfig(dir, e instanceof Error ? e.message : String(e)))
+      }
+    }
+    const read = await eachSafetensor(join(dir, 'model.safetensors'), put)()
+    if (read._tag === 'Left') {
+      build.abort()
+      return read
+    }
+    try {
+      return E.right(build.finish())
+    } catch (e) {
+      return E.left(invalidConfig(dir, e instanceof Error ? e.message : String(e)))
+    }
+  }
+
 /**
  * Loads a checkpoint. The caller owns the models (`dispose`).
  *
@@ -196,39 +225,39 @@ export const load =
     const m = meta.right
     const tokenizer = await loadTokenizer(dir, m.tokenizer)()
     if (tokenizer._tag === 'Left') return tokenizer
-    const model = await loadSafetensors(join(dir, 'model.safetensors'))()
-    if (model._tag === 'Left') return model
+    const policy = await loadPolicy(dir, m, tokenizer.right)()
+    if (policy._tag === 'Left') return policy
+    const fail = <A>(e: A): A => {
+      policy.right.dispose()
+      return e
+    }
     const critic = m.critic === null ? undefined : await loadSafetensors(join(dir, 'critic.safetensors'))()
-    if (critic?._tag === 'Left') return critic
+    if (critic?._tag === 'Left') return fail(critic)
     const optimizer = m.optimizer === null ? undefined : await loadSafetensors(join(dir, 'optimizer.safetensors'))()
-    if (optimizer?._tag === 'Left') return optimizer
+    if (optimizer?._tag === 'Left') return fail(optimizer)
     const optimizerStates: Record<string, OptimizerState> = {}
     for (const [name, { step }] of Object.entries(m.optimizers ?? {})) {
       const file = await loadSafetensors(join(dir, `optimizer.${name}.safetensors`))()
-      if (file._tag === 'Left') return file
+      if (file._tag === 'Left') return fail(file)
       optimizerStates[name] = { step, moments: hostMap(file.right) }
     }
     try {
-      const policy = Policy.fromHost(m.model, hostMap(model.right), {
-        ...(tokenizer.right === undefined ? {} : { tokenizer: tokenizer.right }),
-        ...(m.lora === null ? {} : { lora: m.lora })
-      })
       let loadedCritic: Critic.Critic | undefined
       if (critic !== undefined && m.critic !== null) {
         const scope = freshScope('critic')
         const variables = Object.fromEntries([...hostMap(critic.right)].map(([name, host]) => [name, variableOf(scope, name, host)]))
-        loadedCritic = Critic.fromVariables(m.model, variables, m.critic.shareTrunk ? policy : undefined)
+        loadedCritic = Critic.fromVariables(m.model, variables, m.critic.shareTrunk ? policy.right : undefined)
       }
       const optimizerState: OptimizerState | undefined =
         optimizer === undefined || m.optimizer === null ? undefined : { step: m.optimizer.step, moments: hostMap(optimizer.right) }
       return E.right({
-        policy,
+        policy: policy.right,
         ...(loadedCritic === undefined ? {} : { critic: loadedCritic }),
         ...(optimizerState === undefined ? {} : { optimizerState }),
         ...(m.optimizers === undefined ? {} : { optimizerStates }),
         extra: m.extra
       })
     } catch (e) {
-      return E.left(invalidConfig(dir, e instanceof Error ? e.message : String(e)))
+      return fail(E.left(invalidConfig(dir, e instanceof Error ? e.message : String(e))))
     }
   }
