@@ -2,40 +2,14 @@ import { spawnSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { Program } from '@mtrl/cli'
 import { Generator } from '@mtrl/env-textworld'
-import { afterAll, describe, expect, it, vi } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
+import { inProcess } from './support/inProcess.js'
 
 const bin = join(__dirname, '..', 'bin', 'mtrl.mjs')
 const mtrl = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv = {}) => {
   const result = spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', env: { ...process.env, ...env }, timeout: 120_000 })
   return { code: result.status, stdout: result.stdout, stderr: result.stderr }
-}
-
-/**
- * The same command line in this process (Program.run on the app's commands, its output and
- * errors captured): for the tests of what a command does, where starting a process is not what is
- * tested (each start loads every library from source: seconds). The spawning, exit codes and
- * backend choice of the process are the tests above that run the bin.
- */
-const inProcess = async (args: ReadonlyArray<string>, env: Readonly<Record<string, string>> = {}) => {
-  const { commands } = await import('../src/commands/all.js')
-  const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]))
-  Object.assign(process.env, env)
-  let stdout = ''
-  let stderr = ''
-  const out = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => ((stdout += String(chunk)), true))
-  const err = vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => ((stderr += String(chunk)), true))
-  try {
-    const code = await Program.run({ name: 'mtrl', about: '', commands })(args)
-    return { code, stdout, stderr }
-  } finally {
-    out.mockRestore()
-    err.mockRestore()
-    for (const [k, v] of Object.entries(saved))
-      if (v === undefined) delete process.env[k]
-      else process.env[k] = v
-  }
 }
 
 /** What `mtrl info --json` reports of the accelerators (the machine's: one spawn serves the tests that read them). */

@@ -3,6 +3,7 @@ import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } 
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
+import { inProcess } from './support/inProcess.js'
 
 const bin = join(__dirname, '..', 'bin', 'mtrl.mjs')
 const dir = mkdtempSync(join(tmpdir(), 'mtrl-resume-'))
@@ -84,23 +85,25 @@ describe('kill and resume', () => {
     // the final evaluation agrees too
     const evalOf = (d: string) => JSON.parse(readFileSync(join(d, 'eval.json'), 'utf8')).evals.map((e: { results: unknown }) => e.results)
     expect(evalOf(killed)).toEqual(evalOf(straight))
-    // and mtrl eval reproduces the run's success rate
+    // and mtrl eval reproduces the run's success rate (the evaluations in this process: the kill and
+    // resume above are the processes under test)
+    const wasm = { MTRL_BACKEND: 'wasm' }
     const transcripts = join(killed, 'transcripts.jsonl')
-    const again = runSync(['eval', '--run', killed, '--json', '--transcripts', transcripts])
-    expect(again.status, again.stderr).toBe(0)
+    const again = await inProcess(['eval', '--run', killed, '--json', '--transcripts', transcripts], wasm)
+    expect(again.code, again.stderr).toBe(0)
     const result = JSON.parse(again.stdout).results[0]
     expect(result.successRate).toBe(evalOf(straight)[0][0].successRate)
     // so does mtrl eval of the run's last checkpoint: it plays with the run's rollout and evaluation settings
     const checkpoint = join(killed, 'checkpoints', 'stage-1', 'end')
-    const ofCheckpoint = runSync(['eval', '--checkpoint', checkpoint, 'textworld', '--config', env.settings, '--json'])
-    expect(ofCheckpoint.status, ofCheckpoint.stderr).toBe(0)
+    const ofCheckpoint = await inProcess(['eval', '--checkpoint', checkpoint, 'textworld', '--config', env.settings, '--json'], wasm)
+    expect(ofCheckpoint.code, ofCheckpoint.stderr).toBe(0)
     expect(ofCheckpoint.stderr).toContain(`a checkpoint of ${killed}`)
     expect(JSON.parse(ofCheckpoint.stdout).results).toEqual(evalOf(straight)[0])
     // a copy outside the run has no recipe to read its settings from: the defaults are used, and said
     const loose = join(dir, `loose-${Math.random().toString(36).slice(2)}`)
     cpSync(checkpoint, loose, { recursive: true })
-    const ofLoose = runSync(['eval', '--checkpoint', loose, 'textworld', '--config', env.settings, '--json'])
-    expect(ofLoose.status, ofLoose.stderr).toBe(0)
+    const ofLoose = await inProcess(['eval', '--checkpoint', loose, 'textworld', '--config', env.settings, '--json'], wasm)
+    expect(ofLoose.code, ofLoose.stderr).toBe(0)
     expect(ofLoose.stderr).toContain(`${loose}: not inside a run`)
     expect(ofLoose.stderr).toContain('default rollout settings (system prompt "You are an agent in a text environment.")')
     // the transcripts are the same episodes: one line each, as many wins, and the text of every turn
@@ -116,32 +119,22 @@ describe('kill and resume', () => {
       for (const turn of e.turns.slice(0, -1)) expect(turn.observation.length).toBeGreaterThan(0)
     }
     // at a temperature above 0, --seed draws the sample: the same seed the same actions, another seed other actions in the same games
-    const sampled = (seed: number) => {
+    const sampled = async (seed: number) => {
       const file = join(dir, `sampled-${seed}-${Math.random().toString(36).slice(2)}.jsonl`)
-      const r = runSync([
-        'eval',
-        '--checkpoint',
-        checkpoint,
-        'textworld',
-        '--config',
-        env.settings,
-        '--temperature',
-        '1',
-        '--seed',
-        String(seed),
-        '--transcripts',
-        file
-      ])
-      expect(r.status, r.stderr).toBe(0)
+      const r = await inProcess(
+        ['eval', '--checkpoint', checkpoint, 'textworld', '--config', env.settings, '--temperature', '1', '--seed', String(seed), '--transcripts', file],
+        wasm
+      )
+      expect(r.code, r.stderr).toBe(0)
       return readFileSync(file, 'utf8')
         .trim()
         .split('\n')
         .map((l) => JSON.parse(l) as { seed: number; turns: Array<{ action: string }> })
         .map((e) => [e.seed, e.turns.map((t) => t.action)] as const)
     }
-    const one = sampled(1)
-    expect(sampled(1)).toEqual(one)
-    const two = sampled(2)
+    const one = await sampled(1)
+    expect(await sampled(1)).toEqual(one)
+    const two = await sampled(2)
     expect(two.map(([seed]) => seed)).toEqual(one.map(([seed]) => seed))
     expect(two).not.toEqual(one)
   }, 600_000)
