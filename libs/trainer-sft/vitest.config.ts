@@ -1,6 +1,7 @@
 import { projectConfig } from '../../vitest.shared.js'
 
-// The test files run in one module graph per worker (isolate: false): TensorFlow.js and the
-// sources load once instead of once per file (this suite's CPU time: 21 s to 14 s, 2-core machine,
-// 2026-12-06). Each file sets the backend it needs and keeps no state another file reads.
+// The test files run in one module graph per worker (isolate: false): the sources (and
+// TensorFlow.js where used) load once, not once per file (this suite's CPU time: 21 s to 14 s,
+// 2-core machine, 2026-12-06). Each file sets the backend it needs and keeps no state another file
+// reads.
 export default projectConfig(__dirname, { isolate: false })
