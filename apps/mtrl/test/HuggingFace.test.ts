@@ -4,10 +4,10 @@ import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, describe, expect, it } from 'vitest'
+import { inProcess } from './support/inProcess.js'
 
 /** fixtures/hf at the repository root (tiny Hugging Face checkpoints, see its README). */
 const model = resolve(dirname(fileURLToPath(import.meta.url)), '../../../fixtures/hf/tiny-qwen2')
-const bin = join(__dirname, '..', 'bin', 'mtrl.mjs')
 const dir = mkdtempSync(join(tmpdir(), 'mtrl-hf-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
@@ -24,12 +24,13 @@ const recipe = (name: string, hf: Record<string, unknown>, stages: ReadonlyArray
 const sft = { kind: 'sft', env, episodes: 4, epochs: 1, batchSize: 2 }
 const rl = (algorithm: string) => ({ kind: 'rl', env, iterations: 1, algorithm, budget: { seedsPerIteration: 1, groupSize: 2 } })
 
-const train = (json: unknown) => {
+/** `mtrl train` (in this process: what is tested is the model's training, not a process's start; Cli.test spawns the bin). */
+const train = async (json: unknown) => {
   const name = (json as { name: string }).name
   const file = join(dir, `${name}.json`)
   writeFileSync(file, JSON.stringify(json))
   const run = join(dir, name)
-  const result = spawnSync(process.execPath, [bin, 'train', file, '--backend', 'wasm', '--run-dir', run], { encoding: 'utf8', timeout: 240_000 })
+  const result = await inProcess(['train', file, '--backend', 'wasm', '--run-dir', run])
   const metrics = existsSync(join(run, 'metrics.jsonl'))
     ? readFileSync(join(run, 'metrics.jsonl'), 'utf8')
         .trim()
@@ -45,9 +46,9 @@ describe('a Hugging Face model (tiny-qwen2) through SFT and RL', () => {
     ['full fine-tuning', { maxLen: 1024 }, 'grpo'],
     ['LoRA', { maxLen: 1024, lora: { rank: 4, alpha: 8 } }, 'ppo']
   ] as const) {
-    it(`${label}: trains end to end, every loss finite, the adapters saved when asked`, () => {
-      const result = train(recipe(`hf-${algorithm}`, hf, [sft, rl(algorithm)]))
-      expect(result.status, result.stderr.slice(-2000)).toBe(0)
+    it(`${label}: trains end to end, every loss finite, the adapters saved when asked`, async () => {
+      const result = await train(recipe(`hf-${algorithm}`, hf, [sft, rl(algorithm)]))
+      expect(result.code, result.stderr.slice(-2000)).toBe(0)
       const sftSteps = result.metrics.filter((m) => m['kind'] === 'sft')
       expect(sftSteps.length).toBe(2)
       for (const m of sftSteps) expect(Number.isFinite(m['loss/sft']) && (m['grad/norm'] as number) > 0).toBe(true)
@@ -62,20 +63,20 @@ describe('a Hugging Face model (tiny-qwen2) through SFT and RL', () => {
     }, 240_000)
   }
 
-  it('mtrl export writes the LoRA run (SFT then PPO) as a Hugging Face folder with the same log-probs, and transformers reads it the same where it is installed', () => {
+  it('mtrl export writes the LoRA run (SFT then PPO) as a Hugging Face folder with the same log-probs, and transformers reads it the same where it is installed', async () => {
     const run = join(dir, 'hf-ppo')
     const out = join(dir, 'hf-ppo-exported')
-    const exported = spawnSync(process.execPath, [bin, 'export', run, '--to', out], { encoding: 'utf8', timeout: 120_000 })
-    expect(exported.status, exported.stderr).toBe(0)
+    const exported = await inProcess(['export', run, '--to', out])
+    expect(exported.code, exported.stderr).toBe(0)
     expect(exported.stdout).toMatch(/Qwen2ForCausalLM, LoRA merged/)
     const text = 'You are in a kitchen. go north'
-    const logprobs = (model: string) => {
-      const r = spawnSync(process.execPath, [bin, 'logprobs', '--model', model, '--text', text, '--greedy', '4'], { encoding: 'utf8', timeout: 120_000 })
-      expect(r.status, r.stderr).toBe(0)
+    const logprobs = async (model: string) => {
+      const r = await inProcess(['logprobs', '--model', model, '--text', text, '--greedy', '4'])
+      expect(r.code, r.stderr).toBe(0)
       return JSON.parse(r.stdout) as { ids: number[]; nextTokenLogprobs: number[]; greedy: number[] }
     }
-    const trained = logprobs(run)
-    const written = logprobs(out)
+    const trained = await logprobs(run)
+    const written = await logprobs(out)
     expect(written.ids).toEqual(trained.ids)
     written.nextTokenLogprobs.forEach((lp, i) => expect(Math.abs(lp - trained.nextTokenLogprobs[i]!)).toBeLessThan(1e-5))
     // (one python3 both asks for transformers and torch and reads the folder: importing torch is seconds)
@@ -97,15 +98,15 @@ print(json.dumps([lp[i, ids[i + 1]].item() for i in range(len(ids) - 1)]))
     ;(JSON.parse(py.stdout) as number[]).forEach((lp, i) => expect(Math.abs(lp - trained.nextTokenLogprobs[i]!)).toBeLessThan(1e-4))
   }, 240_000)
 
-  it('without a longer context, SFT stops at once, saying no demonstration fits the 128 positions', () => {
-    const result = train(recipe('hf-no-room-sft', {}, [sft, rl('grpo')]))
-    expect(result.status).toBe(1)
+  it('without a longer context, SFT stops at once, saying no demonstration fits the 128 positions', async () => {
+    const result = await train(recipe('hf-no-room-sft', {}, [sft, rl('grpo')]))
+    expect(result.code).toBe(1)
     expect(result.stderr).toMatch(/expert demonstrations in a row do not fit the model's context of 128 tokens/)
   }, 240_000)
 
-  it('without a longer context, RL stops before any update, saying no action fits', () => {
-    const result = train(recipe('hf-no-room-rl', {}, [rl('grpo')]))
-    expect(result.status).toBe(1)
+  it('without a longer context, RL stops before any update, saying no action fits', async () => {
+    const result = await train(recipe('hf-no-room-rl', {}, [rl('grpo')]))
+    expect(result.code).toBe(1)
     expect(result.stderr).toMatch(/no action fits the model's context of 128/)
     expect(result.metrics.filter((m) => m['kind'] === 'rl')).toEqual([])
   }, 240_000)
