@@ -1,9 +1,10 @@
-import { spawn, spawnSync } from 'node:child_process'
+import { spawn } from 'node:child_process'
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Services } from '@mtrl/testing'
 import { afterAll, describe, expect, it } from 'vitest'
+import { inProcess } from './support/inProcess.js'
 
 const bin = join(__dirname, '..', 'bin', 'mtrl.mjs')
 const dir = mkdtempSync(join(tmpdir(), 'mtrl-scale-'))
@@ -76,11 +77,12 @@ describe('scale-out from the CLI', () => {
     240_000
   )
 
-  it('mtrl worker needs --redis, and an unreachable one is a clear error', () => {
-    const missing = spawnSync(process.execPath, [bin, 'worker'], { encoding: 'utf8', env: { ...process.env, MTRL_REDIS: '' } })
-    expect(missing.status).toBe(2)
-    const down = spawnSync(process.execPath, [bin, 'worker', '--redis', 'redis://127.0.0.1:1', '--backend', 'cpu'], { encoding: 'utf8' })
-    expect(down.status).toBe(1)
+  it('mtrl worker needs --redis, and an unreachable one is a clear error', async () => {
+    // in this process (the command's errors and codes; the workers above are processes)
+    const missing = await inProcess(['worker'], { MTRL_REDIS: '' })
+    expect(missing.code).toBe(2)
+    const down = await inProcess(['worker', '--redis', 'redis://127.0.0.1:1', '--backend', 'cpu'])
+    expect(down.code).toBe(1)
     expect(down.stderr).toMatch(/Redis at redis:\/\/127\.0\.0\.1:1 is not reachable/)
   }, 60_000)
 })
