@@ -15,7 +15,7 @@
  *   npm run bench:real-size -- --only mtrl --dir /tmp/q3     # one side, a given folder
  *   npm run bench:real-size -- --batch 1 --seq 128 --skip rl  # a smaller SFT batch, no RL
  *   npm run bench:real-size -- --only mtrl --weights copy     # sampling from the folded copy of the weights
- *   npm run bench:real-size -- --only mtrl --recompute        # SFT with gradient checkpointing
+ *   npm run bench:real-size -- --only mtrl --recompute        # SFT and the GRPO update with gradient checkpointing
  *
  * Reduced (default): SFT 2 x 256 tokens, 1 timed step after a warm-up; sampling 64-token
  * prompts, 32 new tokens; GRPO 4 episodes (one group) x 4 turns of 32 tokens. --full: SFT 4 x 512, 3 steps;

@@ -35,7 +35,7 @@ export interface Shape {
   readonly microBatchTokens: number
   /** The sampling phase's weight layout (`Decoder.Layout`; default: the decoder's own choice). */
   readonly weights?: 'copy' | 'shared'
-  /** SFT with gradient checkpointing (`Scoring.Options.recompute`). */
+  /** SFT steps and the GRPO update with gradient checkpointing (`Scoring.Options.recompute`, `Config.update.recompute`). */
   readonly recompute?: boolean
 }
 
@@ -205,7 +205,7 @@ const rl = async (): Promise<void> => {
     rollout: { maxTurns: shape.turns, maxNewTokens: shape.newTokens, temperature: 1, systemPrompt: '' },
     kl: Kl.none,
     loss: { aggregation: 'token-mean' },
-    update: { epochs: 1, minibatches: 1, microBatchTokens: shape.microBatchTokens, maxGradNorm: 1 },
+    update: { epochs: 1, minibatches: 1, microBatchTokens: shape.microBatchTokens, maxGradNorm: 1, recompute: shape.recompute === true },
     priorKlEvery: 0,
     seed: 1
   })
