@@ -12,11 +12,10 @@
  * @since 0.1.0
  */
 import { Tokenizer } from '@mtrl/core'
-import { ChatTemplate } from '@mtrl/policy'
+import { ChatTemplate, Jinja } from '@mtrl/policy'
 import * as E from 'fp-ts/lib/Either.js'
 import type * as Replies from './Replies.js'
 import * as ToolCalls from './ToolCalls.js'
-import * as PyJinja from './internal/pyJinja.js'
 
 /**
  * A tool call of an assistant message; `arguments` is the parsed JSON object.
@@ -172,7 +171,7 @@ export interface JinjaOptions {
  * @since 0.1.0
  */
 export const jinja = (source: string, tokenizer: Tokenizer.Tokenizer, options: JinjaOptions = {}): ChatFormat => {
-  const template = PyJinja.compile(source)
+  const template = Jinja.compile(source)
   const mentionsTools = source.includes('tools')
   const specials = {
     ...(options.bos_token === undefined ? {} : { bos_token: options.bos_token }),
@@ -192,7 +191,7 @@ export const jinja = (source: string, tokenizer: Tokenizer.Tokenizer, options: J
         ...c.variables,
         ...textOptions.variables
       }
-      return E.right(PyJinja.render(variables, options.now)(template))
+      return E.right(Jinja.render(variables, options.now)(template))
     } catch (e) {
       return E.left(`the chat template cannot render this conversation: ${errorText(e)}`)
     }

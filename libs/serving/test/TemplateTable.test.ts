@@ -1,10 +1,9 @@
-import { HfTokenizer } from '@mtrl/policy'
+import { HfTokenizer, Jinja } from '@mtrl/policy'
 import * as E from 'fp-ts/lib/Either.js'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import * as ChatFormat from '../src/ChatFormat.js'
-import * as FloatJson from '../src/internal/floatJson.js'
 import * as Request from '../src/Request.js'
 
 // The chat-template table: 27 real templates of 23 families x 12 conversations, rendered by
@@ -36,8 +35,8 @@ interface Case {
   readonly error?: string
 }
 const text = readFileSync(join(templates, 'table/reference.json'), 'utf8')
-JSON.parse(text) // valid JSON first: FloatJson trusts its input
-const reference = FloatJson.parse(text) as {
+JSON.parse(text) // valid JSON first: Jinja.parseJson trusts its input
+const reference = Jinja.parseJson(text) as {
   readonly transformers_version: string
   readonly now: string
   readonly templates: Readonly<Record<string, Template>>

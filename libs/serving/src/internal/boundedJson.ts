@@ -4,7 +4,7 @@
  * can overflow the stack. The size limit is the body reader's.
  */
 import * as E from 'fp-ts/lib/Either.js'
-import * as FloatJson from './floatJson.js'
+import { Jinja } from '@mtrl/policy'
 
 /** How deep request bodies and tool-call arguments may nest (vLLM and OpenAI allow far less in practice). */
 export const maxDepth = 64
@@ -30,14 +30,14 @@ export const tooDeepAt = (text: string, limit: number): number => {
 
 /**
  * The JSON value of `text`, or why it is refused (not JSON, or nested deeper than `limit`).
- * Whole-number floats (`2.0`) are remembered for the template renderer (`FloatJson.isFloat`).
+ * Whole-number floats (`2.0`) are remembered for the template renderer (`Jinja.parseJson`).
  */
 export const parse = (text: string, limit: number = maxDepth): E.Either<string, unknown> => {
   const at = tooDeepAt(text, limit)
   if (at >= 0) return E.left(`nested deeper than ${limit} levels (arrays and objects) at character ${at}; at most ${limit} are allowed`)
   try {
     const value = JSON.parse(text) as unknown
-    return E.right(FloatJson.mayHoldFloats(text) ? FloatJson.parse(text) : value)
+    return E.right(Jinja.mayHoldFloats(text) ? Jinja.parseJson(text) : value)
   } catch (error) {
     return E.left((error as Error).message)
   }
