@@ -1,13 +1,15 @@
 #!/usr/bin/env node
 // `npm test`: every project's vitest suite, typecheck and lint (the projects and their targets as
-// Nx sees them, run two at a time, the slowest suites first), then the package check (build,
-// publint, pack, install elsewhere, import + require), then the formatter's check of the layout.
+// Nx sees them), the package check (build, publint, pack, install elsewhere, import + require) and
+// the formatter's check of the layout, in one queue run two at a time, the slowest suites first;
+// the typechecks and lints that share options run as one program / one ESLint run (check-groups.mjs).
 // Ends with one line `N passed, N failed, N skipped`; exits non-zero when anything failed.
 // Skipped tests (`it.skip`, `it.runIf(false)`, todo) are counted, so a check that a machine
 // cannot run (an isolation guard it lacks) shows up instead of vanishing.
 import { spawn, spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
+import { errorFiles, failedProjects, groups } from './check-groups.mjs'
 
 const root = resolve(import.meta.dirname, '..')
 const results = join(root, 'tmp', 'test-results')
@@ -54,28 +56,35 @@ const projectsWith = (target) =>
 const slowest = ['recipe', 'mtrl', 'env-swe', 'trainer-rl', 'web', 'rollout-queue', 'policy', 'serving', 'agent-rl', 'tools', 'trainer-sft']
 const rank = (project) => (slowest.includes(project) ? slowest.indexOf(project) : slowest.length)
 
-/** Runs a task as Nx's run-script executor does (`npm run TARGET` in the project's folder); its output whole once it ends. */
-const runTask = ({ project, target }) =>
+/**
+ * Runs a task, its output whole once it ends: a project's target as Nx's run-script executor runs
+ * it (`npm run TARGET` in the project's folder), or a `command` (node script) with `args` in the
+ * workspace (a grouped check, the package check, the formatter's check).
+ */
+const runTask = (task) =>
   new Promise((done) => {
     const started = Date.now()
-    const child = spawn('npm', ['run', nodes[project].data.targets[target].options?.script ?? target], {
-      cwd: join(root, nodes[project].data.root),
-      env,
-      stdio: ['ignore', 'pipe', 'pipe']
-    })
+    const label = task.label ?? `${task.project}:${task.target}`
+    const child =
+      task.command === undefined
+        ? spawn('npm', ['run', nodes[task.project].data.targets[task.target].options?.script ?? task.target], {
+            cwd: join(root, nodes[task.project].data.root),
+            env,
+            stdio: ['ignore', 'pipe', 'pipe']
+          })
+        : spawn(process.execPath, [task.command, ...task.args], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] })
     const chunks = []
     child.stdout.on('data', (d) => chunks.push(d))
     child.stderr.on('data', (d) => chunks.push(d))
     child.on('close', (code) => {
       const seconds = (Date.now() - started) / 1000
-      process.stdout.write(
-        `\n> ${project}:${target}\n\n${Buffer.concat(chunks).toString('utf8')}\n${project}:${target} ${code === 0 ? 'done' : `failed (exit ${code})`} in ${seconds.toFixed(1)} s\n`
-      )
-      done({ project, target, ok: code === 0, seconds })
+      const output = Buffer.concat(chunks).toString('utf8')
+      process.stdout.write(`\n> ${label}\n\n${output}\n${label} ${code === 0 ? 'done' : `failed (exit ${code})`} in ${seconds.toFixed(1)} s\n`)
+      done({ ...task, label, ok: code === 0, seconds, output })
     })
   })
 
-/** Runs `tasks` two at a time, in order; the tasks that failed, as `project:target`. */
+/** Runs `tasks` two at a time, in order; what each gave (`ok`, `seconds`, `output`), by label. */
 const runTasks = async (tasks) => {
   const queue = [...tasks]
   const ran = []
@@ -83,15 +92,46 @@ const runTasks = async (tasks) => {
     for (let task = queue.shift(); task !== undefined; task = queue.shift()) ran.push(await runTask(task))
   }
   await Promise.all([lane(), lane()])
-  writeFileSync(join(results, 'timings.json'), `${JSON.stringify(ran, null, 2)}\n`)
-  return new Set(ran.filter((r) => !r.ok).map((r) => `${r.project}:${r.target}`))
+  writeFileSync(
+    join(results, 'timings.json'),
+    `${JSON.stringify(
+      ran.map(({ label, project, target, ok, seconds }) => ({ task: label, project, target, ok, seconds })),
+      null,
+      2
+    )}\n`
+  )
+  return new Map(ran.map((r) => [r.label, r]))
 }
 
-// 1. Test suites, then typecheck and lint, one task per project and target, in one queue.
+// 1. Every task in one queue: the test suites (slowest first), the package check, the typecheck
+// and lint of the projects that share one program or one ESLint run (tools/check-groups.mjs),
+// the projects' own checks, the short suites, then the formatter's check. The package check
+// builds every package's dist/, which no test reads (they resolve @mtrl/* to sources).
 const testProjects = projectsWith('test')
-const checkTasks = ['typecheck', 'lint'].flatMap((target) => projectsWith(target).map((project) => ({ project, target })))
+/** A project's npm script for each target (the script Nx's run-script executor runs). */
+const scriptsOf = (name) => {
+  const scripts = JSON.parse(readFileSync(join(root, nodes[name].data.root, 'package.json'), 'utf8')).scripts ?? {}
+  return Object.fromEntries(Object.entries(nodes[name].data.targets).map(([target, config]) => [target, scripts[config.options?.script ?? target]]))
+}
+const checkProjects = [...new Set([...projectsWith('typecheck'), ...projectsWith('lint')])].map((name) => ({
+  name,
+  root: nodes[name].data.root,
+  scripts: scriptsOf(name)
+}))
+const { tasks: groupTasks, alone } = groups(root, checkProjects, join(results, 'tsconfig.typecheck.json'))
+const grouped = groupTasks.map((task) => ({ ...task, label: `${task.group} (${task.projects.length} projects)` }))
+const ownChecks = ['typecheck', 'lint'].flatMap((target) =>
+  projectsWith(target)
+    .filter((project) => alone(project, target))
+    .map((project) => ({ project, target }))
+)
 const testTasks = testProjects.map((project) => ({ project, target: 'test' })).sort((a, b) => rank(a.project) - rank(b.project))
-const failedTasks = await runTasks([...testTasks, ...checkTasks])
+const packTask = { label: 'pack-check', command: join(root, 'tools/pack-check.mjs'), args: [] }
+const formatTask = { label: 'format', command: join(root, 'node_modules/prettier/bin/prettier.cjs'), args: ['--check', '.'] }
+const longTests = testTasks.filter((t) => slowest.includes(t.project))
+const shortTests = testTasks.filter((t) => !slowest.includes(t.project))
+const ran = await runTasks([...longTests, packTask, ...grouped, ...ownChecks, ...shortTests, formatTask])
+const failedTask = (label) => ran.get(label)?.ok !== true
 for (const project of testProjects) {
   const report = join(results, `${project}.json`)
   if (!existsSync(report)) {
@@ -113,23 +153,29 @@ for (const project of testProjects) {
         if (service !== undefined) needs.set(service, (needs.get(service) ?? 0) + 1)
       }
   if (json.numFailedTests > 0) failures.push(`${project}: ${json.numFailedTests} failed test(s)`)
-  if (json.numFailedTests === 0 && failedTasks.has(`${project}:test`)) {
+  if (json.numFailedTests === 0 && failedTask(`${project}:test`)) {
     failed += 1
     failures.push(`${project}: test run failed (suite error)`)
   }
 }
 
-// 2. Typecheck and lint: a check per project and target.
+// 2. Typecheck and lint: a check per project and target (a grouped check's failure goes to the
+// projects whose files it names).
+const failedChecks = new Set(ownChecks.filter((t) => failedTask(`${t.project}:${t.target}`)).map((t) => `${t.project}:${t.target}`))
+for (const task of grouped) {
+  const result = ran.get(task.label)
+  const roots = Object.fromEntries(task.projects.map((name) => [name, nodes[name].data.root]))
+  for (const name of failedProjects(roots, errorFiles(root, result?.output ?? ''), result?.ok === true)) failedChecks.add(`${name}:${task.target}`)
+}
 for (const target of ['typecheck', 'lint'])
   for (const project of projectsWith(target)) {
-    if (failedTasks.has(`${project}:${target}`)) {
+    if (failedChecks.has(`${project}:${target}`)) {
       failed += 1
       failures.push(`${project}:${target}`)
     } else passed += 1
   }
 
 // 3. Packages installable on their own.
-spawnSync(process.execPath, [join(root, 'tools/pack-check.mjs')], { cwd: root, env, stdio: 'inherit' })
 const pack = join(results, 'pack-check.json')
 if (existsSync(pack)) {
   const json = JSON.parse(readFileSync(pack, 'utf8'))
@@ -142,11 +188,10 @@ if (existsSync(pack)) {
 }
 
 // 4. Layout: the formatter's (one config at the root, .prettierrc.json); `npm run format` fixes it.
-const format = spawnSync(process.execPath, [join(root, 'node_modules/prettier/bin/prettier.cjs'), '--check', '.'], { cwd: root, env, encoding: 'utf8' })
-if (format.status === 0) passed += 1
+if (!failedTask(formatTask.label)) passed += 1
 else {
   failed += 1
-  const files = `${format.stdout}${format.stderr}`.split('\n').filter((l) => l.startsWith('[warn] ') && !l.includes('Code style issues'))
+  const files = (ran.get(formatTask.label)?.output ?? '').split('\n').filter((l) => l.startsWith('[warn] ') && !l.includes('Code style issues'))
   failures.push(
     `format: ${files.length} file(s) not in the formatter's layout (npm run format): ${files
       .slice(0, 5)
