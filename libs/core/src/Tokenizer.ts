@@ -47,7 +47,12 @@ export interface Tokenizer {
  * The token pieces of a conversation.
  * - `prompt(system, firstUser)` ends with the assistant header;
  * - `observation(text)` is a user turn followed by the next assistant header;
- * - `stopTokens`: `[endOfTurn]` (+ `eos`), the tokens that end an action.
+ * - `stopTokens`: `[endOfTurn]` (+ `eos`), the tokens that end an action;
+ * - `reply(text)` (optional): the tokens of a reply the policy did not sample (an expert's), its
+ *   stop token included, where the template writes more than the text's encoding before it
+ *   (absent: the text's encoding, then `stopTokens[0]`);
+ * - `origin` (optional): what the layout follows, and why where it departs from the model's own
+ *   chat template.
  *
  * @category models
  * @since 0.1.0
@@ -56,6 +61,8 @@ export interface ChatTemplate {
   readonly prompt: (system: string, firstUser: string) => Int32Array
   readonly observation: (text: string) => Int32Array
   readonly stopTokens: ReadonlyArray<number>
+  readonly reply?: (text: string) => Int32Array
+  readonly origin?: string
 }
 
 /**

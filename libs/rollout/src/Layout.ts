@@ -44,8 +44,10 @@ export const reply = (format: ActionFormat.ActionFormat, action: string, reasoni
 }
 
 /**
- * The tokens of a reply the policy did not sample (an expert's, an exploration move's): its
- * encoding, then the template's first stop token, as a sampled reply ends.
+ * The tokens of a reply the policy did not sample (an expert's, an exploration move's): the
+ * template's `reply` where it has one (a template derived from a model's chat template writes
+ * what that template writes before a reply's text), else its encoding, then the template's first
+ * stop token, as a sampled reply ends.
  *
  * @example
  * import { Layout } from '@mtrl/rollout'
@@ -59,6 +61,7 @@ export const reply = (format: ActionFormat.ActionFormat, action: string, reasoni
 export const replyTokens =
   (template: Tokenizer.ChatTemplate, tokenizer: Tokenizer.Tokenizer) =>
   (text: string): Int32Array => {
+    if (template.reply !== undefined) return template.reply(text)
     const stop = template.stopTokens[0]
     if (stop === undefined) throw new Error('Layout.replyTokens: the chat template has no stop token')
     const body = tokenizer.encode(text)
