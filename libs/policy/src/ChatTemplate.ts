@@ -67,7 +67,9 @@ export const fromJinja = (tokenizer: Tokenizer, source: string, options: JinjaOp
   const s = tokenizer.special
   const stops = new Set([s.eos, s.endOfTurn, s.bos, ...addedIds(tokenizer)])
   try {
-    return JinjaLayout.derive(JinjaLayout.renderer(source, specials, options.now), tokenizer, stops)
+    const render = JinjaLayout.renderer(source, specials, options.now)
+    if (render.unsupported !== undefined) return E.left(`mtrl cannot render the chat template as transformers renders it: ${render.unsupported}`)
+    return JinjaLayout.derive(render, tokenizer, stops)
   } catch (e) {
     return E.left(`the chat template does not parse: ${e instanceof Error ? e.message : String(e)}`)
   }

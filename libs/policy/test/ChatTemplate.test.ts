@@ -94,6 +94,65 @@ describe('ChatTemplate.fromJinja: rollouts in the published chat template, token
     expect(fallback.origin).toMatch(/^mtrl's .* layout.*, not the model's chat template: it ends an assistant message/)
   })
 
+  // The chat-template table's 27 published templates (fixtures/chat-templates/table), each with a tokenizer that has its
+  // markers as special tokens: which lay rollouts out, where the system prompt goes, and why the others cannot.
+  const published: Readonly<Record<string, string>> = {
+    'qwen2.5': 'own',
+    qwq: 'rewrites the first',
+    qwen3: 'drops the thinking of earlier replies',
+    'qwen3-coder': 'own',
+    'qwen3.5': 'rewrites the first',
+    'llama3.1': 'own',
+    'llama3.2': 'own',
+    'llama3.2-vision': 'own',
+    hermes3: 'cannot render a plain conversation',
+    gemma2: 'refuses a system message',
+    gemma4: 'rewrites the first',
+    'phi3.5': 'own',
+    'mistral-nemo': 'one-turn conversation',
+    'mistral-small-3.2': 'own',
+    'deepseek-r1-distill': 'drops the thinking of earlier replies',
+    'deepseek-v3.1': 'drops the thinking of earlier replies',
+    'command-r-plus': 'cannot render a plain conversation',
+    'command-r7b': 'own',
+    'granite3.3': 'own',
+    'glm4.6': 'drops the thinking of earlier replies',
+    'gpt-oss': 'own',
+    'kimi-k2': 'own',
+    'nemotron3-nano': 'rewrites the first',
+    smollm3: 'own',
+    'functionary3.2': 'own',
+    'minimax-m2': 'rewrites the first',
+    'seed-oss': 'cannot render the chat template as transformers renders it'
+  }
+  it('the published templates of the chat-template table: laid out, or refused with the reason', () => {
+    const table = resolve(fixtures, '../chat-templates')
+    const templates = (
+      JSON.parse(readFileSync(join(table, 'table/reference.json'), 'utf8')) as {
+        templates: Record<string, { file: string; bos_token: string | null; eos_token: string | null }>
+      }
+    ).templates
+    const base = JSON.parse(readFileSync(resolve(fixtures, '../hf/tiny-llama/tokenizer.json'), 'utf8')) as {
+      model: { vocab: Record<string, number> }
+      added_tokens: unknown[]
+    }
+    const outcomes = Object.entries(templates).map(([name, t]) => {
+      const source = readFileSync(join(table, t.file), 'utf8')
+      const markers = new Set([t.bos_token, t.eos_token].filter((x): x is string => x !== null))
+      for (const m of source.matchAll(/<\|[^|'"\s]+\|>|<｜[^｜'"]+｜>|<\/?[a-z_]+>|\[[A-Z_/]+\]|\]~!b\[|\[e~\[|\]~b\]|<seed:[a-z_]+>/g)) markers.add(m[0])
+      const json = structuredClone(base)
+      for (const [i, m] of [...markers].entries()) {
+        json.model.vocab[m] = 300 + i
+        json.added_tokens.push({ id: 300 + i, content: m, single_word: false, lstrip: false, rstrip: false, normalized: false, special: true })
+      }
+      const tokenizer = HfTokenizer.fromJson(json, { bos_token: t.bos_token, eos_token: t.eos_token })
+      const derived = ChatTemplate.fromJinja(tokenizer, source, { bos_token: t.bos_token ?? undefined, eos_token: t.eos_token ?? undefined, now })
+      return [name, E.isRight(derived) ? (derived.right.origin === "the model's chat template" ? 'own' : derived.right.origin!) : derived.left] as const
+    })
+    for (const [name, outcome] of outcomes) expect(outcome, name).toContain(published[name])
+    expect(outcomes.length).toBe(Object.keys(published).length)
+  })
+
   it('a word tokenizer keeps its role-token layout', () => {
     const words = WordTokenizer.build({ maxVocab: 64, minCount: 1 })(['look around'])
     expect(ChatTemplate.make(words).origin).toBe("mtrl's role-token layout")

@@ -119,6 +119,16 @@ const markerIds = (tokenizer: Tokenizer.Tokenizer): number[] =>
     return ids.length === 1 && tokenizer.decode(ids) === m ? [ids[0]!] : []
   })
 
+/**
+ * The token the template ends an assistant message with, where the rollout layout derives from it
+ * (`ChatTemplate.fromJinja`: Phi-3's `<|end|>`, which is neither its eos nor a common marker), so
+ * that a served reply stops where a rollout's does.
+ */
+const endOfReply = (source: string, tokenizer: Tokenizer.Tokenizer, specials: { readonly bos_token?: string; readonly eos_token?: string }): number[] => {
+  const derived = ChatTemplate.fromJinja(tokenizer, source, specials)
+  return E.isRight(derived) ? [derived.right.stopTokens[0]!] : []
+}
+
 const templateMessage = (m: Message): Record<string, unknown> => (m.name === undefined ? templateFields(m) : { ...templateFields(m), name: m.name })
 
 const templateFields = (m: Message): Record<string, unknown> => {
@@ -200,7 +210,7 @@ export const jinja = (source: string, tokenizer: Tokenizer.Tokenizer, options: J
     kind: 'jinja',
     text,
     render: (c) => E.map(tokenizer.encode)(text(c)),
-    stopTokens: [...new Set([tokenizer.special.eos, tokenizer.special.endOfTurn, ...markerIds(tokenizer)])],
+    stopTokens: [...new Set([tokenizer.special.eos, tokenizer.special.endOfTurn, ...markerIds(tokenizer), ...endOfReply(source, tokenizer, specials)])],
     toolSyntax: ToolCalls.detect(source)
   }
 }

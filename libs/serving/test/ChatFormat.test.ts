@@ -87,6 +87,13 @@ describe('ChatFormat.jinja', () => {
     expect(formatOf('qwen2.5').toolSyntax).toEqual({ _tag: 'Found', name: 'hermes' })
     expect(formatOf('llama3.1').toolSyntax).toEqual({ _tag: 'Found', name: 'llama3-json' })
     expect(formatOf('qwen2.5').stopTokens).toContain(tinyQwen.special.eos)
+    // Phi-3.5 ends replies with <|end|> (its eos is <|endoftext|>): a served reply stops there, as a rollout's does
+    const phi = join(fixtures, 'hf-templates/tpl-phi3.5')
+    const config = JSON.parse(readFileSync(join(phi, 'tokenizer_config.json'), 'utf8')) as Record<string, string>
+    const tokenizer = HfTokenizer.fromJson(JSON.parse(readFileSync(join(phi, 'tokenizer.json'), 'utf8')), config)
+    const [end] = tokenizer.encode('<|end|>')
+    expect(_.forTokenizer(tokenizer).stopTokens).toContain(end)
+    expect(ChatTemplate.make(tokenizer).stopTokens[0]).toBe(end)
   })
 
   it('refuses tools for a template that renders none, and names the template error', () => {

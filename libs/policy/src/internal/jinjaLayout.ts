@@ -27,8 +27,8 @@ export interface Message {
   readonly content: string
 }
 
-/** Renders messages (with or without the generation prompt); throws the template's error. */
-export type Render = (messages: ReadonlyArray<Message>, generationPrompt: boolean) => string
+/** Renders messages (with or without the generation prompt); throws the template's error. `unsupported`: why it cannot render as transformers does. */
+export type Render = ((messages: ReadonlyArray<Message>, generationPrompt: boolean) => string) & { readonly unsupported?: string | undefined }
 
 /** How the system message is placed: as the template's own message, folded into the first user message, or kept in the first turn only. */
 type Placement = 'message' | 'folded' | 'first-turn'
@@ -41,10 +41,9 @@ const replies = ['<think>\nmtrl-thought-1\n</think>\n\nmtrl-reply-1', '<think>\n
 /** A renderer of compiled `source` with the tokenizer's bos/eos strings and `now` for `strftime_now`. */
 export const renderer = (source: string, specials: Readonly<Record<string, string>>, now?: () => Date): Render => {
   const compiled = PyJinja.compile(source)
-  return (messages, generationPrompt) => {
-    if (compiled.unsupported !== undefined) throw new Error(compiled.unsupported)
-    return PyJinja.render({ ...specials, messages, tools: null, documents: null, add_generation_prompt: generationPrompt }, now)(compiled)
-  }
+  const render = (messages: ReadonlyArray<Message>, generationPrompt: boolean): string =>
+    PyJinja.render({ ...specials, messages, tools: null, documents: null, add_generation_prompt: generationPrompt }, now)(compiled)
+  return Object.assign(render, { unsupported: compiled.unsupported })
 }
 
 const message = (e: unknown): string => (e instanceof Error ? e.message : String(e))
@@ -86,7 +85,10 @@ const piecesOf = (
   const p1 = render(first, true)
   const h1 = [...first, { role: 'assistant' as const, content: replies[0] }]
   const p2 = render([...h1, { role: 'user', content: users[1] }], true)
-  if (!p2.startsWith(p1)) return E.left('rendering a second turn rewrites the first (the prompt is not a prefix of the longer conversation)')
+  if (!p2.startsWith(p1))
+    return E.left(
+      'rendering a second turn rewrites the first: the prompt is not a prefix of the longer conversation (its generation prompt opens a thinking block that earlier replies lose, or it moves a message)'
+    )
   const rest = p2.slice(p1.length)
   const at = rest.indexOf(replies[0])
   if (at < 0)
@@ -135,17 +137,24 @@ export const derive = (render: Render, tokenizer: Tokenizer.Tokenizer, specials:
   }
   const asMessage = attempt('message')
   if (E.isRight(asMessage)) return asMessage
-  let withSystem: string
-  try {
-    render(opening('message', system, users[0]), true)
-    withSystem = asMessage.left
-  } catch (e) {
+  const fails = (messages: ReadonlyArray<Message>): string | undefined => {
+    try {
+      render(messages, true)
+      return undefined
+    } catch (e) {
+      return message(e)
+    }
+  }
+  const refusal = fails(opening('message', system, users[0]))
+  if (refusal !== undefined) {
+    const plain = fails([{ role: 'user', content: users[0] }])
+    if (plain !== undefined) return E.left(`it cannot render a plain conversation (system and user messages, no tools): ${refusal}`)
     // the template refuses a system message (Gemma 2): it opens the first user message instead
     const folded = attempt('folded')
-    return E.isRight(folded) ? folded : E.left(`${folded.left} (it refuses a system message: ${message(e)})`)
+    return E.isRight(folded) ? folded : E.left(`${folded.left} (it refuses a system message: ${refusal})`)
   }
   const firstTurn = attempt('first-turn')
-  return E.isRight(firstTurn) ? firstTurn : E.left(withSystem)
+  return E.isRight(firstTurn) ? firstTurn : asMessage
 }
 
 const originOf = (placement: Placement): string => {
