@@ -3,7 +3,6 @@
  */
 import { Program } from '@mtrl/cli'
 import type { EnvEntry } from '@mtrl/core'
-import { EnvConfig } from '@mtrl/recipe'
 import { pathToFileURL } from 'node:url'
 
 /**
@@ -11,7 +10,11 @@ import { pathToFileURL } from 'node:url'
  * packages or paths, each exporting `entry`, an `EnvEntry`), before the commands read the registry.
  */
 const registerEnvModules = async (list: string | undefined): Promise<void> => {
-  for (const specifier of (list ?? '').split(',').filter((s) => s.trim() !== '')) {
+  const specifiers = (list ?? '').split(',').filter((s) => s.trim() !== '')
+  if (specifiers.length === 0) return
+  // the registry's library, loaded only here and by the commands that read it
+  const { EnvConfig } = await import('@mtrl/recipe')
+  for (const specifier of specifiers) {
     const path = specifier.trim()
     const loaded = (await import(path.startsWith('.') || path.startsWith('/') ? pathToFileURL(path).href : path)) as { readonly entry?: EnvEntry.EnvEntry }
     if (loaded.entry === undefined) throw new Error(`MTRL_ENV_MODULES: ${path} exports no "entry"`)
@@ -21,7 +24,8 @@ const registerEnvModules = async (list: string | undefined): Promise<void> => {
 
 const main = async (argv: ReadonlyArray<string>): Promise<number> => {
   await registerEnvModules(process.env['MTRL_ENV_MODULES'])
-  const { commands } = await import('./commands/all.js')
+  const { commandsFor } = await import('./commands/all.js')
+  const commands = await commandsFor(argv[0])
   const about = 'multi-turn agentic reinforcement learning for language-model agents'
   const footer = 'Backend: --backend auto|webgpu|tensorflow|wasm|cpu or MTRL_BACKEND (auto: webgpu on a hardware GPU, then tensorflow, then wasm, then cpu).'
   return Program.run({ name: 'mtrl', about, commands, footer })(argv)

@@ -8,7 +8,7 @@ import { vi } from 'vitest'
  * The spawning, exit codes and backend choice of the process are Cli.test's tests that run the bin.
  */
 export const inProcess = async (args: ReadonlyArray<string>, env: Readonly<Record<string, string>> = {}) => {
-  const { commands } = await import('../../src/commands/all.js')
+  const commands = await (await import('../../src/commands/all.js')).all()
   const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]))
   Object.assign(process.env, env)
   let stdout = ''
