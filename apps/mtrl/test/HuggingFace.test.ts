@@ -49,6 +49,8 @@ describe('a Hugging Face model (tiny-qwen2) through SFT and RL', () => {
     it(`${label}: trains end to end, every loss finite, the adapters saved when asked`, async () => {
       const result = await train(recipe(`hf-${algorithm}`, hf, [sft, rl(algorithm)]))
       expect(result.code, result.stderr.slice(-2000)).toBe(0)
+      // the run says which layout rollouts follow (tiny-qwen2's folder has no chat template)
+      expect(result.stdout + result.stderr).toContain("chat layout: mtrl's ChatML layout")
       const sftSteps = result.metrics.filter((m) => m['kind'] === 'sft')
       expect(sftSteps.length).toBe(2)
       for (const m of sftSteps) expect(Number.isFinite(m['loss/sft']) && (m['grad/norm'] as number) > 0).toBe(true)

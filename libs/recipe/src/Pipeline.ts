@@ -94,7 +94,15 @@ const startAgent = (
     reporter.line(`resuming at stage ${progress.nextStage + 1} of ${recipe.stages.length}`)
     return pipe(Agent.load(Progress.stageEnd(run, progress.nextStage - 1)), TE.mapLeft(Model.policyError))
   }
-  if (recipe.model.kind !== 'scratch') return Model.pretrained(recipe.model)
+  if (recipe.model.kind !== 'scratch')
+    return pipe(
+      Model.pretrained(recipe.model),
+      TE.map((agent) => {
+        // which layout rollouts and SFT data follow: the model's own chat template, or why not
+        if (agent.template.origin !== undefined) reporter.line(`chat layout: ${agent.template.origin}`)
+        return agent
+      })
+    )
   const formats = [recipe.rollout?.actionFormat, ...recipe.stages.map((s) => ('rollout' in s ? s.rollout?.actionFormat : undefined))].filter(
     (f) => f !== undefined
   )
