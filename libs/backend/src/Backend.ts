@@ -15,6 +15,7 @@ import { existsSync, readdirSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
+import * as CpuKernels from './internal/cpuKernels.js'
 import * as WebGpu from './WebGpu.js'
 
 /**
@@ -153,6 +154,8 @@ const loadWasm = async (): Promise<void> => {
 }
 
 const activate = async (name: Selected['name']): Promise<void> => {
+  // the cpu backend's slow kernels replaced by ones that give the same bits (internal/cpuKernels.ts)
+  if (name === 'cpu') CpuKernels.register()
   const ok = await tf.setBackend(name)
   if (!ok) throw new Error(`tf.setBackend("${name}") returned false`)
   await tf.ready()

@@ -34,6 +34,17 @@ const sft = { kind: 'sft', env, episodes: 8, epochs: 1, batchSize: 4 }
 const quiet = (lines: string[] = []): Pipeline.Reporter => ({ line: (text) => void lines.push(text) })
 const backend = { name: 'cpu' }
 const label = 'stage 1 (pretrain on textworld w1-8 o1-12 q1-8 + cooking + alfworld/train)'
+// One pretrain-only run, straight through: what the stopped and resumed run must equal, and the
+// base another recipe starts from (trained once for both tests, by whichever runs first).
+const pretrainOnly = recipe([pretrain], { evalAfterEachStage: false })
+let straight: Promise<RunDir.RunDir> | undefined
+const straightRun = (): Promise<RunDir.RunDir> =>
+  (straight ??= (async () => {
+    const whole = RunDir.create('t', join(root, 'whole'))
+    const result = await Pipeline.run({ run: whole, backend, reporter: quiet() })(pretrainOnly)()
+    if (E.isLeft(result)) throw new Error(result.left.message)
+    return whole
+  })())
 
 describe('a pretrain stage', () => {
   it("first with a scratch model: the tokenizer is the pretraining transcripts', then it trains on every token and a later stage goes on", async () => {
@@ -88,7 +99,7 @@ describe('a pretrain stage', () => {
 
   it('stops after a checkpoint and resumes on the same transcripts', async () => {
     const run = RunDir.create('t', join(root, 'stopped'))
-    const r = recipe([pretrain], { evalAfterEachStage: false })
+    const r = pretrainOnly
     const stopped = await Pipeline.run({ run, backend, reporter: quiet(), stop: { requested: () => true } })(r)()
     expect(stopped).toEqual(
       E.left({ _tag: 'Stopped', message: `stopped during ${label} after step 1 (checkpoint written); continue with: mtrl resume ${run.path}` })
@@ -97,8 +108,7 @@ describe('a pretrain stage', () => {
     const resumed = await Pipeline.run({ run, backend, reporter: quiet(lines), resume: true })(r)()
     expect(E.isRight(resumed)).toBe(true)
     expect(lines).toContain(`${label}: resuming after step 1`)
-    const whole = RunDir.create('t', join(root, 'whole'))
-    expect(E.isRight(await Pipeline.run({ run: whole, backend, reporter: quiet() })(r)())).toBe(true)
+    const whole = await straightRun()
     const losses = (d: RunDir.RunDir) =>
       d
         .readMetrics()
@@ -108,11 +118,9 @@ describe('a pretrain stage', () => {
   })
 
   it('builds a base that another recipe starts from ({"kind": "base"}: the run folder or its checkpoint)', async () => {
-    const built = RunDir.create('t', join(root, 'base'))
-    const result = await Pipeline.run({ run: built, backend, reporter: quiet() })(recipe([pretrain]))()
-    if (E.isLeft(result)) throw new Error(result.left.message)
+    const built = await straightRun()
     // as `mtrl train` leaves a run folder
-    built.writeJson('recipe.json', recipe([pretrain]))
+    built.writeJson('recipe.json', pretrainOnly)
     for (const path of [built.path, join(built.path, 'checkpoints', 'stage-0', 'end')]) {
       const lines: string[] = []
       const run = RunDir.create('t', join(root, `from-base-${path.length}`))
