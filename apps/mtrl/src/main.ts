@@ -2,24 +2,11 @@
  * The mtrl command line: one verb per pipeline, each a thin composition of the @mtrl libraries.
  */
 import { Program } from '@mtrl/cli'
-import type { EnvEntry } from '@mtrl/core'
-import { pathToFileURL } from 'node:url'
 
-/**
- * Registers the environment kinds of the modules `MTRL_ENV_MODULES` names (comma-separated
- * packages or paths, each exporting `entry`, an `EnvEntry`), before the commands read the registry.
- */
+/** Registers the environment kinds of the modules `MTRL_ENV_MODULES` names (src/EnvModules.ts), before the commands read the registry. */
 const registerEnvModules = async (list: string | undefined): Promise<void> => {
   const specifiers = (list ?? '').split(',').filter((s) => s.trim() !== '')
-  if (specifiers.length === 0) return
-  // the registry's library, loaded only here and by the commands that read it
-  const { EnvConfig } = await import('@mtrl/recipe')
-  for (const specifier of specifiers) {
-    const path = specifier.trim()
-    const loaded = (await import(path.startsWith('.') || path.startsWith('/') ? pathToFileURL(path).href : path)) as { readonly entry?: EnvEntry.EnvEntry }
-    if (loaded.entry === undefined) throw new Error(`MTRL_ENV_MODULES: ${path} exports no "entry"`)
-    EnvConfig.register(loaded.entry)
-  }
+  if (specifiers.length > 0) await (await import('./EnvModules.js')).register(specifiers)
 }
 
 const main = async (argv: ReadonlyArray<string>): Promise<number> => {
