@@ -14,6 +14,7 @@
  */
 import { Backend } from '@mtrl/backend'
 import { Rng, type Env } from '@mtrl/core'
+import { Backprop } from '@mtrl/optim'
 import { Agent, Policy, Sampler, Scoring } from '@mtrl/policy'
 import { Config, Kl, Trainer } from '@mtrl/trainer-rl'
 import * as tf from '@tensorflow/tfjs'
@@ -64,7 +65,7 @@ const policy = agent.policy
 emit({ phase: 'load', seconds: seconds(t0), backend: selected.right.name, threads: selected.right.threads, peakGiB: peakGiB() })
 log(`loaded in ${seconds(t0).toFixed(1)} s on ${selected.right.name}`)
 
-/** SFT steps on random tokens: -mean log-prob, gradients of the adapters, Adam written as the trainers write it. */
+/** SFT steps on random tokens: -mean log-prob, gradients of the adapters as the trainers take them, Adam written as the trainers write it. */
 const sft = (): void => {
   const vars = Policy.trainableVariables(policy)
   const rng = Rng.make(0)
@@ -79,7 +80,8 @@ const sft = (): void => {
   const loss = (): tf.Scalar =>
     tf.tidy(() => tf.neg(tf.mean(Scoring.tokenLogprobs(policy, { entropy: false, recompute: shape.recompute === true })(ids).logprobs)) as tf.Scalar)
   const step = (): number => {
-    const { value, grads } = tf.variableGrads(loss, vars)
+    // the gradient walk the trainers take (`Optimizer.gradients`)
+    const { value, grads } = Backprop.variableGrads(loss, vars)
     tf.tidy(() =>
       vars.forEach((w, i) => {
         const g = grads[w.name]!

@@ -19,6 +19,7 @@
  * @since 0.1.0
  */
 import * as tf from '@tensorflow/tfjs'
+import * as Backprop from './Backprop.js'
 
 /**
  * @category models
@@ -99,12 +100,12 @@ export const gradients = (
   f: () => { readonly loss: tf.Scalar; readonly aux?: Readonly<Record<string, tf.Scalar>> }
 ): { readonly grads: tf.Tensor[]; readonly loss: number; readonly aux: Readonly<Record<string, number>> } => {
   let aux: Record<string, tf.Scalar> = {}
-  const { value, grads } = tf.variableGrads(() => {
+  const { value, grads } = Backprop.variableGrads(() => {
     const out = f()
     aux = { ...(out.aux ?? {}) }
     for (const s of Object.values(aux)) tf.keep(s)
     return out.loss
-  }, variables as tf.Variable[])
+  }, variables)
   const gs = variables.map((w) => grads[w.name] ?? tf.zerosLike(w))
   const auxNames = Object.keys(aux)
   const stacked = tf.stack([value, ...auxNames.map((k) => aux[k]!)])

@@ -4,5 +4,6 @@
  *
  * @since 0.1.0
  */
+export * as Backprop from './Backprop.js'
 export * as Optimizer from './Optimizer.js'
 export * as Schedule from './Schedule.js'

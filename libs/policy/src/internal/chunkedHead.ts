@@ -2,11 +2,13 @@
  * The output head, the log-softmax and the entropy fused and chunked over rows: `log p(target_n)`
  * and `H_n` for hidden states [N, d] without ever holding the [N, vocab] logits, so memory grows as chunk x vocab
  * rather than tokens x vocab (at Qwen's 151,936 tokens, 4,800 tokens of an RL batch would take
- * 2.9 GB per [N, vocab] float tensor, and the plain path keeps three). The backward pass
- * recomputes each chunk's logits (as Liger's fused linear cross-entropy does): per chunk,
+ * 2.9 GB per [N, vocab] float tensor, and the plain path keeps three). A trained weight's
+ * backward pass recomputes each chunk's logits: per chunk,
  * `z = c tanh(h W^T / c) / tau` (the soft-cap only with one), `p = softmax(z)`,
  * `dz = dlp (onehot(target) - p) - dH p (z - E_p[z])`, through the soft-cap `dz (1 - tanh^2)` and `/ tau`, then
- * `dh = dz W`, `dW += dz^T h`.
+ * `dh = dz W`, `dW += dz^T h`. A frozen weight's (LoRA) gradient is only `dh`, which is linear in
+ * `(dlp, dH)`: the forward pass takes it per score, as Liger's fused linear cross-entropy takes
+ * its input gradient, and the backward pass only weighs it (see `frozenScores`).
  */
 import * as tf from '@tensorflow/tfjs'
 import { linear } from './ops.js'
@@ -61,6 +63,82 @@ const rowsOf = <T extends tf.Tensor>(x: T, start: number, rows: number): T =>
   (x.rank === 1 ? tf.slice(x, [start], [rows]) : tf.slice(x, [start, 0], [rows, -1])) as T
 
 /**
+ * Rows `start..start+R` of the scores and their rows of the Jacobian in the hidden states, `[R, d]`
+ * per score (side by side with `entropy`: `[R, 2d]`), so that `dh = dlp J_lp + dH J_H`: the
+ * gradient in the logits is linear in `dy` ({@link logitsGrad}), so it can be taken before `dy`
+ * is known. `J_lp = (onehot - p) W`, `J_H = -(p (z - E_p[z])) W`, through the soft-cap and the
+ * temperature as in {@link chunkedScores}' backward pass.
+ */
+const chunkWithJacobian = (
+  head: Head,
+  hidden: tf.Tensor2D,
+  w: tf.Tensor2D,
+  targets: tf.Tensor1D,
+  entropy: boolean,
+  start: number,
+  R: number
+): readonly [tf.Tensor2D, tf.Tensor2D] =>
+  tf.tidy(() => {
+    const t = rowsOf(targets, start, R)
+    const { z, capTanh } = chunkLogits(head, rowsOf(hidden, start, R), w)
+    const scores = scoresOf(z, t, entropy)
+    const p = tf.softmax(z)
+    const byScore: tf.Tensor[] = [tf.sub(tf.cast(tf.oneHot(t, z.shape[1]), 'float32'), p)]
+    if (entropy) byScore.push(tf.neg(tf.mul(p, tf.sub(z, tf.sum(tf.mul(p, z), -1, true)))))
+    let dz = byScore.length === 1 ? byScore[0]! : tf.concat(byScore)
+    if (capTanh !== undefined) {
+      const cap = tf.sub(1, tf.square(capTanh))
+      dz = tf.mul(dz, entropy ? tf.concat([cap, cap]) : cap)
+    }
+    if (head.temperature !== 1) dz = tf.div(dz, head.temperature)
+    const stacked = tf.matMul(dz as tf.Tensor2D, w)
+    const jacobian = entropy ? tf.concat([tf.slice(stacked, [0, 0], [R, -1]), tf.slice(stacked, [R, 0], [R, -1])], 1) : stacked
+    return [scores, jacobian as tf.Tensor2D] as const
+  })
+
+/**
+ * {@link chunkedScores} with a frozen weight (LoRA). The weight is no input of the op: it is
+ * neither copied for the backward pass nor given a [vocab, d] gradient. Under a gradient tape the
+ * forward pass also takes each chunk's Jacobian rows ({@link chunkWithJacobian}) and keeps them
+ * ([N, d] or [N, 2d]), so the backward pass is one product per score instead of the chunk's
+ * logits and softmax again and a [R, vocab] x [vocab, d] product: two passes over the head
+ * instead of three. Without a tape it is the plain forward pass.
+ */
+const frozenScores = (
+  hidden: tf.Tensor2D,
+  weight: tf.Tensor2D,
+  targets: tf.Tensor1D,
+  head: Head,
+  entropy: boolean,
+  starts: ReadonlyArray<number>,
+  rows: number,
+  forward: (h: tf.Tensor2D, w: tf.Tensor2D) => tf.Tensor2D
+): tf.Tensor2D => {
+  if (!tf.engine().isTapeOn()) return forward(hidden, weight)
+  const N = hidden.shape[0]
+  const d = weight.shape[1]
+  const f = tf.customGrad((...args: Array<tf.Tensor | tf.GradSaveFunc>) => {
+    const [h, save] = args as [tf.Tensor2D, tf.GradSaveFunc]
+    const parts = starts.map((s) => chunkWithJacobian(head, h, weight, targets, entropy, s, Math.min(rows, N - s)))
+    const joined = (k: 0 | 1): tf.Tensor2D => (parts.length === 1 ? parts[0]![k] : tf.concat(parts.map((p) => p[k])))
+    const scores = joined(0)
+    const jacobian = joined(1)
+    save([jacobian])
+    if (parts.length > 1) tf.dispose(parts.flat())
+    return {
+      value: scores,
+      gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) =>
+        tf.tidy(() => {
+          const J = saved[0]!
+          const lp = tf.mul(tf.slice(dy, [0, 0], [-1, 1]), entropy ? tf.slice(J, [0, 0], [-1, d]) : J)
+          return entropy ? tf.add(lp, tf.mul(tf.slice(dy, [0, 1], [-1, 1]), tf.slice(J, [0, d], [-1, d]))) : lp
+        })
+    }
+  }) as unknown as (h: tf.Tensor2D) => tf.Tensor2D
+  return f(hidden)
+}
+
+/**
  * `log softmax(head(hidden))[n, targets[n]]` and, with `entropy`, each row's entropy, chunked
  * (see the module comment). Differentiable in `hidden` and `weight`; the caller owns the result.
  *
@@ -81,7 +159,7 @@ export const chunkedScores = (
 ): tf.Tensor2D => {
   const N = hidden.shape[0]
   const starts = Array.from({ length: Math.ceil(N / rows) }, (_, i) => i * rows)
-  /** Each chunk's [dh, dW] (dW only when the weight trains). */
+  /** Each chunk's [dh, dW]. */
   const chunkGrads = (sh: tf.Tensor2D, sw: tf.Tensor2D, st: tf.Tensor1D, dy: tf.Tensor2D, s: number): tf.Tensor2D[] =>
     tf.tidy(() => {
       const R = Math.min(rows, N - s)
@@ -91,7 +169,7 @@ export const chunkedScores = (
       if (capTanh !== undefined) dz = tf.mul(dz, tf.sub(1, tf.square(capTanh)))
       if (head.temperature !== 1) dz = tf.div(dz, head.temperature)
       const dh = tf.matMul(dz as tf.Tensor2D, sw)
-      return frozenWeight ? [dh] : [dh, tf.matMul(tf.transpose(dz) as tf.Tensor2D, hc)]
+      return [dh, tf.matMul(tf.transpose(dz) as tf.Tensor2D, hc)]
     }) as tf.Tensor2D[]
   const forward = (h: tf.Tensor2D, w: tf.Tensor2D): tf.Tensor2D => {
     const parts = starts.map((s) => {
@@ -101,31 +179,17 @@ export const chunkedScores = (
     return parts.length === 1 ? parts[0]! : tf.concat(parts)
   }
   const backward = (dy: tf.Tensor2D, sh: tf.Tensor2D, sw: tf.Tensor2D, st: tf.Tensor1D): tf.Tensor[] => {
-    let dW: tf.Tensor | undefined = frozenWeight ? undefined : tf.zerosLike(sw)
+    let dW: tf.Tensor = tf.zerosLike(sw)
     const dh = starts.map((s) => {
       const [dhPart, dWPart] = chunkGrads(sh, sw, st, dy, s)
-      if (dW !== undefined && dWPart !== undefined) {
-        const next = tf.add(dW, dWPart)
-        tf.dispose([dW, dWPart])
-        dW = next
-      }
+      const next = tf.add(dW, dWPart!)
+      tf.dispose([dW, dWPart!])
+      dW = next
       return dhPart!
     })
-    const dhAll = dh.length === 1 ? dh[0]! : tf.concat(dh)
-    return dW === undefined ? [dhAll] : [dhAll, dW]
+    return [dh.length === 1 ? dh[0]! : tf.concat(dh), dW]
   }
-  if (frozenWeight) {
-    // a frozen weight (LoRA) is no input: it is neither copied for the backward pass nor given a [vocab, d] gradient
-    const f = tf.customGrad((...args: Array<tf.Tensor | tf.GradSaveFunc>) => {
-      const [h, save] = args as [tf.Tensor2D, tf.GradSaveFunc]
-      save([h, targets])
-      return {
-        value: forward(h, weight),
-        gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => backward(dy as tf.Tensor2D, saved[0] as tf.Tensor2D, weight, saved[1] as tf.Tensor1D)
-      }
-    }) as unknown as (h: tf.Tensor2D) => tf.Tensor2D
-    return f(hidden)
-  }
+  if (frozenWeight) return frozenScores(hidden, weight, targets, head, entropy, starts, rows, forward)
   const f = tf.customGrad((...args: Array<tf.Tensor | tf.GradSaveFunc>) => {
     const [h, w, save] = args as [tf.Tensor2D, tf.Tensor2D, tf.GradSaveFunc]
     save([h, w, targets])

@@ -87,6 +87,44 @@ describe('chunkedHead', () => {
     )
   })
 
+  for (const [temperature, softcap] of [
+    [1, undefined],
+    [0.7, 3]
+  ] as const)
+    it(`with a frozen weight, takes the hidden-state gradient of the log-probs in the forward pass: equal to the plain path's (temperature ${temperature}, soft-cap ${softcap})`, async () => {
+      await expectNoLeak(() =>
+        tf.tidy(() => {
+          const h = tf.randomNormal([9, 8], 0, 1, 'float32', 11) as tf.Tensor2D
+          const w = tf.randomNormal([23, 8], 0, 1, 'float32', 12) as tf.Tensor2D
+          const targets = tf.tensor1d([3, 5, 22, 0, 2, 9, 17, 3, 14], 'int32')
+          const dy = tf.randomNormal([9], 0, 1, 'float32', 13)
+          const head = { temperature, softcap }
+          const frozen = (a: tf.Tensor) =>
+            tf.sum(tf.mul(tf.reshape(tf.slice(_.chunkedScores(a as tf.Tensor2D, w, targets, head, false, 4, true), [0, 0], [-1, 1]), [-1]), dy))
+          const reference = (a: tf.Tensor) => tf.sum(tf.mul(plain(a as tf.Tensor2D, w, targets, temperature, softcap), dy))
+          expect(maxDiff(tf.grad(frozen)(h), tf.grad(reference)(h))).toBeLessThan(1e-5)
+        })
+      )
+    })
+
+  it('with a frozen weight under a gradient tape, multiplies by the head weight twice a chunk in the forward pass and not at all in the backward pass', async () => {
+    const h = tf.randomNormal([9, 8], 0, 1, 'float32', 14) as tf.Tensor2D
+    const w = tf.randomNormal([23, 8], 0, 1, 'float32', 15) as tf.Tensor2D
+    const targets = tf.tensor1d([3, 5, 22, 0, 2, 9, 17, 3, 14], 'int32')
+    const headProducts = async (frozen: boolean): Promise<number> => {
+      const info = await tf.profile(() => {
+        const g = tf.grad((a: tf.Tensor) => tf.sum(_.chunkedScores(a as tf.Tensor2D, w, targets, { temperature: 1, softcap: undefined }, true, 4, frozen)))(h)
+        g.dispose()
+      })
+      // a product (tfjs's or mtrl's own cpu kernel) with the [vocab, d] weight or a [rows, vocab] operand
+      return info.kernels.filter((k) => /BatchMatMul|MtrlMatMul/.test(k.name) && k.inputShapes.some((s) => s.includes(23))).length
+    }
+    // three chunks of 4, 4 and 1 rows: logits and Jacobian rows each (the trained weight: logits, then logits, dh and dW again)
+    expect(await headProducts(true)).toBe(6)
+    expect(await headProducts(false)).toBe(12)
+    tf.dispose([h, w, targets])
+  })
+
   it('sizes a chunk to about 16M logits, at least one row', () => {
     expect(_.chunkRows(151936)).toBe(110)
     expect(_.chunkRows(2 ** 25)).toBe(1)
