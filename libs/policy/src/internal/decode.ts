@@ -245,8 +245,9 @@ const runLayer = (prep: Prepared, cache: Cache, pass: Pass, x: Float32Array, l: 
   )
   attendLayer(config, cache, pass, P, width, l)
   addResidual(config, x, layer.o(pass.attended, M), norms.postAttn, M)
-  const U = layer.up(normedInput('mlp', layer.upNormed), M)
-  addResidual(config, x, layer.down(activate(config.activation, U, M, config.ffn), M), norms.postMlp, M)
+  const mlpInput = normedInput('mlp', layer.upNormed)
+  const mlpOut = layer.mlp !== undefined ? layer.mlp(mlpInput, M) : layer.down(activate(config.activation, layer.up(mlpInput, M), M, config.ffn), M)
+  addResidual(config, x, mlpOut, norms.postMlp, M)
 }
 
 /** Advances the slots' lengths and last tokens past `items`. */

@@ -11,7 +11,7 @@ import * as tf from '@tensorflow/tfjs'
 import { headDim, queryScale, type ModelConfig } from '../ModelConfig.js'
 import { addBias, host, hostCanon, hostNorm, hostNorms, product, type LayerWeights, type Prepared, type Product } from './decodeWeights.js'
 import { blockNorms, layerPrefix, prevTokenWeight, qkNorms } from './layout.js'
-import type { WeightOf } from './transformer.js'
+import { mlp, type WeightOf } from './transformer.js'
 
 /** `x` [N, in] through the weight `name` ([out, in]): `x W^T`, plus LoRA's `scale (x A^T) B^T` when adapted. */
 const through = (w: WeightOf, name: string, x: tf.Tensor2D): tf.Tensor2D => {
@@ -98,8 +98,21 @@ const layerWeights = (config: ModelConfig, w: WeightOf, i: number): LayerWeights
       weights: config.activation === 'gelu' ? [`${m}.up_proj.weight`] : [`${m}.gate_proj.weight`, `${m}.up_proj.weight`],
       bias: undefined
     }),
-    down: productOf(config, w, { norm: undefined, weights: [`${m}.down_proj.weight`], bias: undefined })
+    down: productOf(config, w, { norm: undefined, weights: [`${m}.down_proj.weight`], bias: undefined }),
+    mlp: mlpOf(config, w, i)
   }
+}
+
+/**
+ * Layer `i`'s MLP as one call (`LayerWeights.mlp`): the pre-MLP norm's weight on the host, then
+ * the training pass's own `mlp` (gate|up, activation, down) on the backend, so that the [rows, 2 x
+ * ffn] products and the activation never come to the host (in a prefill of 1,024 rows at
+ * Qwen3-0.6B's widths, the host's SwiGLU took a third of the time).
+ */
+const mlpOf = (config: ModelConfig, w: WeightOf, i: number): Product => {
+  const name = blockNorms(config, i).preMlp
+  const norm = name === undefined ? undefined : hostNorm(config, w, name)
+  return (a, rows) => product(norm === undefined ? a : applyNorm(a, rows, norm), rows, (x) => mlp(config, w, i, x))
 }
 
 /** The weights of `w` in the `shared` layout; `dispose` frees nothing on the backend (the variables are the policy's). */

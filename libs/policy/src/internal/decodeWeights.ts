@@ -56,6 +56,12 @@ export interface LayerWeights {
   /** pre-MLP norm + [gate | up] (or up alone for GELU). */
   readonly up: Product
   readonly down: Product
+  /**
+   * pre-MLP norm'd rows through gate|up, the activation and down in one call (the `shared`
+   * layout): the [rows, ffn] activation stays on the backend. Without it: `up`, the host's
+   * activation, `down`.
+   */
+  readonly mlp?: Product
 }
 
 export interface Prepared {
