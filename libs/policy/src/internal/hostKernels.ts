@@ -77,13 +77,13 @@ export const placeQkv = (
         continue
       }
       // x * cos + rotate_half(x) * sin, rotate_half(x) = [-x2, x1] on the first rd dimensions
+      // (two loops without a branch; x1 * cos - x2 * sin is x1 * cos + (-x2) * sin bit for bit)
       const t = pos * hd
-      for (let i = 0; i < rd; i++) {
-        const rotated = i < half ? -P[src + i + half]! : P[src + i - half]!
-        scratch[i] = P[src + i]! * table.cos[t + i]! + rotated * table.sin[t + i]!
-      }
+      const { cos, sin } = table
+      for (let i = 0; i < half; i++) scratch[i] = P[src + i]! * cos[t + i]! - P[src + i + half]! * sin[t + i]!
+      for (let i = half; i < rd; i++) scratch[i] = P[src + i]! * cos[t + i]! + P[src + i - half]! * sin[t + i]!
       for (let i = rd; i < hd; i++) scratch[i] = P[src + i]!
-      for (let i = 0; i < hd; i++) target[dst + i] = scratch[i]!
+      target.set(scratch.subarray(0, hd), dst)
     }
     for (let g = 0; g < Hkv; g++) V.set(P.subarray(o + qkWidth + g * hd, o + qkWidth + (g + 1) * hd), ((slot * Hkv + g) * cap + pos) * hd)
   }
