@@ -175,19 +175,21 @@ export const layerNorm = (x: tf.Tensor, w: tf.Tensor, b: tf.Tensor, eps: number)
 
 /**
  * `SiLU(g) * u`, with a hand-written gradient: with `s = sigmoid(g)` and `a = g s`,
- * `du = dy a` and `dg = dy u s (1 + g - a)`: six elementwise ops where autodiff runs ten (and
- * casts each product's inputs), all over the MLP's widest tensors.
+ * `du = dy a` and `dg = dy u s (1 + g - a)`: eight elementwise ops where autodiff runs ten (and
+ * casts each product's inputs), all over the MLP's widest tensors. Only `g` and `u` are kept
+ * for the backward pass, which recomputes `s` and `a` (the same values): two [N, ffn] tensors
+ * less between the passes for a sigmoid and a product more.
  */
 export const swiglu = (g: tf.Tensor, u: tf.Tensor): tf.Tensor => {
   const f = tf.customGrad((...args: Array<tf.Tensor | tf.GradSaveFunc>) => {
     const [g0, u0, save] = args as [tf.Tensor, tf.Tensor, tf.GradSaveFunc]
-    const s = tf.sigmoid(g0)
-    const a = tf.mul(g0, s)
-    save([g0, u0, s, a])
+    save([g0, u0])
     return {
-      value: tf.mul(a, u0),
+      value: tf.mul(tf.mul(g0, tf.sigmoid(g0)), u0),
       gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => {
-        const [sg, su, ss, sa] = saved as [tf.Tensor, tf.Tensor, tf.Tensor, tf.Tensor]
+        const [sg, su] = saved as [tf.Tensor, tf.Tensor]
+        const ss = tf.sigmoid(sg)
+        const sa = tf.mul(sg, ss)
         return [tf.mul(tf.mul(tf.mul(dy, su), ss), tf.add(tf.sub(sg, sa), 1)), tf.mul(dy, sa)]
       }
     }
