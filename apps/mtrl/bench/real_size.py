@@ -5,7 +5,8 @@ as the mtrl side and prints both): the same Hugging Face folder in float32 with 
 - SFT: LoRA training steps (forward, backward, AdamW) on BATCH x SEQ random tokens, tokens/s;
 - sampling: `generate` of NEW tokens at temperature 1 after a SAMPLE_PROMPT-token prompt, batch 1 and
   16 (the PEFT model as TRL samples it, adapters unmerged), prefill timed apart;
-- RL: one step of TRL's GRPOTrainer (beta 0, one generation batch = one update, groups of 4)
+- RL: one step of TRL's GRPOTrainer (beta 0, one generation batch = one update, groups of 4, one
+  group a micro-batch, accumulated)
   on EPISODES completions of TURNS x NEW tokens after a ~PROMPT-token prompt. TRL plays one turn
   per episode (its multi-turn mode needs the model to call tools), so the episode is one long
   turn with as many new tokens as the mtrl episode's turns together.
@@ -114,8 +115,11 @@ def rl(folder, model, shape):
     args = GRPOConfig(
         output_dir="/tmp/mtrl-real-size-trl",
         use_cpu=True,
-        per_device_train_batch_size=groups * 4,
-        gradient_accumulation_steps=1,
+        # one group (4 completions) a micro-batch, the groups accumulated into one optimizer step, as
+        # mtrl's update accumulates micro-batches: the 16 completions are generated together
+        # (generation_batch_size = 4 x steps_per_generation = 4 x gradient_accumulation_steps)
+        per_device_train_batch_size=4,
+        gradient_accumulation_steps=groups,
         num_generations=4,
         max_completion_length=shape["turns"] * shape["newTokens"],
         temperature=1.0,

@@ -28,6 +28,13 @@ export interface Options {
   /** Compute entropies (default true); when false `entropy` is all zeros and costs nothing. */
   readonly entropy?: boolean
   /**
+   * Whether the entropies carry a gradient (default true). False: they are a metric only (an RL
+   * update without an entropy bonus), so no gradient flows from them and a frozen (LoRA) head
+   * past one chunk skips the entropy's share of its forward-pass gradient (a third of the
+   * head's work).
+   */
+  readonly entropyGradient?: boolean
+  /**
    * {@link tokenLogprobsWithValues} only: where a value loss's gradient goes: `head` (default,
    * through a stop-gradient on the trunk) or `trunk` (the head and the shared trunk, as a
    * policy-and-value network trained on one summed loss).
@@ -199,13 +206,24 @@ const scoresOf = (policy: Policy, hidden: tf.Tensor3D, ids: tf.Tensor2D, tempera
     const head = { temperature, softcap: policy.config.logitSoftcap }
     const entropy = options.entropy !== false
     // with LoRA the head (embeddings or lm_head) is frozen: no [vocab, d] gradient, no copy of it kept
-    const scores = chunkedScores(h, transformer.headWeight(policy.config, weightOf(policy)), targets, head, entropy, chunk, policy.lora !== undefined)
+    const differentiable = options.entropyGradient !== false
+    const scores = chunkedScores(
+      h,
+      transformer.headWeight(policy.config, weightOf(policy)),
+      targets,
+      head,
+      entropy,
+      chunk,
+      policy.lora !== undefined,
+      differentiable
+    )
     const column = (j: number): tf.Tensor => tf.slice(scores, [0, j], [-1, 1])
-    return masked(column(0), entropy ? column(1) : undefined)
+    return masked(column(0), entropy ? (differentiable ? column(1) : detach(column(1))) : undefined)
   }
   let z: tf.Tensor2D = transformer.logits(policy.config, weightOf(policy), h)
   if (temperature !== 1) z = tf.div(z, temperature)
   if (options.entropy === false) return masked(pickLogSoftmax(z, targets), undefined)
   const logp = tf.logSoftmax(z)
-  return masked(pick(logp, targets), tf.neg(tf.sum(tf.mul(tf.exp(logp), logp), -1)))
+  const entropy = tf.neg(tf.sum(tf.mul(tf.exp(logp), logp), -1))
+  return masked(pick(logp, targets), options.entropyGradient === false ? detach(entropy) : entropy)
 }

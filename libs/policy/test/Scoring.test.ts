@@ -214,4 +214,42 @@ describe('Scoring', () => {
     ids.dispose()
     policy.dispose()
   })
+  it('entropyGradient false: the entropies are the same values and carry no gradient, chunked with a frozen (LoRA) head or plain', async () => {
+    for (const chunkRows of [undefined, 7]) {
+      const policy = Policy.make(config, 4, { lora: { rank: 2, alpha: 4, targets: ['q_proj', 'v_proj'] } })
+      const variables = Policy.trainableVariables(policy)
+      Object.entries(policy.variables).forEach(([n, v], i) => n.includes('lora_B') && v.assign(tf.randomNormal(v.shape, 0, 0.2, 'float32', i)))
+      const ids = tf.tensor2d(
+        Array.from({ length: 2 * 12 }, (_, i) => (i * 7 + 3) % 30),
+        [2, 12],
+        'int32'
+      )
+      await expectNoLeak(() => {
+        const run = (entropyGradient: boolean | undefined, withEntropy: boolean): { values: number[]; grads: number[][] } => {
+          let values: number[] = []
+          const { value, grads } = tf.variableGrads(() => {
+            const s = _.tokenLogprobs(policy, {
+              ...(entropyGradient === undefined ? {} : { entropyGradient }),
+              ...(chunkRows === undefined ? {} : { chunkRows })
+            })(ids, 0.9)
+            values = Array.from(s.entropy.dataSync())
+            return tf.addN([tf.sum(s.logprobs), tf.sum(tf.mul(s.entropy, withEntropy ? 0.7 : 0))]) as tf.Scalar
+          }, variables)
+          const out = { values, grads: variables.map((v) => Array.from(grads[v.name]!.dataSync())) }
+          tf.dispose([value, ...Object.values(grads).filter((g): g is tf.Tensor => g !== null)])
+          return out
+        }
+        const metric = run(false, true)
+        const logprobsOnly = run(true, false)
+        const bonus = run(true, true)
+        expect(metric.values).toEqual(bonus.values)
+        const diff = (a: number[][], b: number[][]): number => Math.max(...a.flatMap((g, i) => g.map((x, j) => Math.abs(x - b[i]![j]!))))
+        // the entropy term adds nothing to the gradient when it is a metric, and something when it is not
+        expect(diff(metric.grads, logprobsOnly.grads)).toBeLessThan(1e-6)
+        expect(diff(bonus.grads, logprobsOnly.grads)).toBeGreaterThan(1e-4)
+      })
+      ids.dispose()
+      policy.dispose()
+    }
+  })
 })

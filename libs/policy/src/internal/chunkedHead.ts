@@ -74,26 +74,27 @@ const chunkWithJacobian = (
   hidden: tf.Tensor2D,
   w: tf.Tensor2D,
   targets: tf.Tensor1D,
-  entropy: boolean,
+  scores: { readonly entropy: boolean; readonly withEntropy: boolean },
   start: number,
   R: number
 ): readonly [tf.Tensor2D, tf.Tensor2D] =>
   tf.tidy(() => {
     const t = rowsOf(targets, start, R)
     const { z, capTanh } = chunkLogits(head, rowsOf(hidden, start, R), w)
-    const scores = scoresOf(z, t, entropy)
+    const values = scoresOf(z, t, scores.entropy)
+    const both = scores.withEntropy
     const p = tf.softmax(z)
     const byScore: tf.Tensor[] = [tf.sub(tf.cast(tf.oneHot(t, z.shape[1]), 'float32'), p)]
-    if (entropy) byScore.push(tf.neg(tf.mul(p, tf.sub(z, tf.sum(tf.mul(p, z), -1, true)))))
+    if (both) byScore.push(tf.neg(tf.mul(p, tf.sub(z, tf.sum(tf.mul(p, z), -1, true)))))
     let dz = byScore.length === 1 ? byScore[0]! : tf.concat(byScore)
     if (capTanh !== undefined) {
       const cap = tf.sub(1, tf.square(capTanh))
-      dz = tf.mul(dz, entropy ? tf.concat([cap, cap]) : cap)
+      dz = tf.mul(dz, both ? tf.concat([cap, cap]) : cap)
     }
     if (head.temperature !== 1) dz = tf.div(dz, head.temperature)
     const stacked = tf.matMul(dz as tf.Tensor2D, w)
-    const jacobian = entropy ? tf.concat([tf.slice(stacked, [0, 0], [R, -1]), tf.slice(stacked, [R, 0], [R, -1])], 1) : stacked
-    return [scores, jacobian as tf.Tensor2D] as const
+    const jacobian = both ? tf.concat([tf.slice(stacked, [0, 0], [R, -1]), tf.slice(stacked, [R, 0], [R, -1])], 1) : stacked
+    return [values, jacobian as tf.Tensor2D] as const
   })
 
 /**
@@ -109,17 +110,20 @@ const frozenScores = (
   weight: tf.Tensor2D,
   targets: tf.Tensor1D,
   head: Head,
-  entropy: boolean,
+  wanted: { readonly entropy: boolean; readonly entropyGradient: boolean },
   starts: ReadonlyArray<number>,
   rows: number,
   forward: (h: tf.Tensor2D, w: tf.Tensor2D) => tf.Tensor2D
 ): tf.Tensor2D => {
   if (!tf.engine().isTapeOn()) return forward(hidden, weight)
+  const { entropy } = wanted
+  // the entropy's Jacobian rows only where its gradient is wanted
+  const withEntropy = entropy && wanted.entropyGradient
   const N = hidden.shape[0]
   const d = weight.shape[1]
   const f = tf.customGrad((...args: Array<tf.Tensor | tf.GradSaveFunc>) => {
     const [h, save] = args as [tf.Tensor2D, tf.GradSaveFunc]
-    const parts = starts.map((s) => chunkWithJacobian(head, h, weight, targets, entropy, s, Math.min(rows, N - s)))
+    const parts = starts.map((s) => chunkWithJacobian(head, h, weight, targets, { entropy, withEntropy }, s, Math.min(rows, N - s)))
     const joined = (k: 0 | 1): tf.Tensor2D => (parts.length === 1 ? parts[0]![k] : tf.concat(parts.map((p) => p[k])))
     const scores = joined(0)
     const jacobian = joined(1)
@@ -130,8 +134,8 @@ const frozenScores = (
       gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) =>
         tf.tidy(() => {
           const J = saved[0]!
-          const lp = tf.mul(tf.slice(dy, [0, 0], [-1, 1]), entropy ? tf.slice(J, [0, 0], [-1, d]) : J)
-          return entropy ? tf.add(lp, tf.mul(tf.slice(dy, [0, 1], [-1, 1]), tf.slice(J, [0, d], [-1, d]))) : lp
+          const lp = tf.mul(tf.slice(dy, [0, 0], [-1, 1]), withEntropy ? tf.slice(J, [0, 0], [-1, d]) : J)
+          return withEntropy ? tf.add(lp, tf.mul(tf.slice(dy, [0, 1], [-1, 1]), tf.slice(J, [0, d], [-1, d]))) : lp
         })
     }
   }) as unknown as (h: tf.Tensor2D) => tf.Tensor2D
@@ -146,6 +150,8 @@ const frozenScores = (
  * @param weight [vocab, d] (Hugging Face layout)
  * @param targets int32 [N]
  * @param frozenWeight the weight does not train (LoRA): its gradient is not made
+ * @param entropyGradient with a frozen weight, whether the entropy's gradient is taken: false
+ *   leaves it out (the caller detaches the entropies)
  * @returns [N, 2]: log-prob, entropy (0 without `entropy`)
  */
 export const chunkedScores = (
@@ -155,7 +161,8 @@ export const chunkedScores = (
   head: Head,
   entropy: boolean,
   rows = chunkRows(weight.shape[0]),
-  frozenWeight = false
+  frozenWeight = false,
+  entropyGradient = true
 ): tf.Tensor2D => {
   const N = hidden.shape[0]
   const starts = Array.from({ length: Math.ceil(N / rows) }, (_, i) => i * rows)
@@ -189,7 +196,7 @@ export const chunkedScores = (
     })
     return [dh.length === 1 ? dh[0]! : tf.concat(dh), dW]
   }
-  if (frozenWeight) return frozenScores(hidden, weight, targets, head, entropy, starts, rows, forward)
+  if (frozenWeight) return frozenScores(hidden, weight, targets, head, { entropy, entropyGradient }, starts, rows, forward)
   const f = tf.customGrad((...args: Array<tf.Tensor | tf.GradSaveFunc>) => {
     const [h, w, save] = args as [tf.Tensor2D, tf.Tensor2D, tf.GradSaveFunc]
     save([h, w, targets])

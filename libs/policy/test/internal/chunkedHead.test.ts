@@ -125,6 +125,27 @@ describe('chunkedHead', () => {
     tf.dispose([h, w, targets])
   })
 
+  it("with a frozen weight and the entropy's gradient left out, takes the Jacobian rows of the log-probs only", async () => {
+    const h = tf.randomNormal([9, 8], 0, 1, 'float32', 16) as tf.Tensor2D
+    const w = tf.randomNormal([23, 8], 0, 1, 'float32', 17) as tf.Tensor2D
+    const targets = tf.tensor1d([3, 5, 22, 0, 2, 9, 17, 3, 14], 'int32')
+    const jacobianRows = async (entropyGradient: boolean): Promise<number[]> => {
+      const info = await tf.profile(() => {
+        const g = tf.grad((a: tf.Tensor) =>
+          tf.sum(
+            tf.slice(_.chunkedScores(a as tf.Tensor2D, w, targets, { temperature: 1, softcap: undefined }, true, 4, true, entropyGradient), [0, 0], [-1, 1])
+          )
+        )(h)
+        g.dispose()
+      })
+      // the products of a [rows, vocab] gradient with the [vocab, d] weight: their rows
+      return info.kernels.filter((k) => /BatchMatMul|MtrlMatMul/.test(k.name) && k.inputShapes[0]?.[1] === 23).map((k) => k.inputShapes[0]![0]!)
+    }
+    expect(await jacobianRows(true)).toEqual([8, 8, 2])
+    expect(await jacobianRows(false)).toEqual([4, 4, 1])
+    tf.dispose([h, w, targets])
+  })
+
   it('sizes a chunk to about 16M logits, at least one row', () => {
     expect(_.chunkRows(151936)).toBe(110)
     expect(_.chunkRows(2 ** 25)).toBe(1)

@@ -154,6 +154,8 @@ export const valueTerms = (settings: LossSettings, shard: ValueShard, values: tf
 /** The scoring options of a shard: entropies, and its constrained positions' masks. */
 export const scoringOf = (shard: PolicyShard, settings: LossSettings): Scoring.Options => ({
   entropy: true,
+  // without an entropy bonus the entropy is a metric: no gradient (a frozen head's work a third less)
+  entropyGradient: settings.entropyCoef !== 0,
   recompute: settings.recompute,
   ...(shard.allowed === undefined ? {} : { allowed: shard.allowed })
 })
