@@ -1,6 +1,7 @@
 /**
  * A KV cache's home in WebAssembly memory: one memory and one instance of the attention kernel
- * per cache, holding every layer's keys and values at full length and the kernel's scratch, so
+ * per cache (per group of layers past 2 GiB), holding every layer's keys and values at full
+ * length and the kernel's scratch, so
  * that the kernel reads the cache where `placeQkv` writes it (copying it per call would cost as
  * much as the attention). The memory is sized once, at the cache's creation, and never grows:
  * its buffer, and so the Float32Array views the cache hands out, stay valid for its lifetime.
@@ -36,7 +37,7 @@ export interface KvArena {
 /** Rows per kernel call: the scratch holds this many queries and outputs (a prefill of more rows takes several calls). */
 export const rowsPerCall = 256
 
-/** Largest memory an arena takes (2 GiB); a bigger cache stays on the JavaScript kernel. */
+/** Largest memory an arena's instance takes (2 GiB); a bigger cache is split by layers, one layer bigger stays on the JavaScript kernel. */
 export const maxBytes = 2 ** 31
 
 const PAGE = 65536
@@ -87,16 +88,10 @@ const allocate = (kernel: AttendKernel, bytes: number): { readonly buffer: Array
   }
 }
 
-/**
- * An arena for `shape` on `kernel`, or undefined where the kernel does not apply: a head width
- * that is not a multiple of 4 (the kernel's f32x4 lanes), or a cache beyond `maxBytes` or
- * beyond what the engine allocates. The caller then keeps the cache in JavaScript arrays.
- */
-export const makeArena = (kernel: AttendKernel, shape: ArenaShape): KvArena | undefined => {
+/** One memory and kernel instance for all of `shape`'s layers (within the limit: checked by the caller). */
+const oneArena = (kernel: AttendKernel, shape: ArenaShape): Omit<KvArena, 'dispose'> | undefined => {
   const { heads: H, kvHeads: Hkv, headDim: hd, maxLen } = shape
-  if (hd % 4 !== 0 || H % Hkv !== 0) return undefined
   const layout = layoutOf(shape)
-  if (layout.bytes > maxBytes) return undefined
   const memory = allocate(kernel, layout.bytes)
   if (memory === undefined) return undefined
   const run = new kernel.wasm.Instance(kernel.module, { env: { memory } }).exports['attend'] as AttendExport
@@ -107,13 +102,10 @@ export const makeArena = (kernel: AttendKernel, shape: ArenaShape): KvArena | un
   const out = new Float32Array(buffer, layout.out, rowsPerCall * qWidth)
   const slots = new Int32Array(buffer, layout.slots, rowsPerCall)
   const positions = new Int32Array(buffer, layout.positions, rowsPerCall)
-  let disposed = false
-  live += 1
   return {
     k: layout.k.map((at) => new Float32Array(buffer, at, kvLength)),
     v: layout.v.map((at) => new Float32Array(buffer, at, kvLength)),
     attend: (layer, P, width, slotOf, posOf, attended) => {
-      if (disposed) throw new Error('KV arena used after dispose')
       const M = slotOf.length
       for (let m0 = 0; m0 < M; m0 += rowsPerCall) {
         const rows = Math.min(rowsPerCall, M - m0)
@@ -123,6 +115,39 @@ export const makeArena = (kernel: AttendKernel, shape: ArenaShape): KvArena | un
         run(layout.q, layout.k[layer]!, layout.v[layer]!, layout.slots, layout.positions, layout.out, layout.scores, rows, H, Hkv, hd, maxLen)
         attended.set(out.subarray(0, rows * qWidth), m0 * qWidth)
       }
+    }
+  }
+}
+
+/**
+ * An arena for `shape` on `kernel`, or undefined where the kernel does not apply: a head width
+ * that is not a multiple of 4 (the kernel's f32x4 lanes), one layer's cache beyond `limit`
+ * (default {@link maxBytes}), or a memory the engine does not allocate. The caller then keeps
+ * the cache in JavaScript arrays. A cache whose layers together pass the limit is split into
+ * groups of consecutive layers, each in a memory and kernel instance of its own (Qwen3-0.6B's
+ * 28 layers for 16 slots of 604 positions take 2.2 GB: without the split that cache fell back to
+ * the JavaScript kernel, three quarters of a GRPO iteration's rollout).
+ */
+export const makeArena = (kernel: AttendKernel, shape: ArenaShape, limit = maxBytes): KvArena | undefined => {
+  const { heads: H, kvHeads: Hkv, headDim: hd } = shape
+  if (hd % 4 !== 0 || H % Hkv !== 0) return undefined
+  let perGroup = shape.layers
+  while (perGroup > 0 && layoutOf({ ...shape, layers: perGroup }).bytes > limit) perGroup--
+  if (perGroup === 0) return undefined
+  const groups: Array<Omit<KvArena, 'dispose'>> = []
+  for (let first = 0; first < shape.layers; first += perGroup) {
+    const group = oneArena(kernel, { ...shape, layers: Math.min(perGroup, shape.layers - first) })
+    if (group === undefined) return undefined
+    groups.push(group)
+  }
+  let disposed = false
+  live += 1
+  return {
+    k: groups.flatMap((g) => g.k),
+    v: groups.flatMap((g) => g.v),
+    attend: (layer, P, width, slotOf, posOf, attended) => {
+      if (disposed) throw new Error('KV arena used after dispose')
+      groups[Math.floor(layer / perGroup)]!.attend(layer % perGroup, P, width, slotOf, posOf, attended)
     },
     dispose: () => {
       if (!disposed) live -= 1

@@ -69,6 +69,33 @@ describe('kvArena: the WebAssembly kernel against the JavaScript attend', () => 
     expect(_.makeArena(kernel, { layers: 1, heads: 8, kvHeads: 8, headDim: 16, slots, maxLen: 512 })).toBeUndefined()
   })
 
+  it('splits a cache past the limit into groups of layers, each in its own memory: every layer attends as the JavaScript kernel', () => {
+    const shape = { layers: 5, heads: 4, kvHeads: 2, headDim: 8, slots: 2, maxLen: 32 }
+    // two layers' keys and values (2 x 8 KiB) and the scratch fit under 88,000 bytes, three do not
+    const arena = _.makeArena(kernel, shape, 88_000)!
+    expect(new Set(arena.k.map((k) => k.buffer)).size).toBe(3)
+    expect(arena.k).toHaveLength(5)
+    const rng = Rng.make(9)
+    const uniform = (): number => 2 * rng.next() - 1
+    for (const store of [...arena.k, ...arena.v]) store.forEach((_x, i) => (store[i] = uniform()))
+    const rows = runs(2, 3, (s) => s * 11)
+    const width = (4 + 2 * 2) * 8
+    const D = 4 * 8
+    const P = Float32Array.from({ length: rows.length * width }, uniform)
+    const slotOf = Int32Array.from(rows, ([s]) => s)
+    const posOf = Int32Array.from(rows, ([, p]) => p)
+    for (let layer = 0; layer < 5; layer++) {
+      const want = new Float32Array(rows.length * D)
+      attend(P, width, arena.k[layer]!, arena.v[layer]!, 32, slotOf, posOf, 4, 2, 8, D, new Float64Array(32), new Float64Array(8), new Float64Array(8), want)
+      const got = new Float32Array(rows.length * D)
+      arena.attend(layer, P, width, slotOf, posOf, got)
+      expect(got.reduce((max, g, i) => Math.max(max, Math.abs(g - want[i]!)), 0)).toBeLessThan(1e-5)
+    }
+    arena.dispose()
+    // one layer past the limit: no arena
+    expect(_.makeArena(kernel, shape, 70_000)).toBeUndefined()
+  })
+
   it('counts an arena live from make to dispose, and refuses use after dispose', () => {
     const before = _.liveArenas()
     const arena = _.makeArena(kernel, { layers: 1, heads: 2, kvHeads: 1, headDim: 8, slots: 2, maxLen: 16 })!
