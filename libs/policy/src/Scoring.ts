@@ -42,8 +42,9 @@ export interface Options {
   readonly valueGradient?: 'head' | 'trunk'
   /**
    * Rows of a chunk of the fused head (default: as many as make 16M logits). Past one chunk,
-   * the head, the log-softmax and the entropy run chunked, recomputing each chunk's logits in
-   * the backward pass: memory grows as chunk x vocab instead of tokens x vocab.
+   * the head, the log-softmax and the entropy run chunked: a trained head recomputes each
+   * chunk's logits in the backward pass, a frozen (LoRA) head takes its input gradient in the
+   * forward pass. Memory grows as chunk x vocab instead of tokens x vocab.
    */
   readonly chunkRows?: number
   /**
